@@ -1,0 +1,10 @@
+import type { ScheduledEvent } from 'aws-lambda';
+import { loadCleanupConfig } from '../lib/config/functions';
+import { NotImplementedError } from '../lib/runtime/errors';
+import { lambdaHandler } from '../lib/runtime/lambda';
+
+loadCleanupConfig(process.env);
+
+export const handler = lambdaHandler<ScheduledEvent, void>(async () => {
+  throw new NotImplementedError('The registryStatus90Cleanup job', 'issues #5 and #6');
+});

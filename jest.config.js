@@ -1,0 +1,13 @@
+/** Unit tests (test/unit) and integration tests against real services (test/integration) run together. */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/test'],
+  testMatch: ['**/*.test.ts'],
+  transform: {
+    '^.+\\.(t|j|mj)sx?$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
+  },
+  // middy 5+ is ESM-only; load it through swc as CommonJS (TOOLING.md).
+  moduleNameMapper: { '^@middy/([^/]+)$': '<rootDir>/node_modules/@middy/$1/index.js' },
+  transformIgnorePatterns: ['/node_modules/(?!@middy/)'],
+  testTimeout: 60_000,
+};

@@ -1,0 +1,78 @@
+import { z } from 'zod';
+
+/** A setting that is missing or malformed. The message names every offending variable. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(readonly problems: readonly string[]) {
+    super(`Invalid configuration: ${problems.join('; ')}. Fix these environment variables and redeploy.`);
+  }
+}
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/**
+ * Parses environment variables with a zod object whose keys are the variable names.
+ * Errors name the variable and what was wrong, never its value (it may be a secret).
+ */
+export function parseEnv<S extends z.ZodObject>(schema: S, env: Env): z.infer<S> {
+  const result = schema.safeParse(env);
+  if (result.success) return result.data;
+  throw new ConfigError(
+    result.error.issues.map((issue) => `${String(issue.path[0] ?? '(environment)')}: ${issue.message}`),
+  );
+}
+
+const blankAsMissing = (value: unknown) => (value === '' ? undefined : value);
+
+/** Reusable field parsers; every one treats an empty string as "not set". */
+export const setting = {
+  text: () => z.preprocess(blankAsMissing, z.string({ error: 'is required' })),
+  optionalText: () => z.preprocess(blankAsMissing, z.string().optional()),
+  url: () =>
+    z.preprocess(blankAsMissing, z.string({ error: 'is required' }).refine(isUrl, { error: 'must be a URL' })),
+  optionalUrl: () => z.preprocess(blankAsMissing, z.string().refine(isUrl, { error: 'must be a URL' }).optional()),
+  int: (fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
+    z.preprocess(
+      blankAsMissing,
+      z.coerce
+        .number({ error: 'must be an integer' })
+        .int({ error: 'must be an integer' })
+        .min(min, { error: `must be at least ${min}` })
+        .max(max, { error: `must be at most ${max}` })
+        .default(fallback),
+    ),
+  bool: (fallback: boolean) =>
+    z.preprocess(
+      blankAsMissing,
+      z
+        .enum(['true', 'false', '1', '0'], { error: 'must be true or false' })
+        .transform((v) => v === 'true' || v === '1')
+        .default(fallback),
+    ),
+  /** A JSON document validated by `schema`, e.g. per-target settings. */
+  json: <T extends z.ZodType>(schema: T, fallback: z.input<T>) =>
+    z.preprocess(
+      blankAsMissing,
+      z
+        .string()
+        .transform((raw, ctx) => {
+          try {
+            return JSON.parse(raw) as unknown;
+          } catch {
+            ctx.addIssue({ code: 'custom', message: 'must be valid JSON' });
+            return z.NEVER;
+          }
+        })
+        .pipe(schema)
+        .prefault(JSON.stringify(fallback)),
+    ),
+};
+
+function isUrl(value: string): boolean {
+  try {
+    new URL(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
