@@ -1,5 +1,5 @@
 import type { ScheduledEvent } from 'aws-lambda';
-import { loadDistributorConfig } from '../lib/config/functions';
+import { loadDistributorConfig } from '../lib/config/distributor';
 import { NotImplementedError } from '../lib/runtime/errors';
 import { lambdaHandler } from '../lib/runtime/lambda';
 

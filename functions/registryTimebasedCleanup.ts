@@ -1,5 +1,5 @@
 import type { ScheduledEvent } from 'aws-lambda';
-import { loadCleanupConfig } from '../lib/config/functions';
+import { loadCleanupConfig } from '../lib/config/cleanup';
 import { NotImplementedError } from '../lib/runtime/errors';
 import { lambdaHandler } from '../lib/runtime/lambda';
 

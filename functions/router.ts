@@ -1,5 +1,5 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { loadRouterConfig } from '../lib/config/functions';
+import { loadRouterConfig } from '../lib/config/router';
 import { NotImplementedError } from '../lib/runtime/errors';
 import { lambdaHandler } from '../lib/runtime/lambda';
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ConfigError, parseEnv, setting } from '../../../lib/config/env';
-import { loadCleanupConfig, loadRouterConfig } from '../../../lib/config/functions';
+import { loadCleanupConfig } from '../../../lib/config/cleanup';
+import { loadRouterConfig } from '../../../lib/config/router';
 
 const schema = z.object({
   NAME: setting.text(),

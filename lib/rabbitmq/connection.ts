@@ -1,0 +1,56 @@
+import { connect, type ChannelModel, type ConfirmChannel } from 'amqplib';
+import { redactUrl } from './redact';
+
+/**
+ * One AMQP connection per Lambda container, opened on first use. When the broker closes it
+ * (restart, network loss) the next call opens a new one, so a warm container survives a
+ * broker restart between invocations.
+ */
+export class AmqpSession {
+  private current?: Promise<ChannelModel>;
+
+  constructor(
+    private readonly url: string,
+    private readonly connectTimeoutMs = 5_000,
+  ) {}
+
+  connection(): Promise<ChannelModel> {
+    this.current ??= this.open();
+    return this.current;
+  }
+
+  /** A new confirm channel on the live connection; the caller closes it when done. */
+  async openConfirmChannel(): Promise<ConfirmChannel> {
+    const channel = await (await this.connection()).createConfirmChannel();
+    // Without a listener an 'error' event (e.g. 404 on a deleted queue) would crash the process;
+    // the failing operation itself still rejects.
+    channel.on('error', () => undefined);
+    return channel;
+  }
+
+  async close(): Promise<void> {
+    const current = this.current;
+    this.current = undefined;
+    if (!current) return;
+    const model = await current.catch(() => undefined);
+    await model?.close().catch(() => undefined);
+  }
+
+  private async open(): Promise<ChannelModel> {
+    try {
+      const model = await connect(this.url, { timeout: this.connectTimeoutMs });
+      const forget = () => {
+        if (this.current === opened) this.current = undefined;
+      };
+      const opened = this.current;
+      model.on('error', forget);
+      model.on('close', forget);
+      return model;
+    } catch (error) {
+      this.current = undefined;
+      throw new Error(`Cannot connect to RabbitMQ at ${redactUrl(this.url)}: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+  }
+}

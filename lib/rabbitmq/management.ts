@@ -1,0 +1,87 @@
+import { redactUrl } from './redact';
+
+/** The queue fields Fairway reads from the management API. */
+export interface QueueInfo {
+  name: string;
+  durable: boolean;
+  auto_delete: boolean;
+  arguments: Record<string, unknown>;
+  /** Ready + unacknowledged, as of the broker's last stats refresh (about every 5 s). */
+  messages: number;
+  messages_ready: number;
+}
+
+const columns = ['name', 'durable', 'auto_delete', 'arguments', 'messages', 'messages_ready'] as const;
+
+interface Page {
+  items: Partial<QueueInfo>[];
+  page: number;
+  page_count: number;
+}
+
+/** A small client of the RabbitMQ management HTTP API, for one vhost. */
+export class ManagementClient {
+  private readonly origin: string;
+  private readonly authorization: string;
+
+  constructor(
+    baseUrl: string,
+    readonly vhost: string,
+    private readonly fetchFn: typeof fetch = fetch,
+    private readonly pageSize = 500,
+  ) {
+    const url = new URL(baseUrl);
+    this.authorization = `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`;
+    url.username = '';
+    url.password = '';
+    this.origin = url.toString().replace(/\/$/, '');
+  }
+
+  /** Every queue of the vhost, one paged listing (page_size ≤ 500) with only the columns Fairway uses. */
+  async listQueues(): Promise<QueueInfo[]> {
+    const queues: QueueInfo[] = [];
+    for (let page = 1, pageCount = 1; page <= pageCount; page++) {
+      const body = await this.get<Page>(
+        `/api/queues/${encodeURIComponent(this.vhost)}?page=${page}&page_size=${this.pageSize}` +
+          `&columns=${columns.join(',')}&pagination=true`,
+      );
+      queues.push(...body.items.map(normalise));
+      pageCount = body.page_count;
+    }
+    return queues;
+  }
+
+  /** One queue, or undefined if it does not exist. */
+  async getQueue(name: string): Promise<QueueInfo | undefined> {
+    const path = `/api/queues/${encodeURIComponent(this.vhost)}/${encodeURIComponent(name)}?columns=${columns.join(',')}`;
+    const found = await this.get<Partial<QueueInfo>>(path, true);
+    return found && normalise(found);
+  }
+
+  private async get<T>(path: string, allowNotFound = false): Promise<T> {
+    const response = await this.fetchFn(`${this.origin}${path}`, {
+      headers: { authorization: this.authorization },
+      signal: AbortSignal.timeout(10_000),
+    });
+    if (allowNotFound && response.status === 404) return undefined as T;
+    if (!response.ok) {
+      throw new Error(
+        `RabbitMQ management API at ${redactUrl(this.origin)} answered ${response.status} to GET ${path.split('?')[0]}: ` +
+          `${(await response.text()).slice(0, 200)}`,
+      );
+    }
+    return (await response.json()) as T;
+  }
+}
+
+function normalise(queue: Partial<QueueInfo>): QueueInfo {
+  return {
+    name: queue.name ?? '',
+    durable: queue.durable ?? true,
+    auto_delete: queue.auto_delete ?? false,
+    arguments: queue.arguments ?? {},
+    // A queue created since the last stats refresh has no counts yet.
+    messages: queue.messages ?? 0,
+    messages_ready: queue.messages_ready ?? 0,
+  };
+}

@@ -1,0 +1,65 @@
+import { AmqpSession } from '../../../lib/rabbitmq/connection';
+import { ManagementClient } from '../../../lib/rabbitmq/management';
+import { redactUrl } from '../../../lib/rabbitmq/redact';
+import { eventually } from '../../harness/eventually';
+import { createTestVhost, type TestVhost } from '../../harness/rabbit';
+
+describe('RabbitMQ adapters', () => {
+  let rabbit: TestVhost;
+  let session: AmqpSession;
+  beforeAll(async () => {
+    rabbit = await createTestVhost();
+    session = new AmqpSession(rabbit.amqpUrl);
+  });
+  afterAll(async () => {
+    await session?.close();
+    await rabbit?.delete();
+  });
+
+  it('lists every queue of the vhost across pages, with arguments', async () => {
+    const channel = await session.openConfirmChannel();
+    const names = Array.from({ length: 7 }, (_, i) => `q${i}`);
+    for (const name of names) await channel.assertQueue(name, { durable: true, arguments: { 'x-max-length': 10 + Number(name[1]) } });
+    await channel.close();
+
+    const requests: string[] = [];
+    const counting: typeof fetch = (input, init) => {
+      requests.push(String(input));
+      return fetch(input, init);
+    };
+    const client = new ManagementClient(rabbit.managementUrl, rabbit.vhost, counting, 3);
+    const queues = await client.listQueues();
+    expect(queues.map((q) => q.name).sort()).toEqual(names);
+    expect(queues.find((q) => q.name === 'q4')).toMatchObject({ durable: true, arguments: { 'x-max-length': 14 } });
+    expect(requests).toHaveLength(3);
+    expect(requests.every((r) => r.includes('columns=') && !r.includes('guest'))).toBe(true);
+  });
+
+  it('reads one queue, and undefined for a missing one', async () => {
+    const client = new ManagementClient(rabbit.managementUrl, rabbit.vhost);
+    expect(await client.getQueue('q1')).toMatchObject({ name: 'q1', durable: true });
+    expect(await client.getQueue('missing')).toBeUndefined();
+  });
+
+  it('opens a new connection after the broker closed the old one', async () => {
+    const first = await session.connection();
+    const ours = await eventually(async () => {
+      const connections = await rabbit.api<{ name: string; vhost: string }[]>('GET', '/api/connections?columns=name,vhost');
+      const found = connections.filter((c) => c.vhost === rabbit.vhost);
+      return found.length > 0 ? found : undefined;
+    }, 'the management API to list our connection');
+    const closed = new Promise((resolve) => first.once('close', resolve));
+    for (const c of ours) await rabbit.api('DELETE', `/api/connections/${encodeURIComponent(c.name)}`);
+    await closed;
+    const second = await session.connection();
+    expect(second).not.toBe(first);
+    const channel = await session.openConfirmChannel();
+    await channel.checkQueue('q1');
+    await channel.close();
+  });
+
+  it('never shows the password of a URL', () => {
+    expect(redactUrl('amqp://user:s3cret@host:5672/vh')).toBe('amqp://user:***@host:5672/vh');
+    expect(redactUrl('not a url')).not.toContain('not a url');
+  });
+});
