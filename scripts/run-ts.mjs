@@ -1,0 +1,45 @@
+#!/usr/bin/env node
+// Runs a TypeScript entry point (bench, npm start, the operator CLI) the way Lambda runs the
+// handlers: bundled by esbuild into CommonJS. Bundling is what lets CommonJS code load
+// @middy/core, which is ESM-only; every other package stays external and loads from node_modules.
+import { build } from 'esbuild';
+import { createRequire } from 'node:module';
+import { mkdirSync, rmSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const [entry, ...args] = process.argv.slice(2);
+if (!entry) {
+  console.error('usage: node scripts/run-ts.mjs <entry.ts> [args…]');
+  process.exit(2);
+}
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const outdir = join(root, 'node_modules', '.cache', 'fairway-run');
+mkdirSync(outdir, { recursive: true });
+const outfile = join(outdir, `${basename(entry).replace(/\.ts$/, '')}-${process.pid}.cjs`);
+
+const bundleOnlyMiddy = {
+  name: 'bundle-only-middy',
+  setup(b) {
+    b.onResolve({ filter: /^[^./]/ }, (args) =>
+      args.path.startsWith('@middy/') ? undefined : { path: args.path, external: true },
+    );
+  },
+};
+
+await build({
+  entryPoints: [resolve(entry)],
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  sourcemap: 'inline',
+  outfile,
+  plugins: [bundleOnlyMiddy],
+  logLevel: 'warning',
+});
+
+process.on('exit', () => rmSync(outfile, { force: true }));
+process.argv = [process.argv[0], resolve(entry), ...args];
+createRequire(import.meta.url)(outfile);
