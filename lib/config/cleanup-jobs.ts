@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { nxrgNamesSchema } from '../nxrg/names';
+import { nxrgNamesSchema, type NxrgNames } from '../nxrg/names';
 import { openxdsNamesSchema } from '../openxds/names';
 import { ConfigError, setting, type Env } from './env';
 
@@ -109,6 +109,13 @@ function parseJobEnv<S extends z.ZodType>(schema: S, env: Env): z.infer<S> {
   throw new ConfigError(result.error.issues.map((issue) => `${issue.path.map(String).join('.') || '(environment)'}: ${issue.message}`));
 }
 
+/** The settings every job shares: NXRG names, the deceased status, the per-step cap. */
+const registrySettings = (e: { NXRG_NAMES: NxrgNames; NXRG_DECEASED_STATUS: number; CLEANUP_MAX_DELETES_PER_STEP: number }) => ({
+  names: e.NXRG_NAMES,
+  deceasedStatus: e.NXRG_DECEASED_STATUS,
+  maxDeletesPerStep: e.CLEANUP_MAX_DELETES_PER_STEP,
+});
+
 export interface DocumentTypeRule {
   documentType: string;
   retentionDays: number;
@@ -125,9 +132,7 @@ export function loadTimebasedJobConfig(env: Env) {
     batchSize: rule.batchSize ?? e.CLEANUP_TIMEBASED_BATCH_SIZE,
   }));
   return {
-    names: e.NXRG_NAMES,
-    deceasedStatus: e.NXRG_DECEASED_STATUS,
-    maxDeletesPerStep: e.CLEANUP_MAX_DELETES_PER_STEP,
+    ...registrySettings(e),
     pageSize: e.CLEANUP_TIMEBASED_PAGE_SIZE,
     documentTypes,
   };
@@ -136,9 +141,7 @@ export function loadTimebasedJobConfig(env: Env) {
 export function loadStatus90JobConfig(env: Env) {
   const e = parseJobEnv(status90JobSchema, env);
   return {
-    names: e.NXRG_NAMES,
-    deceasedStatus: e.NXRG_DECEASED_STATUS,
-    maxDeletesPerStep: e.CLEANUP_MAX_DELETES_PER_STEP,
+    ...registrySettings(e),
     suffixPageSize: e.CLEANUP_STATUS90_SUFFIX_PAGE_SIZE,
     citizenBatchSize: e.CLEANUP_STATUS90_CITIZEN_BATCH_SIZE,
     batchSize: e.CLEANUP_STATUS90_BATCH_SIZE,
@@ -148,10 +151,8 @@ export function loadStatus90JobConfig(env: Env) {
 export function loadRepositoryJobConfig(env: Env) {
   const e = parseJobEnv(repositoryJobSchema, env);
   return {
-    names: e.NXRG_NAMES,
+    ...registrySettings(e),
     openxdsNames: e.OPENXDS_NAMES,
-    deceasedStatus: e.NXRG_DECEASED_STATUS,
-    maxDeletesPerStep: e.CLEANUP_MAX_DELETES_PER_STEP,
     pageSize: e.CLEANUP_REPOSITORY_PAGE_SIZE,
     batchSize: e.CLEANUP_REPOSITORY_BATCH_SIZE,
   };

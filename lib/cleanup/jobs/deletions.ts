@@ -2,7 +2,7 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { z } from 'zod';
 import { MAX_BATCH_SIZE } from '../../config/cleanup-jobs';
 import { logger, metrics } from '../../runtime/observability';
-import type { Operation, OperationContext } from '../engine/types';
+import type { OperationKind } from '../engine/types';
 
 /** What one batch delete deleted (or, in a dry run, would have deleted). Document ids only: never a CPR. */
 export interface DeletionEvent {
@@ -44,21 +44,29 @@ export function chunk<T>(items: readonly T[], size: number): T[][] {
 }
 
 /**
- * Runs one batch delete within the per-step cap: deletes the first `cap` ids, reports them, and
- * returns the rest as a new operation of the same kind (built by `rest`) for a later step.
+ * The `batch-delete` kind every job shares: deletes the first `cap` ids of the payload with `remove`
+ * (which re-checks the job's condition), reports them, and pushes the rest as a new batch delete for a
+ * later step, so one step never deletes more than the cap. `applies` lets a job drop a payload that no
+ * longer applies (e.g. a document type removed from the configuration) without deleting anything.
  */
-export async function deleteWithinCap(options: {
-  ids: readonly string[];
-  cap: number;
-  context: OperationContext;
-  operation: string;
-  report: DeletionReport;
-  remove: (ids: readonly string[]) => Promise<readonly string[]>;
-  rest: (ids: string[]) => Operation;
-}): Promise<Operation[]> {
-  const { ids, cap, context, operation, report, remove, rest } = options;
-  const now = ids.slice(0, cap);
-  const deleted = await remove(now);
-  report.record({ job: context.job, operation, dryRun: context.dryRun, requested: now.length, documentIds: deleted });
-  return ids.length > cap ? [rest(ids.slice(cap))] : [];
+export function batchDeleteKind<P extends { ids: string[] }>(
+  payload: z.ZodType<P>,
+  options: {
+    cap: number;
+    report: DeletionReport;
+    remove: (payload: P, ids: readonly string[], deletion: { at: Date; dryRun: boolean }) => Promise<readonly string[]>;
+    applies?: (payload: P) => boolean;
+  },
+): OperationKind<P> {
+  const { cap, report, remove, applies = () => true } = options;
+  return {
+    payload,
+    async execute(batch, context) {
+      if (!applies(batch)) return [];
+      const ids = batch.ids.slice(0, cap);
+      const deleted = await remove(batch, ids, { at: context.now(), dryRun: context.dryRun });
+      report.record({ job: context.job, operation: 'batch-delete', dryRun: context.dryRun, requested: ids.length, documentIds: deleted });
+      return batch.ids.length > cap ? [{ kind: 'batch-delete', payload: { ...batch, ids: batch.ids.slice(cap) } }] : [];
+    },
+  };
 }

@@ -3,7 +3,7 @@ import type { RepositoryJobConfig } from '../../config/cleanup-jobs';
 import type { NxrgRegistry } from '../../nxrg/registry';
 import type { OpenxdsRepository } from '../../openxds/repository';
 import type { JobDefinition, Operation, OperationKind } from '../engine/types';
-import { chunk, deleteWithinCap, documentIds, type DeletionReport } from './deletions';
+import { batchDeleteKind, chunk, documentIds, type DeletionReport } from './deletions';
 
 export const REPOSITORY_JOB = 'repository-cleanup';
 
@@ -36,28 +36,16 @@ export function repositoryJob({ config, registry, repository, report }: Reposito
     },
   };
 
-  const batchDeleteKind: OperationKind<z.infer<typeof batchDeletePayload>> = {
-    payload: batchDeletePayload,
-    async execute({ ids }, context) {
-      const at = context.now();
-      return deleteWithinCap({
-        ids,
-        cap: config.maxDeletesPerStep,
-        context,
-        operation: 'batch-delete',
-        report,
-        remove: (batch) =>
-          registry.settleRepositoryDeletions(batch, { at, dryRun: context.dryRun }, (confirmed) =>
-            repository.deleteDocuments(confirmed, context.dryRun),
-          ),
-        rest: (rest) => ({ kind: 'batch-delete', payload: { ids: rest } }),
-      });
-    },
-  };
+  const batchDelete = batchDeleteKind(batchDeletePayload, {
+    cap: config.maxDeletesPerStep,
+    report,
+    remove: (_batch, ids, deletion) =>
+      registry.settleRepositoryDeletions(ids, deletion, (confirmed) => repository.deleteDocuments(confirmed, deletion.dryRun)),
+  });
 
   return {
     name: REPOSITORY_JOB,
     defaultOperation: { kind: 'default', payload: { after: null } },
-    kinds: { default: pendingKind, 'batch-delete': batchDeleteKind },
+    kinds: { default: pendingKind, 'batch-delete': batchDelete },
   };
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Status90JobConfig } from '../../config/cleanup-jobs';
 import type { NxrgRegistry } from '../../nxrg/registry';
 import type { JobDefinition, Operation, OperationKind } from '../engine/types';
-import { chunk, deleteWithinCap, documentIds, type DeletionReport } from './deletions';
+import { batchDeleteKind, chunk, documentIds, type DeletionReport } from './deletions';
 
 export const STATUS90_JOB = 'registry-status90-cleanup';
 
@@ -69,26 +69,16 @@ export function status90Job({ config, registry, report }: Status90JobDeps): JobD
     },
   };
 
-  const batchDeleteKind: OperationKind<z.infer<typeof batchDeletePayload>> = {
-    payload: batchDeletePayload,
-    async execute({ ids }, context) {
-      const now = context.now();
-      return deleteWithinCap({
-        ids,
-        cap: config.maxDeletesPerStep,
-        context,
-        operation: 'batch-delete',
-        report,
-        remove: (batch) => registry.deleteOfDeceased(batch, { reason: STATUS90_JOB, at: now, dryRun: context.dryRun }),
-        rest: (rest) => ({ kind: 'batch-delete', payload: { ids: rest } }),
-      });
-    },
-  };
+  const batchDelete = batchDeleteKind(batchDeletePayload, {
+    cap: config.maxDeletesPerStep,
+    report,
+    remove: (_batch, ids, deletion) => registry.deleteOfDeceased(ids, { reason: STATUS90_JOB, ...deletion }),
+  });
 
   return {
     name: STATUS90_JOB,
     defaultOperation: { kind: 'default', payload: {} },
-    kinds: { default: defaultKind, suffix: suffixKind, 'citizen-batch': citizenBatchKind, 'batch-delete': batchDeleteKind },
+    kinds: { default: defaultKind, suffix: suffixKind, 'citizen-batch': citizenBatchKind, 'batch-delete': batchDelete },
   };
 }
 

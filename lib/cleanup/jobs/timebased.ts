@@ -3,7 +3,7 @@ import type { DocumentTypeRule, TimebasedJobConfig } from '../../config/cleanup-
 import type { ExpiryRule, NxrgRegistry } from '../../nxrg/registry';
 import { logger } from '../../runtime/observability';
 import type { JobDefinition, Operation, OperationKind } from '../engine/types';
-import { chunk, deleteWithinCap, documentIds, type DeletionReport } from './deletions';
+import { batchDeleteKind, chunk, documentIds, type DeletionReport } from './deletions';
 
 export const TIMEBASED_JOB = 'registry-timebased-cleanup';
 
@@ -63,29 +63,18 @@ export function timebasedJob({ config, registry, report }: TimebasedJobDeps): Jo
     },
   };
 
-  const batchDeleteKind: OperationKind<z.infer<typeof batchDeletePayload>> = {
-    payload: batchDeletePayload,
-    async execute({ documentType, ids }, context) {
-      const rule = ruleFor(documentType);
-      if (!rule) return [];
-      const now = context.now();
-      return deleteWithinCap({
-        ids,
-        cap: config.maxDeletesPerStep,
-        context,
-        operation: 'batch-delete',
-        report,
-        remove: (batch) =>
-          registry.deleteExpired(batch, expiry(rule, now), { reason: TIMEBASED_JOB, at: now, dryRun: context.dryRun }),
-        rest: (rest) => ({ kind: 'batch-delete', payload: { documentType, ids: rest } }),
-      });
-    },
-  };
+  const batchDelete = batchDeleteKind(batchDeletePayload, {
+    cap: config.maxDeletesPerStep,
+    report,
+    applies: ({ documentType }) => ruleFor(documentType) !== undefined,
+    remove: ({ documentType }, ids, deletion) =>
+      registry.deleteExpired(ids, expiry(rules.get(documentType)!, deletion.at), { reason: TIMEBASED_JOB, ...deletion }),
+  });
 
   return {
     name: TIMEBASED_JOB,
     defaultOperation: { kind: 'default', payload: {} },
-    kinds: { default: defaultKind, 'type-based': typeBasedKind, 'batch-delete': batchDeleteKind },
+    kinds: { default: defaultKind, 'type-based': typeBasedKind, 'batch-delete': batchDelete },
   };
 }
 
