@@ -6,6 +6,8 @@ export interface Publication {
   options: Options.Publish;
 }
 
+const pending = Symbol('pending');
+
 export type PublishOutcome = { routed: true } | { routed: false; reason: string };
 
 /**
@@ -25,16 +27,19 @@ export async function publishAll(
   const onReturn = (message: { fields: { routingKey: string } }) => returned.add(message.fields.routingKey);
   channel.on('return', onReturn);
   try {
-    const confirms: Promise<string | undefined>[] = [];
-    for (const publication of publications) {
+    // Per message: pending until the broker answers, then undefined (acked) or why not.
+    const answers: (string | undefined | typeof pending)[] = publications.map(() => pending);
+    const confirms: Promise<void>[] = [];
+    for (const [i, publication] of publications.entries()) {
       const { confirmed, writable } = publishOne(channel, publication);
-      confirms.push(confirmed);
+      confirms.push(confirmed.then((answer) => void (answers[i] = answer)));
       if (!writable) await drainedOrClosed(channel);
     }
-    const failures = await withTimeout(Promise.all(confirms), confirmTimeoutMs);
+    await withTimeout(Promise.all(confirms), confirmTimeoutMs);
     return publications.map((publication, i): PublishOutcome => {
-      const failure = failures?.[i] ?? (failures ? undefined : `the broker did not confirm within ${confirmTimeoutMs} ms`);
-      if (failure) return { routed: false, reason: failure };
+      const answer = answers[i];
+      if (answer === pending) return { routed: false, reason: `the broker did not confirm within ${confirmTimeoutMs} ms` };
+      if (answer !== undefined) return { routed: false, reason: answer };
       if (returned.has(publication.queue)) {
         return { routed: false, reason: `the broker returned it: no queue ${JSON.stringify(publication.queue)} to route to` };
       }
@@ -73,13 +78,13 @@ function drainedOrClosed(channel: ConfirmChannel): Promise<void> {
   });
 }
 
-async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+async function withTimeout(promise: Promise<unknown>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), ms);
+  const timeout = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
   });
   try {
-    return await Promise.race([promise, timeout]);
+    await Promise.race([promise, timeout]);
   } finally {
     clearTimeout(timer);
   }

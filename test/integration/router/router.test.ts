@@ -175,6 +175,24 @@ describe('router, end to end through the handler (real RabbitMQ, dynalite)', () 
     expect((await drain('worker-in»/other')).map((m) => m.content.toString())).toEqual(['fine']);
   });
 
+  it('fails the records the broker nacked and reports the rest of the batch routed', async () => {
+    // A full queue that refuses publishes makes the broker nack them: a real, per-message failure.
+    await channel.assertQueue('full', { durable: true, arguments: { 'x-max-length': 1, 'x-overflow': 'reject-publish' } });
+    const nacking = createRouterService(routerConfig(rabbit, dynamo, { ROUTER_TARGETS: '{"full":{"bypassStaging":true}}' }), recorded.report);
+    try {
+      const records = ['a', 'b', 'c'].map((body) => sqsRecord(event('full', 't', body)));
+      const result = await nacking.route(sqsEvent(records));
+      expect(result.batchItemFailures).toEqual(records.slice(1).map((r) => ({ itemIdentifier: r.messageId })));
+      expect(recorded.failures.map((f) => [f.kind, f.reason])).toEqual([
+        ['BrokerFailures', 'the broker did not confirm it (message nacked)'],
+        ['BrokerFailures', 'the broker did not confirm it (message nacked)'],
+      ]);
+      expect((await drain('full')).map((m) => m.content.toString())).toEqual(['a']);
+    } finally {
+      await nacking.close();
+    }
+  });
+
   it('fails a bypass target that does not exist instead of dropping its message', async () => {
     const service2 = createRouterService(routerConfig(rabbit, dynamo, { ROUTER_TARGETS: '{"missing":{"bypassStaging":true}}' }), recorded.report);
     try {
