@@ -69,6 +69,7 @@ export function createRouter(deps: RouterDeps) {
       }
     });
 
+    let routed = 0;
     let channel: ConfirmChannel | undefined;
     if (pending.length > 0) {
       try {
@@ -92,17 +93,20 @@ export function createRouter(deps: RouterDeps) {
           deps.confirmTimeoutMs,
         );
         outcomes.forEach((outcome, i) => {
-          if (outcome.routed) return;
-          deps.stagingQueues.forget(pending[i]!.queue);
-          failures.push({ messageId: pending[i]!.record.messageId, kind: 'BrokerFailures', reason: outcome.reason });
+          if (outcome.routed) {
+            routed++;
+          } else {
+            deps.stagingQueues.forget(pending[i]!.queue);
+            failures.push({ messageId: pending[i]!.record.messageId, kind: 'BrokerFailures', reason: outcome.reason });
+          }
         });
-        deps.report.counted('Routed', outcomes.filter((o) => o.routed).length);
       }
     } finally {
       await channel?.close().catch(() => undefined);
     }
 
     for (const failure of failures) deps.report.failed(failure);
+    deps.report.counted('Routed', routed);
     for (const kind of ['Rejected', 'PriorityFailures', 'BrokerFailures'] as const) {
       deps.report.counted(kind, failures.filter((f) => f.kind === kind).length);
     }
