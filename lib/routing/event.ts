@@ -8,7 +8,7 @@ import { base64, fromTaskMessage, isTaskMessage } from './task-message';
  * The after-process event (the SQS message body the router consumes), in one of two shapes:
  *
  * 1. Fairway's own, described by `afterProcessEventSchema` below (README "Router");
- * 2. a Worker Framework task message (`lib/routing/task-message.ts`), recognised by `taskData`.
+ * 2. a Worker Framework task message (`lib/routing/task-message.ts`), recognised by `taskData` and `taskClassifier`.
  */
 
 /** AMQP basic properties a message keeps on every hop (amqplib's publish option names). */

@@ -125,6 +125,12 @@ describe('router, end to end through the handler (real RabbitMQ, dynalite)', () 
     expect(message!.properties).toMatchObject({ deliveryMode: 2, priority: 9, headers: { 'x-caf-worker-retry': '1' } });
   });
 
+  it('uses a staging queue that already exists with other arguments as it is', async () => {
+    await channel.assertQueue('worker-in»/preset', { durable: true });
+    expect(await invoke([sqsRecord(event('worker-in', 'preset', 'kept'))])).toEqual({ batchItemFailures: [] });
+    expect((await drain('worker-in»/preset')).map((m) => m.content.toString())).toEqual(['kept']);
+  });
+
   it('takes a staging queue shape from ROUTER_TARGETS over the management API', async () => {
     expect(await invoke([sqsRecord(event('configured', 't1', 'x'))])).toEqual({ batchItemFailures: [] });
     const queue = await rabbit.api<{ durable: boolean; arguments: object }>('GET', `/api/queues/${encodeURIComponent(rabbit.vhost)}/${encodeURIComponent('configured»/t1')}`);
