@@ -81,7 +81,16 @@ export class CachedStagingQueues implements StagingQueues {
       if ((error as { code?: number }).code !== 406) throw error;
       this.warn('Staging queue exists with arguments unlike its target; using it as it is', { queue: staging, target });
     }
-    this.declared.set(staging, this.now() + this.cacheMs);
+    this.remember(staging);
+  }
+
+  /** A warm container may see many tenants: expired names are dropped so the cache stays bounded. */
+  private remember(staging: string) {
+    const now = this.now();
+    if (this.declared.size >= 10_000) {
+      for (const [name, until] of this.declared) if (until <= now) this.declared.delete(name);
+    }
+    this.declared.set(staging, now + this.cacheMs);
   }
 
   private async shapeOf(target: string): Promise<QueueShape> {
