@@ -27,6 +27,8 @@ export class Recorder {
   readonly suppliers: string[] = [];
   /** Start times of the default operation's runs (one per fill). */
   readonly fills: number[] = [];
+  /** How many operations each run of the default operation supplied. */
+  readonly fillsSupplying: number[] = [];
 
   runsOf(id: string) {
     return this.leaves.filter((run) => run.id === id);
@@ -39,9 +41,14 @@ const now = () => performance.now();
 
 /**
  * A job whose default operation supplies `cycles[i]` on its i-th run (nothing once they are
- * used up), whose `node` operations walk a tree, and whose `poison` operation always throws.
+ * used up) or what `cycles(recorder)` answers, whose `node` operations walk a tree, and whose
+ * `poison` operation always throws.
  */
-export function testJob(name: string, recorder: Recorder, cycles: TreeNode[][]): JobDefinition {
+export function testJob(
+  name: string,
+  recorder: Recorder,
+  cycles: TreeNode[][] | ((recorder: Recorder) => TreeNode[]),
+): JobDefinition {
   return {
     name,
     defaultOperation: { kind: 'root', payload: {} },
@@ -49,8 +56,9 @@ export function testJob(name: string, recorder: Recorder, cycles: TreeNode[][]):
       root: {
         payload: z.object({}),
         async execute() {
-          const cycle = cycles[recorder.fills.length] ?? [];
+          const cycle = typeof cycles === 'function' ? cycles(recorder) : (cycles[recorder.fills.length] ?? []);
           recorder.fills.push(now());
+          recorder.fillsSupplying.push(cycle.length);
           return cycle.map(node);
         },
       },
