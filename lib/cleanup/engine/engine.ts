@@ -67,9 +67,11 @@ type Finished = Omit<StepResult, 'job' | 'dryRun' | 'durationMs'>;
 
 /** Parents known to be off the stack; bounded because a container may live for days. */
 const SETTLED_PARENTS_KEPT = 10_000;
-/** After losing a race for the top, pick among this many candidates to stop contending invocations colliding. */
-const CONTENTION_SPREAD = 8;
+/** Steps an engine keeps picking at random after it lost a race for a claim. */
 const CONTENDED_STEPS = 20;
+/** How long a view of the stack is trusted, and how many of its operations a step tries before reading the stack again. */
+const VIEW_FRESH_MS = 2_000;
+const VIEW_TRIES = 2;
 
 const describe = (error: unknown) => (error instanceof Error ? `${error.name}: ${error.message}` : String(error));
 
@@ -90,6 +92,9 @@ export function createCleanupEngine(job: JobDefinition, settings: EngineSettings
     ? undefined
     : encodeChildren('(default)', [job.defaultOperation], job.kinds, settings.maxPayloadBytes)[0];
   const settledParents = new Set<string>();
+  // The unclaimed operations this engine last saw below the one it claimed: its next step tries
+  // them first while fresh, which saves a Query per step when one invocation takes several.
+  let view: { candidates: Candidate[]; at: number } = { candidates: [], at: 0 };
   // Steps left in which this engine picks at random near the top, because it recently lost a race for a claim.
   let contendedSteps = 0;
   const context: OperationContext = { job: job.name, dryRun: settings.dryRun, now: () => new Date(clock()) };
@@ -109,6 +114,11 @@ export function createCleanupEngine(job: JobDefinition, settings: EngineSettings
   }
 
   async function claimNext(claim: Claim): Promise<StackItem | undefined> {
+    if (view.candidates.length > 0 && claim.now - view.at < VIEW_FRESH_MS) {
+      const claimed = await claimFrom(view.candidates, claim, new Set(), VIEW_TRIES);
+      if (claimed) return claimed;
+    }
+    view = { candidates: [], at: claim.now };
     let page = await store.topOperations(pageSize);
     if (page.items.length === 0) {
       // Read the latest fill before looking at the stack again: a fill that starts after this
@@ -123,19 +133,20 @@ export function createCleanupEngine(job: JobDefinition, settings: EngineSettings
     }
     const waitingParents = new Set<string>();
     for (let searched = 1; ; searched++) {
-      const claimed = await claimFromPage(page.items, claim, waitingParents);
+      const candidates = page.items.filter((item) => !((item.leaseUntil ?? 0) >= claim.now));
+      const claimed = await claimFrom(candidates, claim, waitingParents, Infinity);
+      if (claimed) view = { candidates, at: claim.now };
       if (claimed || searched >= pagesSearched || !page.next) return claimed;
       page = await store.topOperations(pageSize, page.next);
     }
   }
 
-  async function claimFromPage(items: Candidate[], claim: Claim, waitingParents: Set<string>) {
-    let candidates = items.filter((item) => !((item.leaseUntil ?? 0) >= claim.now));
-    while (candidates.length > 0) {
-      // Newest first; while other invocations contend for the top, spread out among the next few.
-      const index = contendedSteps > 0 ? Math.floor(random() * Math.min(candidates.length, CONTENTION_SPREAD)) : 0;
-      const candidate = candidates[index]!;
-      candidates = candidates.filter((_, i) => i !== index);
+  /** Claims one of `candidates` (removing every one it tried from the array), newest first unless contended. */
+  async function claimFrom(candidates: Candidate[], claim: Claim, waitingParents: Set<string>, maxTries: number) {
+    for (let tries = 0; candidates.length > 0 && tries < maxTries; tries++) {
+      // Newest first; while other invocations contend for the top, spread out over what this engine sees.
+      const index = contendedSteps > 0 ? Math.floor(random() * candidates.length) : 0;
+      const [candidate] = candidates.splice(index, 1) as [Candidate];
       const parent = candidate.parent;
       if (parent !== undefined && !settledParents.has(parent)) {
         if (waitingParents.has(parent)) continue;
@@ -197,6 +208,7 @@ export function createCleanupEngine(job: JobDefinition, settings: EngineSettings
     }
 
     if (children.length > 0) {
+      view.candidates = []; // the children will be the new top
       const plan = await planFor(item, claim.owner);
       if (!plan) return { ...claimed, outcome: 'lease-lost', children: 0 };
       await store.push(placeChildren(children, plan, item.sk), clock());
