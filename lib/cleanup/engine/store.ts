@@ -158,18 +158,10 @@ export class StackStore {
 
   /** Records where the children go, before any is written, so that a retry writes the same keys. */
   recordPlan(sk: string, owner: string, plan: PushPlan): Promise<boolean> {
-    return conditionally(
-      this.doc.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: { pk: this.pk, sk },
-          UpdateExpression: 'SET pushSequence = :sequence, shuffleSeed = :seed',
-          ConditionExpression: '#owner = :owner',
-          ExpressionAttributeNames: { '#owner': 'owner' },
-          ExpressionAttributeValues: { ':owner': owner, ':sequence': plan.sequence, ':seed': plan.shuffleSeed },
-        }),
-      ),
-    );
+    return this.updateOwned(sk, owner, 'SET pushSequence = :sequence, shuffleSeed = :seed', {
+      ':sequence': plan.sequence,
+      ':seed': plan.shuffleSeed,
+    });
   }
 
   /** Writes the children in batches; a retried step writes the same keys again, overwriting, never duplicating. */
@@ -197,21 +189,21 @@ export class StackStore {
    * as the record that this generation was filled (so a late invocation never fills it again).
    */
   finish(item: StackItem, owner: string, fill: boolean, error?: string): Promise<boolean> {
-    const key = { pk: this.pk, sk: item.sk };
-    const owned = { ConditionExpression: '#owner = :owner', ExpressionAttributeNames: { '#owner': 'owner' } };
-    if (!fill) {
-      return conditionally(
-        this.doc.send(new DeleteCommand({ TableName: this.table, Key: key, ...owned, ExpressionAttributeValues: { ':owner': owner } })),
-      );
+    if (fill) {
+      const setError = error ? ', lastError = :error' : '';
+      return this.updateOwned(item.sk, owner, `SET done = :true${setError} REMOVE #owner, leaseUntil`, {
+        ':true': true,
+        ...(error ? { ':error': truncate(error) } : {}),
+      });
     }
     return conditionally(
       this.doc.send(
-        new UpdateCommand({
+        new DeleteCommand({
           TableName: this.table,
-          Key: key,
-          UpdateExpression: `SET done = :true${error ? ', lastError = :error' : ''} REMOVE #owner, leaseUntil`,
-          ...owned,
-          ExpressionAttributeValues: { ':owner': owner, ':true': true, ...(error ? { ':error': truncate(error) } : {}) },
+          Key: { pk: this.pk, sk: item.sk },
+          ConditionExpression: '#owner = :owner',
+          ExpressionAttributeNames: { '#owner': 'owner' },
+          ExpressionAttributeValues: { ':owner': owner },
         }),
       ),
     );
@@ -219,15 +211,20 @@ export class StackStore {
 
   /** Gives a failed operation back to the stack with its error, for another attempt. */
   release(sk: string, owner: string, error: string): Promise<boolean> {
+    return this.updateOwned(sk, owner, 'SET lastError = :error REMOVE #owner, leaseUntil', { ':error': truncate(error) });
+  }
+
+  /** An update that applies only while `owner` still holds the item's claim; false once the claim was lost. */
+  private updateOwned(sk: string, owner: string, expression: string, values: Record<string, unknown>): Promise<boolean> {
     return conditionally(
       this.doc.send(
         new UpdateCommand({
           TableName: this.table,
           Key: { pk: this.pk, sk },
-          UpdateExpression: 'SET lastError = :error REMOVE #owner, leaseUntil',
+          UpdateExpression: expression,
           ConditionExpression: '#owner = :owner',
           ExpressionAttributeNames: { '#owner': 'owner' },
-          ExpressionAttributeValues: { ':owner': owner, ':error': truncate(error) },
+          ExpressionAttributeValues: { ':owner': owner, ...values },
         }),
       ),
     );

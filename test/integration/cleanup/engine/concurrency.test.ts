@@ -1,7 +1,6 @@
 import { seededRandom } from '../../../../lib/cleanup/engine/random';
 import { createCleanupOperator } from '../../../../lib/cleanup/operator';
-import { startDynamo, type EmbeddedDynamo } from '../../../harness/dynamo';
-import { Recorder, engineFor, leafIds, testJob, type TreeNode } from './testJob';
+import { Recorder, engineFor, leafIds, testJob, type TreeNode, useDynamo } from './testJob';
 
 const TABLE = 'CleanupStackTable';
 const STEPPERS = 8;
@@ -13,12 +12,7 @@ const suppliers = (cycle: string, count: number, width: number): TreeNode[] =>
   }));
 
 describe('cleanup engine under 8 concurrent steppers', () => {
-  let dynamo: EmbeddedDynamo;
-  beforeAll(async () => {
-    dynamo = await startDynamo();
-    await dynamo.createTables();
-  });
-  afterAll(() => dynamo?.stop());
+  const dynamo = useDynamo();
 
   it('runs 5,000 operations: each once, never two at a time, one fill per emptying, empty at the end', async () => {
     // Two emptyings: 49 suppliers of 100 leaves, then 1 supplier of 50; with the suppliers, 5,000 operations.
@@ -29,7 +23,7 @@ describe('cleanup engine under 8 concurrent steppers', () => {
 
     await Promise.all(
       Array.from({ length: STEPPERS }, async (_, stepper) => {
-        const engine = engineFor(job, { doc: dynamo.doc, table: TABLE, random: seededRandom(stepper) });
+        const engine = engineFor(job, { doc: dynamo().doc, table: TABLE, random: seededRandom(stepper) });
         while (recorder.fills.length < cycles.length + 1) {
           const { outcome } = await engine.step();
           outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
@@ -60,7 +54,7 @@ describe('cleanup engine under 8 concurrent steppers', () => {
       expect(recorder.fills[cycle]!).toBeLessThan(firstStart);
       expect(recorder.fills[cycle + 1]!).toBeGreaterThan(lastEnd);
     }
-    const stack = await createCleanupOperator(dynamo.doc, TABLE).stack(job.name);
+    const stack = await createCleanupOperator(dynamo().doc, TABLE).stack(job.name);
     expect(stack.size).toBe(0);
     console.info(`8 steppers, ${recorder.leaves.length + recorder.suppliers.length} operations: ${JSON.stringify(outcomes)}`);
   }, 120_000);

@@ -1,8 +1,7 @@
 import type { DocumentPort } from '../../../../lib/cleanup/engine/store';
 import { seededRandom } from '../../../../lib/cleanup/engine/random';
 import { createCleanupOperator } from '../../../../lib/cleanup/operator';
-import { startDynamo, type EmbeddedDynamo } from '../../../harness/dynamo';
-import { Recorder, engineFor, leafIds, stepUntil, testJob, testSettings, type TreeNode } from './testJob';
+import { Recorder, engineFor, leafIds, stepUntil, testJob, testSettings, type TreeNode, useDynamo } from './testJob';
 
 const TABLE = 'CleanupStackTable';
 
@@ -33,13 +32,8 @@ const tree: TreeNode[] = [
 const leaves = leafIds(tree);
 
 describe('cleanup engine crashing at every DynamoDB call of a run', () => {
-  let dynamo: EmbeddedDynamo;
+  const dynamo = useDynamo();
   let jobs = 0;
-  beforeAll(async () => {
-    dynamo = await startDynamo();
-    await dynamo.createTables();
-  });
-  afterAll(() => dynamo?.stop());
 
   /** Runs the job until its stack emptied once: every leaf ran and a later fill found nothing to supply. */
   async function runJob(port: DocumentPort, recorder: Recorder, clock: () => number) {
@@ -53,7 +47,7 @@ describe('cleanup engine crashing at every DynamoDB call of a run', () => {
 
   it('recovers from a crash at any point: every leaf runs, none is lost, no child is duplicated', async () => {
     jobs++;
-    const clean = crashingPort(dynamo.doc, 0, 'before');
+    const clean = crashingPort(dynamo().doc, 0, 'before');
     await runJob(clean, new Recorder(), Date.now);
     const points = clean.calls;
     expect(points).toBeGreaterThan(40);
@@ -64,7 +58,7 @@ describe('cleanup engine crashing at every DynamoDB call of a run', () => {
         jobs++;
         const recorder = new Recorder();
         const start = Date.now();
-        const crashed = await runJob(crashingPort(dynamo.doc, at, when), recorder, () => start).then(
+        const crashed = await runJob(crashingPort(dynamo().doc, at, when), recorder, () => start).then(
           () => false,
           (error: unknown) => {
             if (!(error instanceof Crash)) throw error;
@@ -73,11 +67,11 @@ describe('cleanup engine crashing at every DynamoDB call of a run', () => {
         );
         if (!crashed) continue;
         // A fresh invocation, after the crashed one's leases expired, runs the job to the end.
-        const job = await runJob(dynamo.doc, recorder, () => start + testSettings.leaseMs + 1);
+        const job = await runJob(dynamo().doc, recorder, () => start + testSettings.leaseMs + 1);
 
         const runs = leaves.map((id) => recorder.runsOf(id).length);
         const twice = runs.filter((n) => n === 2).length;
-        const operator = createCleanupOperator(dynamo.doc, TABLE);
+        const operator = createCleanupOperator(dynamo().doc, TABLE);
         const [stack, dead] = await Promise.all([operator.stack(job.name), operator.deadLetters(job.name)]);
         // Only the leaf whose own step crashed after it ran may run again; a duplicated child would run twice with all its siblings.
         const ok = runs.every((n) => n === 1 || n === 2) && twice <= 1 && stack.size === 0 && dead.length === 0;

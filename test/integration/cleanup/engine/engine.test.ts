@@ -3,23 +3,17 @@ import fc from 'fast-check';
 import { operationKey } from '../../../../lib/cleanup/engine/keys';
 import { seededRandom } from '../../../../lib/cleanup/engine/random';
 import { createCleanupOperator } from '../../../../lib/cleanup/operator';
-import { startDynamo, type EmbeddedDynamo } from '../../../harness/dynamo';
-import { Recorder, engineFor, leafIds, stepUntil, testJob, type TreeNode } from './testJob';
+import { Recorder, engineFor, leafIds, stepUntil, testJob, type TreeNode, useDynamo } from './testJob';
 
 const TABLE = 'CleanupStackTable';
 
 describe('cleanup engine on DynamoDB (dynalite)', () => {
-  let dynamo: EmbeddedDynamo;
+  const dynamo = useDynamo();
   let jobs = 0;
   const nextJob = () => `test-job-${++jobs}`;
-  const adapters = (seed = 1) => ({ doc: dynamo.doc, table: TABLE, random: seededRandom(seed) });
-  const operator = () => createCleanupOperator(dynamo.doc, TABLE);
+  const adapters = (seed = 1) => ({ doc: dynamo().doc, table: TABLE, random: seededRandom(seed) });
+  const operator = () => createCleanupOperator(dynamo().doc, TABLE);
 
-  beforeAll(async () => {
-    dynamo = await startDynamo();
-    await dynamo.createTables();
-  });
-  afterAll(() => dynamo?.stop());
 
   it('fills an empty stack with the default operation, then runs every operation once and empties it', async () => {
     const recorder = new Recorder();
@@ -122,7 +116,7 @@ describe('cleanup engine on DynamoDB (dynalite)', () => {
   ])('sets aside an operation with %s at once, without running it', async (_, fields, error) => {
     const recorder = new Recorder();
     const job = testJob(nextJob(), recorder, [[{ id: 'after' }]]);
-    await dynamo.doc.send(
+    await dynamo().doc.send(
       new PutCommand({ TableName: TABLE, Item: { pk: job.name, sk: operationKey(7, 0), attempts: 0, ...fields } }),
     );
     const engine = engineFor(job, adapters());

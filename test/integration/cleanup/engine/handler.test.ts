@@ -4,8 +4,7 @@ import { createCleanupHandler } from '../../../../lib/cleanup/handler';
 import { cleanupJob, cleanupJobNames } from '../../../../lib/cleanup/jobs';
 import { loadCleanupConfig, type CleanupConfig } from '../../../../lib/config/cleanup';
 import { lambdaHandler } from '../../../../lib/runtime/lambda';
-import { startDynamo, type EmbeddedDynamo } from '../../../harness/dynamo';
-import { Recorder, testJob } from './testJob';
+import { Recorder, testJob, useDynamo } from './testJob';
 
 const context = { functionName: 'cleanup', awsRequestId: 'req-1', getRemainingTimeInMillis: () => 60_000 } as unknown as Context;
 const event = {} as ScheduledEvent;
@@ -26,7 +25,7 @@ async function stdoutLines(invoke: () => Promise<unknown>): Promise<Record<strin
 }
 
 describe('cleanup function core (middy + Powertools, dynalite)', () => {
-  let dynamo: EmbeddedDynamo;
+  const dynamo = useDynamo();
   const config = (overrides: Record<string, string> = {}): CleanupConfig =>
     loadCleanupConfig({
       CLEANUP_TABLE: 'CleanupStackTable',
@@ -34,16 +33,11 @@ describe('cleanup function core (middy + Powertools, dynalite)', () => {
       OPENXDS_DATABASE_URL: 'postgres://openxds.invalid/db',
       ...overrides,
     });
-  beforeAll(async () => {
-    dynamo = await startDynamo();
-    await dynamo.createTables();
-  });
-  afterAll(() => dynamo?.stop());
 
   it('logs one structured line per step and emits EMF metrics with the job as the only dimension', async () => {
     const recorder = new Recorder();
     const job = testJob('handler-job', recorder, [[{ id: 'a', children: [{ id: 'a1' }, { id: 'a2' }] }]]);
-    const handler = lambdaHandler(createCleanupHandler(job, config(), { doc: dynamo.doc, random: seededRandom(3) }));
+    const handler = lambdaHandler(createCleanupHandler(job, config(), { doc: dynamo().doc, random: seededRandom(3) }));
 
     const lines = await stdoutLines(() => handler(event, context));
     const steps = lines.filter((line) => line.message === 'cleanup step');
@@ -60,7 +54,7 @@ describe('cleanup function core (middy + Powertools, dynalite)', () => {
     const recorder = new Recorder();
     const job = testJob('handler-multi', recorder, [[{ id: 'a', children: [{ id: 'a1' }, { id: 'a2' }] }, { id: 'b' }]]);
     const core = createCleanupHandler(job, config({ CLEANUP_STEPS_PER_INVOCATION: '10', CLEANUP_DRY_RUN: 'true' }), {
-      doc: dynamo.doc,
+      doc: dynamo().doc,
       random: seededRandom(4),
     });
     const invoke = () => stdoutLines(() => lambdaHandler(core)(event, context));
@@ -79,7 +73,7 @@ describe('cleanup function core (middy + Powertools, dynalite)', () => {
 
   it.each(cleanupJobNames)('job %s has no operations registered yet and says so', async (name) => {
     const lines = await stdoutLines(() =>
-      lambdaHandler(createCleanupHandler(cleanupJob(name, config()), config(), { doc: dynamo.doc }))(event, context),
+      lambdaHandler(createCleanupHandler(cleanupJob(name, config()), config(), { doc: dynamo().doc }))(event, context),
     );
     expect(lines.filter((line) => line.message === 'cleanup step')).toEqual([
       expect.objectContaining({ job: name, outcome: 'no-operations' }),

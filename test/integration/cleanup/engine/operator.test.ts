@@ -1,24 +1,18 @@
 import { seededRandom } from '../../../../lib/cleanup/engine/random';
 import { createCleanupOperator } from '../../../../lib/cleanup/operator';
-import { startDynamo, type EmbeddedDynamo } from '../../../harness/dynamo';
-import { Recorder, engineFor, stepUntil, testJob } from './testJob';
+import { Recorder, engineFor, stepUntil, testJob, useDynamo } from './testJob';
 
 const TABLE = 'CleanupStackTable';
 
 describe('cleanup operator interface (dynalite)', () => {
-  let dynamo: EmbeddedDynamo;
-  beforeAll(async () => {
-    dynamo = await startDynamo();
-    await dynamo.createTables();
-  });
-  afterAll(() => dynamo?.stop());
+  const dynamo = useDynamo();
 
   it('shows a stack: its size, its top operations, counts by kind and the last fill', async () => {
     const recorder = new Recorder();
     const job = testJob('operator-stack', recorder, [[{ id: 'a' }, { id: 'b' }, { id: 'p', poison: true }]]);
-    await engineFor(job, { doc: dynamo.doc, table: TABLE, random: seededRandom(1) }).step();
+    await engineFor(job, { doc: dynamo().doc, table: TABLE, random: seededRandom(1) }).step();
 
-    const stack = await createCleanupOperator(dynamo.doc, TABLE).stack(job.name, 2);
+    const stack = await createCleanupOperator(dynamo().doc, TABLE).stack(job.name, 2);
     expect(stack).toMatchObject({ job: job.name, size: 3, claimed: 0, byKind: { node: 2, poison: 1 } });
     expect(stack.lastFill).toEqual({ generation: 1, done: true, filledAt: expect.any(String) });
     expect(stack.top).toHaveLength(2);
@@ -29,9 +23,9 @@ describe('cleanup operator interface (dynalite)', () => {
   it('lists dead letters, requeues one with its attempts reset, and drops another', async () => {
     const recorder = new Recorder();
     const job = testJob('operator-dead', recorder, [[{ id: 'p1', poison: true }, { id: 'p2', poison: true }, { id: 'ok' }]]);
-    const engine = engineFor(job, { doc: dynamo.doc, table: TABLE, random: seededRandom(2) }, { maxAttempts: 1 });
+    const engine = engineFor(job, { doc: dynamo().doc, table: TABLE, random: seededRandom(2) }, { maxAttempts: 1 });
     await stepUntil(engine, () => recorder.fills.length === 2);
-    const operator = createCleanupOperator(dynamo.doc, TABLE);
+    const operator = createCleanupOperator(dynamo().doc, TABLE);
 
     const dead = await operator.deadLetters(job.name);
     expect(dead.map((d) => [d.kind, d.payload, d.attempts, d.error]).sort()).toEqual([
@@ -53,7 +47,7 @@ describe('cleanup operator interface (dynalite)', () => {
   });
 
   it('names the operation when asked to requeue or drop one that is not dead-lettered', async () => {
-    const operator = createCleanupOperator(dynamo.doc, TABLE);
+    const operator = createCleanupOperator(dynamo().doc, TABLE);
     await expect(operator.requeue('operator-none', 'op#1')).rejects.toThrow('job operator-none has no dead-lettered operation op#1');
     await expect(operator.drop('operator-none', 'op#1')).rejects.toThrow('job operator-none has no dead-lettered operation op#1');
   });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { createCleanupEngine, type EngineAdapters, type EngineSettings, type StepResult } from '../../../../lib/cleanup/engine/engine';
 import type { JobDefinition, Operation } from '../../../../lib/cleanup/engine/types';
+import { startDynamo, type EmbeddedDynamo } from '../../../harness/dynamo';
 
 /** A tree of operations: a node with children supplies them, a node without is a leaf that "deletes". */
 export interface TreeNode {
@@ -106,4 +107,15 @@ export async function stepUntil(
     results.push(await engine.step());
   }
   return results;
+}
+
+/** The test file's dynalite with the deployed tables: started before its tests, stopped after them. */
+export function useDynamo(): () => EmbeddedDynamo {
+  let dynamo: EmbeddedDynamo | undefined;
+  beforeAll(async () => {
+    dynamo = await startDynamo();
+    await dynamo.createTables();
+  });
+  afterAll(() => dynamo?.stop());
+  return () => dynamo!;
 }
