@@ -1,7 +1,8 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { operationKey } from '../../../../lib/cleanup/engine/keys';
 import { seededRandom } from '../../../../lib/cleanup/engine/random';
+import type { DocumentPort } from '../../../../lib/cleanup/engine/store';
 import { createCleanupOperator } from '../../../../lib/cleanup/operator';
 import { Recorder, engineFor, leafIds, stepUntil, testJob, type TreeNode, useDynamo } from './testJob';
 
@@ -125,6 +126,43 @@ describe('cleanup engine on DynamoDB (dynalite)', () => {
     expect(await operator().deadLetters(job.name)).toEqual([expect.objectContaining({ error: expect.stringContaining(error) })]);
     await stepUntil(engine, () => recorder.fills.length === 2);
     expect(recorder.leaves.map((run) => run.id)).toEqual(['after']);
+  });
+
+  it('with the default cap, stores a child just under it and rejects one just over it, never reaching the 400 KB item limit', async () => {
+    const cap = 350_000;
+    const sized = (bytes: number) => ({ id: 'x'.repeat(bytes - '{"id":""}'.length) });
+    const recorder = new Recorder();
+    const fits = testJob(nextJob(), recorder, [[sized(cap)]]);
+    expect(await engineFor(fits, adapters(), { maxPayloadBytes: cap }).step()).toMatchObject({ outcome: 'supplied', children: 1 });
+    const tooLarge = testJob(nextJob(), new Recorder(), [[sized(cap + 1)]]);
+    expect(await engineFor(tooLarge, adapters(), { maxPayloadBytes: cap }).step()).toMatchObject({
+      outcome: 'failed',
+      error: expect.stringContaining(`whose payload is ${cap + 1} bytes; the cap is ${cap} bytes`),
+    });
+    await stepUntil(engineFor(fits, adapters(), { maxPayloadBytes: cap }), () => recorder.leaves.length === 1);
+  });
+
+  it('writes children again that DynamoDB left unprocessed in a batch', async () => {
+    // dynalite always processes whole batches; this port passes half of each batch on and reports the rest unprocessed.
+    const doc = dynamo().doc;
+    let partialBatches = 0;
+    const port: DocumentPort = {
+      send: (async (command: Parameters<DocumentPort['send']>[0]) => {
+        if (!(command instanceof BatchWriteCommand)) return doc.send(command);
+        const [[table, requests]] = Object.entries(command.input.RequestItems!) as [[string, unknown[]]];
+        const kept = requests.slice(0, Math.ceil(requests.length / 2));
+        const left = requests.slice(kept.length);
+        await doc.send(new BatchWriteCommand({ RequestItems: { [table]: kept as never } }));
+        if (left.length > 0) partialBatches++;
+        return { UnprocessedItems: left.length > 0 ? { [table]: left } : {} };
+      }) as DocumentPort['send'],
+    };
+    const recorder = new Recorder();
+    const ids = Array.from({ length: 60 }, (_, i) => `leaf${i}`);
+    const job = testJob(nextJob(), recorder, [ids.map((id) => ({ id }))]);
+    await stepUntil(engineFor(job, { ...adapters(), doc: port }), () => recorder.fills.length === 2);
+    expect(partialBatches).toBeGreaterThan(3);
+    expect(recorder.leaves.map((run) => run.id).sort()).toEqual([...ids].sort());
   });
 
   it('fails a supplier whose child is too large for an item, naming its kind and size, before writing anything', async () => {
