@@ -52,3 +52,18 @@ export async function allDocumentIds(nxrg: Pool): Promise<string[]> {
 export async function repositoryIds(openxds: Pool): Promise<string[]> {
   return ids((await openxds.query<{ id: string }>('SELECT document_id::text AS id FROM repository_documents')).rows);
 }
+
+/**
+ * A small summary of how two id lists differ, for assertions over 100,000 ids that stay fast and
+ * readable: compare `idDiff(actual, expected)` with `{ size: expected.length, missing: [], extra: [] }`
+ * (a duplicate in `actual` shows as a size mismatch).
+ */
+export function idDiff(actual: readonly string[], expected: readonly string[]) {
+  const want = new Set(expected);
+  const got = new Set(actual);
+  return {
+    size: actual.length,
+    missing: expected.filter((id) => !got.has(id)).slice(0, 5),
+    extra: actual.filter((id) => !want.has(id)).slice(0, 5),
+  };
+}

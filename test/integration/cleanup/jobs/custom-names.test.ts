@@ -7,11 +7,13 @@ import { nxrgNamesSchema } from '../../../../lib/nxrg/names';
 import { nxrgSchemaSql } from '../../../../lib/nxrg/schema';
 import { openxdsNamesSchema } from '../../../../lib/openxds/names';
 import { openxdsSchemaSql } from '../../../../lib/openxds/schema';
+import { startDynamo, type EmbeddedDynamo } from '../../../harness/dynamo';
 import { createTestSchema, type TestSchema } from '../../../harness/postgres';
-import { runToEmpty } from '../../../harness/registry/step-in-memory';
+import { stepToEmpty } from '../../../harness/registry/step-to-empty';
 
 // An existing registry with its own table and column names: the jobs work on it through configuration alone.
 describe('cleanup jobs on an existing database with its own table and column names', () => {
+  let dynamo: EmbeddedDynamo;
   let nxrg: TestSchema;
   let openxds: TestSchema;
   const NXRG_NAMES = {
@@ -23,7 +25,8 @@ describe('cleanup jobs on an existing database with its own table and column nam
   const now = new Date('2026-06-01T00:00:00Z');
 
   beforeAll(async () => {
-    [nxrg, openxds] = await Promise.all([createTestSchema(), createTestSchema()]);
+    [dynamo, nxrg, openxds] = await Promise.all([startDynamo(), createTestSchema(), createTestSchema()]);
+    await dynamo.createTables();
     // Qualify the names with the schemas, as a deployment whose tables live outside search_path would.
     NXRG_NAMES.documents.table = `${nxrg.schema}.dokument`;
     await nxrg.pool.query(nxrgSchemaSql(nxrgNamesSchema.parse(NXRG_NAMES)));
@@ -39,7 +42,7 @@ describe('cleanup jobs on an existing database with its own table and column nam
     await openxds.pool.query(`INSERT INTO xds_dokument SELECT ('00000000-0000-0000-0000-00000000000' || n)::uuid FROM generate_series(1, 4) n`);
   });
   afterAll(async () => {
-    await Promise.all([nxrg?.drop(), openxds?.drop()]);
+    await Promise.all([dynamo?.stop(), nxrg?.drop(), openxds?.drop()]);
   });
 
   it('deletes the expired and the deceased citizens’ documents in NXRG, then in OpenXDS', async () => {
@@ -53,7 +56,13 @@ describe('cleanup jobs on an existing database with its own table and column nam
     const report = { record: (e: DeletionEvent) => events.push(e) };
     const databases = { nxrg: nxrg.pool, openxds: openxds.pool };
     for (const job of [TIMEBASED_JOB, STATUS90_JOB, REPOSITORY_JOB]) {
-      await runToEmpty(cleanupJobs[job]!(env, databases, report), { now });
+      await stepToEmpty(cleanupJobs[job]!(env, databases, report), {
+        doc: dynamo.doc,
+        table: 'CleanupStackTable',
+        dryRun: false,
+        now,
+        steppers: 1,
+      });
     }
     expect(events.map((e) => [e.job, e.documentIds])).toEqual(
       expect.arrayContaining([

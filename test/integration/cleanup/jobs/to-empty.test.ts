@@ -1,19 +1,22 @@
+import type { JobDefinition } from '../../../../lib/cleanup/engine/types';
 import type { DeletionEvent, DeletionReport } from '../../../../lib/cleanup/jobs/deletions';
 import { cleanupJobs, type JobDatabases } from '../../../../lib/cleanup/jobs/registry';
 import { REPOSITORY_JOB } from '../../../../lib/cleanup/jobs/repository';
 import { STATUS90_JOB } from '../../../../lib/cleanup/jobs/status90';
 import { TIMEBASED_JOB } from '../../../../lib/cleanup/jobs/timebased';
+import { startDynamo, type EmbeddedDynamo } from '../../../harness/dynamo';
 import { createTestSchema, type TestSchema } from '../../../harness/postgres';
 import { DEFAULT_DOCUMENT_TYPES, generateRegistry } from '../../../harness/registry/generate';
 import {
   allDocumentIds,
   deceasedDocumentIds,
   expiredDocumentIds,
+  idDiff,
   repositoryDeletableIds,
   repositoryIds,
   type OracleRule,
 } from '../../../harness/registry/oracle';
-import { runToEmpty } from '../../../harness/registry/step-in-memory';
+import { stepToEmpty } from '../../../harness/registry/step-to-empty';
 
 const NOW = new Date('2026-06-01T12:00:00.000Z');
 const RULES: OracleRule[] = [
@@ -59,34 +62,45 @@ async function registry(): Promise<Registry> {
   return { nxrg, openxds, databases: { nxrg: nxrg.pool, openxds: openxds.pool } };
 }
 
+/** `actual` holds exactly the ids of `expected`, each once. */
+const expectSameIds = (actual: readonly string[], expected: readonly string[]) =>
+  expect(idDiff(actual, expected)).toEqual({ size: expected.length, missing: [], extra: [] });
+
 const minus = (all: string[], gone: string[]) => {
   const g = new Set(gone);
   return all.filter((id) => !g.has(id));
 };
 
-describe('cleanup jobs stepped to an empty stack on a generated registry (100,000 documents, 5,000 citizens)', () => {
+describe('cleanup jobs stepped through the engine on dynalite to an empty stack, on a generated registry (100,000 documents, 5,000 citizens)', () => {
+  let dynamo: EmbeddedDynamo;
   let single: Registry;
   let concurrent: Registry;
 
   beforeAll(async () => {
+    dynamo = await startDynamo();
+    await dynamo.createTables();
     [single, concurrent] = await Promise.all([registry(), registry()]);
   }, 120_000);
   afterAll(async () => {
-    await Promise.all([single?.nxrg.drop(), single?.openxds.drop(), concurrent?.nxrg.drop(), concurrent?.openxds.drop()]);
+    await Promise.all([dynamo?.stop(), single?.nxrg.drop(), single?.openxds.drop(), concurrent?.nxrg.drop(), concurrent?.openxds.drop()]);
   });
+
+  const step = (job: JobDefinition, dryRun: boolean, steppers: number) =>
+    stepToEmpty(job, { doc: dynamo.doc, table: 'CleanupStackTable', dryRun, now: NOW, steppers });
 
   /** Dry run, then real run, of one job: checks both against `expected` and that the dry run changed nothing. */
   async function dryThenReal(r: Registry, jobName: string, expected: string[], steppers: number) {
     const before = { nxrg: await allDocumentIds(r.nxrg.pool), openxds: await repositoryIds(r.openxds.pool) };
     const dry = collector();
-    await runToEmpty(cleanupJobs[jobName]!(ENV, r.databases, dry.report), { now: NOW, dryRun: true, steppers });
-    expect(await allDocumentIds(r.nxrg.pool)).toEqual(before.nxrg);
-    expect(await repositoryIds(r.openxds.pool)).toEqual(before.openxds);
-    expect(dry.deleted()).toEqual(expected);
+    await step(cleanupJobs[jobName]!(ENV, r.databases, dry.report), true, steppers);
+    expectSameIds(await allDocumentIds(r.nxrg.pool), before.nxrg);
+    expectSameIds(await repositoryIds(r.openxds.pool), before.openxds);
+    expectSameIds(dry.deleted(), expected);
 
     const real = collector();
-    await runToEmpty(cleanupJobs[jobName]!(ENV, r.databases, real.report), { now: NOW, steppers });
-    expect(real.deleted()).toEqual(expected);
+    const outcomes = await step(cleanupJobs[jobName]!(ENV, r.databases, real.report), false, steppers);
+    console.info(`${jobName}, ${steppers} stepper(s): ${JSON.stringify(outcomes)}`);
+    expectSameIds(real.deleted(), expected);
     expect(real.events.every((e) => e.documentIds.length <= 1500)).toBe(true);
     return before;
   }
@@ -101,30 +115,30 @@ describe('cleanup jobs stepped to an empty stack on a generated registry (100,00
     const expired = await expiredDocumentIds(nxrg.pool, RULES, NOW);
     expect(expired.length).toBeGreaterThan(10_000);
     const before = await dryThenReal(r, TIMEBASED_JOB, expired, steppers);
-    expect(await allDocumentIds(nxrg.pool)).toEqual(minus(before.nxrg, expired));
+    expectSameIds(await allDocumentIds(nxrg.pool), minus(before.nxrg, expired));
 
     const deceased = await deceasedDocumentIds(nxrg.pool);
     expect(deceased.length).toBeGreaterThan(5_000);
     await dryThenReal(r, STATUS90_JOB, deceased, steppers);
-    expect(await allDocumentIds(nxrg.pool)).toEqual(minus(before.nxrg, [...expired, ...deceased]));
+    expectSameIds(await allDocumentIds(nxrg.pool), minus(before.nxrg, [...expired, ...deceased]));
 
     // Every NXRG deletion left its record, pending for OpenXDS.
     const { rows: recorded } = await nxrg.pool.query<{ id: string }>(
       `SELECT document_id::text AS id FROM deleted_documents WHERE reason <> 'earlier' AND openxds_deleted_at IS NULL`,
     );
-    expect(recorded.map((x) => x.id).sort()).toEqual([...expired, ...deceased].sort());
+    expectSameIds(recorded.map((x) => x.id).sort(), [...expired, ...deceased].sort());
 
     const deletable = await repositoryDeletableIds(nxrg.pool, openxds.pool);
     expect(deletable.length).toBe(expired.length + deceased.length + SIZES.documents / 100);
     await dryThenReal(r, REPOSITORY_JOB, deletable, steppers);
-    expect(await repositoryIds(openxds.pool)).toEqual(minus(before.openxds, deletable));
+    expectSameIds(await repositoryIds(openxds.pool), minus(before.openxds, deletable));
     const { rows: pending } = await nxrg.pool.query('SELECT 1 FROM deleted_documents WHERE openxds_deleted_at IS NULL');
     expect(pending).toHaveLength(0);
   }, 300_000);
 
   it('four concurrent steppers reach the same end state as one', async () => {
-    expect(await allDocumentIds(concurrent.nxrg.pool)).toEqual(await allDocumentIds(single.nxrg.pool));
-    expect(await repositoryIds(concurrent.openxds.pool)).toEqual(await repositoryIds(single.openxds.pool));
+    expectSameIds(await allDocumentIds(concurrent.nxrg.pool), await allDocumentIds(single.nxrg.pool));
+    expectSameIds(await repositoryIds(concurrent.openxds.pool), await repositoryIds(single.openxds.pool));
     const records = (r: Registry) =>
       r.nxrg.pool
         .query<{ id: string; reason: string }>(
