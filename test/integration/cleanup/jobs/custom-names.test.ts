@@ -1,6 +1,7 @@
 import type { DeletionEvent } from '../../../../lib/cleanup/jobs/deletions';
-import { cleanupJobs } from '../../../../lib/cleanup/jobs/registry';
-import { REPOSITORY_JOB } from '../../../../lib/cleanup/jobs/repository';
+import { createCleanupHandler } from '../../../../lib/cleanup/handler';
+import { cleanupJob, cleanupJobNames } from '../../../../lib/cleanup/jobs';
+import { loadCleanupConfig } from '../../../../lib/config/cleanup';
 import { STATUS90_JOB } from '../../../../lib/cleanup/jobs/status90';
 import { TIMEBASED_JOB } from '../../../../lib/cleanup/jobs/timebased';
 import { nxrgNamesSchema } from '../../../../lib/nxrg/names';
@@ -9,7 +10,6 @@ import { openxdsNamesSchema } from '../../../../lib/openxds/names';
 import { openxdsSchemaSql } from '../../../../lib/openxds/schema';
 import { startDynamo, type EmbeddedDynamo } from '../../../harness/dynamo';
 import { createTestSchema, type TestSchema } from '../../../harness/postgres';
-import { stepToEmpty } from '../../../harness/registry/step-to-empty';
 
 // An existing registry with its own table and column names: the jobs work on it through configuration alone.
 describe('cleanup jobs on an existing database with its own table and column names', () => {
@@ -45,7 +45,7 @@ describe('cleanup jobs on an existing database with its own table and column nam
     await Promise.all([dynamo?.stop(), nxrg?.drop(), openxds?.drop()]);
   });
 
-  it('deletes the expired and the deceased citizens’ documents in NXRG, then in OpenXDS', async () => {
+  it('deletes the expired and the deceased citizens’ documents in NXRG, then in OpenXDS, through the functions’ core', async () => {
     const env = {
       NXRG_NAMES: JSON.stringify(NXRG_NAMES),
       OPENXDS_NAMES: JSON.stringify(OPENXDS_NAMES),
@@ -55,14 +55,20 @@ describe('cleanup jobs on an existing database with its own table and column nam
     const events: DeletionEvent[] = [];
     const report = { record: (e: DeletionEvent) => events.push(e) };
     const databases = { nxrg: nxrg.pool, openxds: openxds.pool };
-    for (const job of [TIMEBASED_JOB, STATUS90_JOB, REPOSITORY_JOB]) {
-      await stepToEmpty(cleanupJobs[job]!(env, databases, report), {
-        doc: dynamo.doc,
-        table: 'CleanupStackTable',
-        dryRun: false,
-        now,
-        steppers: 1,
-      });
+    const config = loadCleanupConfig({
+      CLEANUP_TABLE: 'CleanupStackTable',
+      NXRG_DATABASE_URL: nxrg.url,
+      OPENXDS_DATABASE_URL: openxds.url,
+      CLEANUP_STEPS_PER_INVOCATION: '1000',
+    });
+    for (const job of cleanupJobNames) {
+      // The functions' own core: the first invocation fills the stack, the second steps it empty and refills.
+      const core = createCleanupHandler(cleanupJob(job, env, databases, report), config, { doc: dynamo.doc, clock: () => now.getTime() });
+      const [fill] = await core();
+      expect(fill).toMatchObject({ fill: true, outcome: 'supplied' });
+      const steps = await core();
+      expect(steps.at(-1)).toMatchObject({ fill: true });
+      expect(steps.filter((s) => s.outcome === 'failed' || s.outcome === 'dead-lettered')).toEqual([]);
     }
     expect(events.map((e) => [e.job, e.documentIds])).toEqual(
       expect.arrayContaining([

@@ -1,6 +1,6 @@
 import type { JobDefinition } from '../../../../lib/cleanup/engine/types';
 import type { DeletionEvent, DeletionReport } from '../../../../lib/cleanup/jobs/deletions';
-import { cleanupJobs, type JobDatabases } from '../../../../lib/cleanup/jobs/registry';
+import { cleanupJob, type CleanupJobName, type JobDatabases } from '../../../../lib/cleanup/jobs';
 import { REPOSITORY_JOB } from '../../../../lib/cleanup/jobs/repository';
 import { STATUS90_JOB } from '../../../../lib/cleanup/jobs/status90';
 import { TIMEBASED_JOB } from '../../../../lib/cleanup/jobs/timebased';
@@ -89,16 +89,16 @@ describe('cleanup jobs stepped through the engine on dynalite to an empty stack,
     stepToEmpty(job, { doc: dynamo.doc, table: 'CleanupStackTable', dryRun, now: NOW, steppers });
 
   /** Dry run, then real run, of one job: checks both against `expected` and that the dry run changed nothing. */
-  async function dryThenReal(r: Registry, jobName: string, expected: string[], steppers: number) {
+  async function dryThenReal(r: Registry, jobName: CleanupJobName, expected: string[], steppers: number) {
     const before = { nxrg: await allDocumentIds(r.nxrg.pool), openxds: await repositoryIds(r.openxds.pool) };
     const dry = collector();
-    await step(cleanupJobs[jobName]!(ENV, r.databases, dry.report), true, steppers);
+    await step(cleanupJob(jobName, ENV, r.databases, dry.report), true, steppers);
     expectSameIds(await allDocumentIds(r.nxrg.pool), before.nxrg);
     expectSameIds(await repositoryIds(r.openxds.pool), before.openxds);
     expectSameIds(dry.deleted(), expected);
 
     const real = collector();
-    const outcomes = await step(cleanupJobs[jobName]!(ENV, r.databases, real.report), false, steppers);
+    const outcomes = await step(cleanupJob(jobName, ENV, r.databases, real.report), false, steppers);
     console.info(`${jobName}, ${steppers} stepper(s): ${JSON.stringify(outcomes)}`);
     expectSameIds(real.deleted(), expected);
     expect(real.events.every((e) => e.documentIds.length <= 1500)).toBe(true);
