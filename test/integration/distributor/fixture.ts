@@ -1,0 +1,120 @@
+import type { ConfirmChannel, Options } from 'amqplib';
+import { loadDistributorConfig, type DistributorConfig } from '../../../lib/config/distributor';
+import { createDistributor, type Distributor } from '../../../lib/distributor/pass';
+import { DynamoDistributorState } from '../../../lib/distributor/stateStore';
+import { AmqpSession } from '../../../lib/rabbitmq/connection';
+import { ManagementClient } from '../../../lib/rabbitmq/management';
+import { startDynamo, type EmbeddedDynamo } from '../../harness/dynamo';
+import { eventually } from '../../harness/eventually';
+import { createTestVhost, type TestVhost } from '../../harness/rabbit';
+
+export const STATE_TABLE = 'DistributorStateTable';
+
+/** A vhost, a dynalite with the stack's tables, and helpers to fill, read and drain queues. */
+export interface DistributorFixture {
+  rabbit: TestVhost;
+  dynamo: EmbeddedDynamo;
+  session: AmqpSession;
+  /** The environment the distributor function would get for this vhost and table. */
+  env: Record<string, string>;
+  config(overrides?: Record<string, string>): DistributorConfig;
+  distributor(overrides?: Record<string, string>): Distributor;
+  warnings: { message: string; details: Record<string, unknown> }[];
+  withChannel<T>(use: (channel: ConfirmChannel) => Promise<T>): Promise<T>;
+  /** Publishes `count` persistent messages with message ids `${prefix}-0…`, and waits for the confirms. */
+  publish(queue: string, count: number, prefix: string, options?: Options.Publish): Promise<void>;
+  /** Exact ready count (AMQP). */
+  depth(queue: string): Promise<number>;
+  /** Waits until the management listing shows each queue with ready messages (stats lag ~5 s). */
+  listed(queues: string[]): Promise<void>;
+  /** Takes every ready message off the queue and returns their message ids. */
+  drain(queue: string): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+export async function distributorFixture(): Promise<DistributorFixture> {
+  const [rabbit, dynamo] = await Promise.all([createTestVhost(), startDynamo()]);
+  await dynamo.createTables();
+  const session = new AmqpSession(rabbit.amqpUrl);
+  const management = new ManagementClient(rabbit.managementUrl, rabbit.vhost);
+  const warnings: DistributorFixture['warnings'] = [];
+  const env = {
+    AMQP_URL: rabbit.amqpUrl,
+    RABBITMQ_MANAGEMENT_URL: rabbit.managementUrl,
+    RABBITMQ_VHOST: rabbit.vhost,
+    DISTRIBUTOR_TABLE: STATE_TABLE,
+    DYNAMODB_ENDPOINT: dynamo.endpoint,
+  };
+  const config = (overrides: Record<string, string> = {}) => loadDistributorConfig({ ...env, ...overrides });
+
+  const withChannel = async <T>(use: (channel: ConfirmChannel) => Promise<T>) => {
+    const channel = await session.openConfirmChannel();
+    try {
+      return await use(channel);
+    } finally {
+      await channel.close().catch(() => undefined);
+    }
+  };
+
+  return {
+    rabbit,
+    dynamo,
+    session,
+    env,
+    config,
+    warnings,
+    withChannel,
+    distributor: (overrides = {}) =>
+      createDistributor({
+        settings: config(overrides),
+        listQueues: () => management.listQueues(),
+        openChannel: () => session.openConfirmChannel(),
+        state: new DynamoDistributorState(dynamo.doc, STATE_TABLE),
+        warn: (message, details) => warnings.push({ message, details }),
+      }),
+    publish: (queue, count, prefix, options = {}) =>
+      withChannel(async (channel) => {
+        for (let i = 0; i < count; i++) {
+          channel.publish('', queue, Buffer.from(`${prefix}-${i}`), { persistent: true, messageId: `${prefix}-${i}`, ...options });
+        }
+        await channel.waitForConfirms();
+      }),
+    depth: (queue) => withChannel(async (channel) => (await channel.checkQueue(queue)).messageCount),
+    async listed(queues) {
+      await eventually(async () => {
+        const listing = await management.listQueues();
+        return queues.every((name) => (listing.find((q) => q.name === name)?.messages_ready ?? 0) > 0) || undefined;
+      }, `the management listing to show ${queues.join(', ')} with messages`);
+    },
+    drain: (queue) =>
+      withChannel(async (channel) => {
+        const expected = (await channel.checkQueue(queue)).messageCount;
+        const ids: string[] = [];
+        if (expected === 0) return ids;
+        await new Promise<void>((resolve, reject) => {
+          channel
+            .consume(
+              queue,
+              (message) => {
+                if (!message) return reject(new Error(`${queue} was deleted while draining`));
+                ids.push(String(message.properties.messageId));
+                if (ids.length === expected) resolve();
+              },
+              { noAck: true, consumerTag: 'drain' },
+            )
+            .catch(reject);
+        });
+        return ids;
+      }),
+    async close() {
+      await session.close();
+      await Promise.all([rabbit.delete(), dynamo.stop()]);
+    },
+  };
+}
+
+/** Counts message ids: how many distinct, and how many seen more than once. */
+export function tally(ids: string[]): { unique: Set<string>; duplicates: number } {
+  const unique = new Set(ids);
+  return { unique, duplicates: ids.length - unique.size };
+}
