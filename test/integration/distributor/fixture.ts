@@ -18,7 +18,8 @@ export interface DistributorFixture {
   /** The environment the distributor function would get for this vhost and table. */
   env: Record<string, string>;
   config(overrides?: Record<string, string>): DistributorConfig;
-  distributor(overrides?: Record<string, string>): Distributor;
+  /** A distributor on this vhost and table; `openChannel` lets a test watch the channels it uses. */
+  distributor(overrides?: Record<string, string>, openChannel?: () => Promise<ConfirmChannel>): Distributor;
   warnings: { message: string; details: Record<string, unknown> }[];
   withChannel<T>(use: (channel: ConfirmChannel) => Promise<T>): Promise<T>;
   /** Publishes `count` persistent messages with message ids `${prefix}-0…`, and waits for the confirms. */
@@ -64,11 +65,11 @@ export async function distributorFixture(): Promise<DistributorFixture> {
     config,
     warnings,
     withChannel,
-    distributor: (overrides = {}) =>
+    distributor: (overrides = {}, openChannel = () => session.openConfirmChannel()) =>
       createDistributor({
         settings: config(overrides),
         listQueues: () => management.listQueues(),
-        openChannel: () => session.openConfirmChannel(),
+        openChannel,
         state: new DynamoDistributorState(dynamo.doc, STATE_TABLE),
         warn: (message, details) => warnings.push({ message, details }),
       }),
