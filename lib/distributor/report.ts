@@ -20,10 +20,11 @@ export function reportPass(summary: PassSummary, logger: Logger, metrics: Metric
   metrics.addMetric('TargetsFailed', MetricUnit.Count, summary.targets.filter((t) => t.outcome === 'failed').length);
   for (const target of summary.targets) {
     if (target.outcome === 'leased-elsewhere') continue;
-    const perTarget = metrics.singleMetric();
-    perTarget.addDimension('target', target.target);
-    perTarget.addMetric('TargetCapacity', MetricUnit.Count, target.capacity ?? 0);
-    perTarget.addMetric('TargetPlanned', MetricUnit.Count, target.planned);
-    perTarget.addMetric('TargetMoved', MetricUnit.Count, target.moved);
+    // A single metric flushes at once and then forgets its dimensions: one per figure.
+    const perTarget = (name: string, value: number) =>
+      metrics.singleMetric().addDimension('target', target.target).addMetric(name, MetricUnit.Count, value);
+    perTarget('TargetCapacity', target.capacity ?? 0);
+    perTarget('TargetPlanned', target.planned);
+    perTarget('TargetMoved', target.moved);
   }
 }
