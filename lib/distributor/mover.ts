@@ -124,6 +124,7 @@ async function pump(consumer: ConfirmChannel, publisher: ConfirmChannel, request
 
   const onDelivery = (message: ConsumeMessage | null) => {
     if (message === null) return stop('source-missing'); // the broker cancelled us: the queue was deleted
+    if (Date.now() >= request.deadline) stop('deadline');
     if (stopReason || received >= request.count) {
       settle(() => consumer.nack(message, false, true)); // arrived after we stopped: put it back
       return;
