@@ -32,8 +32,18 @@ export interface MoveResult {
   /** Published but returned or nacked by the broker: put back in the staging queue. */
   requeued: number;
   stopReason: StopReason;
+  /**
+   * Published, but no confirm came within DRAIN_TIMEOUT_MS of stopping: the staging copies go
+   * back when the channel closes, and may also have reached the target (duplicates, never losses).
+   */
+  unconfirmed?: number;
   error?: string;
 }
+
+/** After stopping, how long to wait for outstanding confirms before giving up on them. */
+const DRAIN_TIMEOUT_MS = 5_000;
+/** A channel close that gets no answer (a broker half gone) must not hold the pass. */
+const CLOSE_TIMEOUT_MS = 2_000;
 
 interface InFlight {
   message: ConsumeMessage;
@@ -55,12 +65,21 @@ export async function moveMessages(openChannel: OpenChannel, request: MoveReques
     publisher = await openChannel();
     return await pump(consumer, publisher, request);
   } catch (error) {
-    return { moved: 0, requeued: 0, stopReason: 'source-missing', error: (error as Error).message };
+    return { moved: 0, requeued: 0, stopReason: 'channel-closed', error: (error as Error).message };
   } finally {
     // Closing the consuming channel puts back anything still unacked.
-    await publisher?.close().catch(() => undefined);
-    await consumer.close().catch(() => undefined);
+    if (publisher) await closeQuietly(publisher);
+    await closeQuietly(consumer);
   }
+}
+
+async function closeQuietly(channel: ConfirmChannel): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    channel.close().catch(() => undefined),
+    new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_TIMEOUT_MS))),
+  ]);
+  clearTimeout(timer);
 }
 
 async function pump(consumer: ConfirmChannel, publisher: ConfirmChannel, request: MoveRequest): Promise<MoveResult> {
@@ -82,15 +101,21 @@ async function pump(consumer: ConfirmChannel, publisher: ConfirmChannel, request
       // The channel is closed: the broker puts the unacked delivery back itself.
     }
   };
+  let drainTimer: NodeJS.Timeout | undefined;
+  const end = () => {
+    clearInterval(watchdog);
+    clearTimeout(drainTimer);
+    const result: MoveResult = { moved, requeued, stopReason: stopReason! };
+    if (inFlight.size > 0) result.unconfirmed = inFlight.size;
+    finish(result);
+  };
   const maybeFinish = () => {
-    if (stopReason && cancelled && inFlight.size === 0) {
-      clearInterval(watchdog);
-      finish({ moved, requeued, stopReason });
-    }
+    if (stopReason && cancelled && inFlight.size === 0) end();
   };
   const stop = (reason: StopReason) => {
     if (stopReason) return;
     stopReason = reason;
+    drainTimer = setTimeout(end, DRAIN_TIMEOUT_MS);
     consumer
       .cancel(consumerTag)
       .catch(() => undefined)

@@ -34,7 +34,7 @@ describe('a pass killed with SIGKILL at random points', () => {
   });
 
   /** Starts a pass in a child process and SIGKILLs it after `killAfterMs`; resolves with how it ended. */
-  const runAndKill = (killAfterMs: number) =>
+  const runAndKill = (killAfterMs: number, prefetch: number) =>
     new Promise<'killed' | 'finished'>((resolve, reject) => {
       const child = spawn(process.execPath, [script], {
         env: {
@@ -43,8 +43,10 @@ describe('a pass killed with SIGKILL at random points', () => {
           AWS_ACCESS_KEY_ID: 'local',
           AWS_SECRET_ACCESS_KEY: 'local',
           AWS_REGION: 'us-east-1',
-          // The target takes 2000 per pass, so every run has moving to do.
+          // The target takes 2000 per pass, so every run has moving to do; a small prefetch slows
+          // the pass down enough for most kills to land while messages are in flight.
           DISTRIBUTOR_TARGETS: JSON.stringify({ crash: { maxLength: 2_000 } }),
+          DISTRIBUTOR_MAX_PREFETCH: String(prefetch),
           DISTRIBUTOR_REFILL_THRESHOLD_PERCENT: '0',
           DISTRIBUTOR_SAFETY_MARGIN_MS: '0',
           PASS_REMAINING_MS: '20000',
@@ -75,7 +77,8 @@ describe('a pass killed with SIGKILL at random points', () => {
     const consumed: string[] = []; // what the target's workers took between passes
     const endings: string[] = [];
     for (let run = 0; run < RUNS; run++) {
-      endings.push(await runAndKill(100 + Math.floor(Math.random() * 1_400)));
+      const prefetch = [1, 3, 10][run % 3]!;
+      endings.push(await runAndKill(100 + Math.floor(Math.random() * 1_400), prefetch));
       // The killed pass's lease would only expire at its timeout; the next pass should not wait.
       await f.dynamo.doc.send(new DeleteCommand({ TableName: STATE_TABLE, Key: { pk: 'lease#crash' } }));
       consumed.push(...(await f.drain('crash')));

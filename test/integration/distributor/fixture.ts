@@ -34,7 +34,14 @@ export interface DistributorFixture {
 }
 
 export async function distributorFixture(): Promise<DistributorFixture> {
-  const [rabbit, dynamo] = await Promise.all([createTestVhost(), startDynamo()]);
+  // If one service is missing, stop the other: a dynalite left listening keeps jest from exiting.
+  const [vhostResult, dynamoResult] = await Promise.allSettled([createTestVhost(), startDynamo()]);
+  if (vhostResult.status === 'rejected' || dynamoResult.status === 'rejected') {
+    if (vhostResult.status === 'fulfilled') await vhostResult.value.delete().catch(() => undefined);
+    if (dynamoResult.status === 'fulfilled') await dynamoResult.value.stop();
+    throw vhostResult.status === 'rejected' ? vhostResult.reason : (dynamoResult as PromiseRejectedResult).reason;
+  }
+  const [rabbit, dynamo] = [vhostResult.value, dynamoResult.value];
   await dynamo.createTables();
   const session = new AmqpSession(rabbit.amqpUrl);
   const management = new ManagementClient(rabbit.managementUrl, rabbit.vhost);
@@ -109,7 +116,7 @@ export async function distributorFixture(): Promise<DistributorFixture> {
       }),
     async close() {
       await session.close();
-      await Promise.all([rabbit.delete(), dynamo.stop()]);
+      await Promise.allSettled([rabbit.delete(), dynamo.stop()]);
     },
   };
 }
