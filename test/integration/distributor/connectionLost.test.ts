@@ -9,14 +9,8 @@ describe('the connection closed by the broker during a pass', () => {
   afterAll(() => f?.close());
 
   it('ends the pass without losing a message', async () => {
-    const staging = ['cut»/a', 'cut»/b'];
     const total = 2 * 10_000;
-    await f.withChannel(async (channel) => {
-      await channel.assertQueue('cut', { durable: true });
-      for (const name of staging) await channel.assertQueue(name, { durable: true });
-    });
-    for (const name of staging) await f.publish(name, total / 2, name);
-    await f.listed(staging);
+    const staging = await f.stage('cut', {}, { 'cut»/a': total / 2, 'cut»/b': total / 2 });
     const settings = { DISTRIBUTOR_TARGETS: JSON.stringify({ cut: { maxLength: 1_000_000 } }) };
     const pass = f.distributor(settings).runPass(60_000);
 

@@ -67,12 +67,7 @@ describe('a pass killed with SIGKILL at random points', () => {
     });
 
   it(`${RUNS} kills: every message is still in staging, in the target or with its consumer; duplicates counted`, async () => {
-    await f.withChannel(async (channel) => {
-      await channel.assertQueue('crash', { durable: true, arguments: { 'x-max-priority': 9 } });
-      for (const name of STAGING) await channel.assertQueue(name, { durable: true });
-    });
-    for (const name of STAGING) await f.publish(name, PER_QUEUE, name);
-    await f.listed(STAGING);
+    await f.stage('crash', { 'x-max-priority': 9 }, Object.fromEntries(STAGING.map((name) => [name, PER_QUEUE])));
 
     const consumed: string[] = []; // what the target's workers took between passes
     const endings: string[] = [];

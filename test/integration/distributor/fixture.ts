@@ -22,6 +22,13 @@ export interface DistributorFixture {
   distributor(overrides?: Record<string, string>, openChannel?: () => Promise<ConfirmChannel>): Distributor;
   warnings: { message: string; details: Record<string, unknown> }[];
   withChannel<T>(use: (channel: ConfirmChannel) => Promise<T>): Promise<T>;
+  /** Declares a durable queue. */
+  declare(name: string, args?: Record<string, unknown>): Promise<void>;
+  /**
+   * Declares the target (with `targetArgs`; none at all when null) and the staging queues, fills
+   * each with its count of messages (ids `${queue}-0…`), and waits until the listing shows them.
+   */
+  stage(target: string, targetArgs: Record<string, unknown> | null, staging: Record<string, number>): Promise<string[]>;
   /** Publishes `count` persistent messages with message ids `${prefix}-0…`, and waits for the confirms. */
   publish(queue: string, count: number, prefix: string, options?: Options.Publish): Promise<void>;
   /** Exact ready count (AMQP). */
@@ -64,6 +71,22 @@ export async function distributorFixture(): Promise<DistributorFixture> {
     }
   };
 
+  const declare = (name: string, args: Record<string, unknown> = {}) =>
+    withChannel((channel) => channel.assertQueue(name, { durable: true, arguments: args })).then(() => undefined);
+  const publish: DistributorFixture['publish'] = (queue, count, prefix, options = {}) =>
+    withChannel(async (channel) => {
+      for (let i = 0; i < count; i++) {
+        channel.publish('', queue, Buffer.from(`${prefix}-${i}`), { persistent: true, messageId: `${prefix}-${i}`, ...options });
+      }
+      await channel.waitForConfirms();
+    });
+  const listed = async (queues: string[]) => {
+    await eventually(async () => {
+      const listing = await management.listQueues();
+      return queues.every((name) => (listing.find((q) => q.name === name)?.messages_ready ?? 0) > 0) || undefined;
+    }, `the management listing to show ${queues.join(', ')} with messages`);
+  };
+
   return {
     rabbit,
     dynamo,
@@ -80,20 +103,19 @@ export async function distributorFixture(): Promise<DistributorFixture> {
         state: new DynamoDistributorState(dynamo.doc, STATE_TABLE),
         warn: (message, details) => warnings.push({ message, details }),
       }),
-    publish: (queue, count, prefix, options = {}) =>
-      withChannel(async (channel) => {
-        for (let i = 0; i < count; i++) {
-          channel.publish('', queue, Buffer.from(`${prefix}-${i}`), { persistent: true, messageId: `${prefix}-${i}`, ...options });
-        }
-        await channel.waitForConfirms();
-      }),
-    depth: (queue) => withChannel(async (channel) => (await channel.checkQueue(queue)).messageCount),
-    async listed(queues) {
-      await eventually(async () => {
-        const listing = await management.listQueues();
-        return queues.every((name) => (listing.find((q) => q.name === name)?.messages_ready ?? 0) > 0) || undefined;
-      }, `the management listing to show ${queues.join(', ')} with messages`);
+    declare,
+    publish,
+    listed,
+    async stage(target, targetArgs, staging) {
+      if (targetArgs) await declare(target, targetArgs);
+      for (const [name, count] of Object.entries(staging)) {
+        await declare(name);
+        await publish(name, count, name);
+      }
+      await listed(Object.keys(staging));
+      return Object.keys(staging);
     },
+    depth: (queue) => withChannel(async (channel) => (await channel.checkQueue(queue)).messageCount),
     drain: (queue) =>
       withChannel(async (channel) => {
         const expected = (await channel.checkQueue(queue)).messageCount;

@@ -22,12 +22,7 @@ describe('functions/distributor (the Lambda, in process)', () => {
   });
 
   it('runs one pass, logs one structured summary and emits EMF metrics per target', async () => {
-    await f.withChannel(async (channel) => {
-      await channel.assertQueue('lambda-target', { durable: true, arguments: { 'x-max-length': 30 } });
-      await channel.assertQueue('lambda-target»/t1', { durable: true });
-    });
-    await f.publish('lambda-target»/t1', 50, 'l');
-    await f.listed(['lambda-target»/t1']);
+    await f.stage('lambda-target', { 'x-max-length': 30 }, { 'lambda-target»/t1': 50 });
 
     const lines: string[] = [];
     const write = jest.spyOn(process.stdout, 'write').mockImplementation((chunk) => {

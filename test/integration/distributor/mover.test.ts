@@ -15,12 +15,10 @@ describe('moveMessages (real RabbitMQ)', () => {
       idleStopMs: 300,
       ...request,
     });
-  const declare = (name: string, args: Record<string, unknown> = {}) =>
-    f.withChannel((channel) => channel.assertQueue(name, { durable: true, arguments: args }));
 
   it('stops at the share and leaves the rest in staging', async () => {
-    await declare('share');
-    await declare('share»/t');
+    await f.declare('share');
+    await f.declare('share»/t');
     await f.publish('share»/t', 300, 's');
     expect(await move({ source: 'share»/t', target: 'share', count: 120, prefetch: 50 })).toEqual({
       moved: 120,
@@ -31,8 +29,8 @@ describe('moveMessages (real RabbitMQ)', () => {
   });
 
   it('stops when the queue holds less than its share', async () => {
-    await declare('drained');
-    await declare('drained»/t');
+    await f.declare('drained');
+    await f.declare('drained»/t');
     await f.publish('drained»/t', 10, 'd');
     expect(await move({ source: 'drained»/t', target: 'drained', count: 100 })).toEqual({
       moved: 10,
@@ -50,8 +48,8 @@ describe('moveMessages (real RabbitMQ)', () => {
   });
 
   it('puts back what the target nacks (x-overflow reject-publish) and stops', async () => {
-    await declare('strict', { 'x-max-length': 5, 'x-overflow': 'reject-publish' });
-    await declare('strict»/t');
+    await f.declare('strict', { 'x-max-length': 5, 'x-overflow': 'reject-publish' });
+    await f.declare('strict»/t');
     await f.publish('strict»/t', 40, 'r');
     const result = await move({ source: 'strict»/t', target: 'strict', count: 40, prefetch: 10 });
     expect(result).toMatchObject({ moved: 5, stopReason: 'target-rejected' });
@@ -62,8 +60,8 @@ describe('moveMessages (real RabbitMQ)', () => {
   });
 
   it('stops at the deadline without losing what was in flight', async () => {
-    await declare('late');
-    await declare('late»/t');
+    await f.declare('late');
+    await f.declare('late»/t');
     await f.publish('late»/t', 50, 'l');
     const result = await move({ source: 'late»/t', target: 'late', count: 50, deadline: Date.now() - 1 });
     expect(result.stopReason).toBe('deadline');

@@ -5,9 +5,6 @@ import { distributorFixture, STATE_TABLE, tally, type DistributorFixture } from 
 const byQueue = (target: TargetSummary | undefined) =>
   Object.fromEntries((target?.queues ?? []).map((q) => [q.name, q.moved]));
 
-const declare = (f: DistributorFixture, name: string, args: Record<string, unknown> = {}) =>
-  f.withChannel((channel) => channel.assertQueue(name, { durable: true, arguments: args }));
-
 /** Each scenario gets its own vhost and dynalite, so they run concurrently (most of their time is waiting for listing stats). */
 const scenario = (name: string, body: (f: DistributorFixture) => Promise<void>) =>
   it.concurrent(name, async () => {
@@ -21,13 +18,10 @@ const scenario = (name: string, body: (f: DistributorFixture) => Promise<void>) 
 
 describe('distribution pass (real RabbitMQ, dynalite)', () => {
   scenario("the reference project's scenario: 2 × 500 into max length 200 → 100 each; full → nothing; after a purge → 100 each", async (f) => {
-    const staging = ['worker-input»/tenant1', 'worker-input»/tenant2'];
-    await declare(f, 'worker-input', { 'x-max-length': 200, 'x-max-priority': 9 });
-    for (const name of staging) {
-      await declare(f, name);
-      await f.publish(name, 500, name);
-    }
-    await f.listed(staging);
+    const staging = await f.stage('worker-input', { 'x-max-length': 200, 'x-max-priority': 9 }, {
+      'worker-input»/tenant1': 500,
+      'worker-input»/tenant2': 500,
+    });
     const distributor = f.distributor();
 
     const first = await distributor.runPass(60_000);
@@ -46,13 +40,7 @@ describe('distribution pass (real RabbitMQ, dynalite)', () => {
   });
 
   scenario('skewed room: staging depths 1, 5 and 1000 into free room 300 → 1, 5 and 294', async (f) => {
-    await declare(f, 'skew', { 'x-max-length': 300 });
-    const depths = { 'skew»/a': 1, 'skew»/b': 5, 'skew»/c': 1000 };
-    for (const [name, count] of Object.entries(depths)) {
-      await declare(f, name);
-      await f.publish(name, count, name);
-    }
-    await f.listed(Object.keys(depths));
+    await f.stage('skew', { 'x-max-length': 300 }, { 'skew»/a': 1, 'skew»/b': 5, 'skew»/c': 1000 });
     const summary = await f.distributor().runPass(60_000);
     expect(byQueue(summary.targets[0])).toEqual({ 'skew»/a': 1, 'skew»/b': 5, 'skew»/c': 294 });
     expect(await f.depth('skew')).toBe(300);
@@ -60,8 +48,8 @@ describe('distribution pass (real RabbitMQ, dynalite)', () => {
   });
 
   scenario('keeps every message property and the body, and the target delivers by priority', async (f) => {
-    await declare(f, 'props', { 'x-max-priority': 9 });
-    await declare(f, 'props»/t1');
+    await f.declare('props', { 'x-max-priority': 9 });
+    await f.declare('props»/t1');
     const properties = {
       contentType: 'application/json',
       contentEncoding: 'utf-8',
@@ -98,9 +86,7 @@ describe('distribution pass (real RabbitMQ, dynalite)', () => {
   });
 
   scenario('a staging queue without a target is skipped with a warning, or its target is created, as configured', async (f) => {
-    await declare(f, 'missing»/t1');
-    await f.publish('missing»/t1', 80, 'm');
-    await f.listed(['missing»/t1']);
+    await f.stage('missing', null, { 'missing»/t1': 80 });
 
     const skipped = await f.distributor().runPass(60_000);
     expect(skipped.targets[0]).toMatchObject({ target: 'missing', outcome: 'target-missing', moved: 0 });
@@ -123,13 +109,7 @@ describe('distribution pass (real RabbitMQ, dynalite)', () => {
   });
 
   scenario('with capacity smaller than the number of queues, the remainder rotates across passes (state in DynamoDB)', async (f) => {
-    const staging = ['rot»/a', 'rot»/b', 'rot»/c'];
-    await declare(f, 'rot', { 'x-max-length': 2 });
-    for (const name of staging) {
-      await declare(f, name);
-      await f.publish(name, 5, name);
-    }
-    await f.listed(staging);
+    await f.stage('rot', { 'x-max-length': 2 }, { 'rot»/a': 5, 'rot»/b': 5, 'rot»/c': 5 });
     const distributor = f.distributor({ DISTRIBUTOR_REFILL_THRESHOLD_PERCENT: '0' });
 
     const served: string[][] = [];
@@ -148,13 +128,8 @@ describe('distribution pass (real RabbitMQ, dynalite)', () => {
   });
 
   scenario('two passes started together never overfill a target, nor does a pass right after another (stale listing)', async (f) => {
-    const staging = ['pair»/a', 'pair»/b', 'pair»/c'];
-    await declare(f, 'pair'); // no x-max-length: only the distributor's own limit stands between it and overfilling
-    for (const name of staging) {
-      await declare(f, name);
-      await f.publish(name, 1000, name);
-    }
-    await f.listed(staging);
+    // No x-max-length: only the distributor's own limit stands between the target and overfilling.
+    const staging = await f.stage('pair', {}, { 'pair»/a': 1000, 'pair»/b': 1000, 'pair»/c': 1000 });
     const settings = { DISTRIBUTOR_TARGETS: JSON.stringify({ pair: { maxLength: 300 } }), DISTRIBUTOR_REFILL_THRESHOLD_PERCENT: '0' };
 
     const [one, two] = await Promise.all([f.distributor(settings).runPass(60_000), f.distributor(settings).runPass(60_000)]);

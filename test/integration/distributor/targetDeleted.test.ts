@@ -9,14 +9,8 @@ describe('a target deleted during a pass', () => {
   afterAll(() => f?.close());
 
   it('loses nothing: what was confirmed went down with the queue, the rest is back in staging', async () => {
-    const staging = ['gone»/a', 'gone»/b'];
     const total = 2 * 10_000;
-    await f.withChannel(async (channel) => {
-      await channel.assertQueue('gone', { durable: true });
-      for (const name of staging) await channel.assertQueue(name, { durable: true });
-    });
-    for (const name of staging) await f.publish(name, total / 2, name);
-    await f.listed(staging);
+    const staging = await f.stage('gone', {}, { 'gone»/a': total / 2, 'gone»/b': total / 2 });
 
     // Watch what the broker hands back: every returned message must end up back in staging.
     const returned = new Set<string>();
