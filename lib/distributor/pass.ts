@@ -98,7 +98,17 @@ export function createDistributor(deps: DistributorDeps): Distributor {
       requeued: 0,
       queues: [],
     };
-    if (!(await state.acquireLease(group.target, pass.owner, now(), pass.leaseUntil))) return summary;
+    const failed = (error: unknown) => {
+      summary.outcome = 'failed';
+      summary.error = (error as Error).message;
+      deps.warn('Distribution to a target failed; the next pass retries it', { target: group.target, error: summary.error });
+      return summary;
+    };
+    try {
+      if (!(await state.acquireLease(group.target, pass.owner, now(), pass.leaseUntil))) return summary;
+    } catch (error) {
+      return failed(error);
+    }
     try {
       // Depths are read after the lease is held, exactly (AMQP), so a pass that just finished
       // on this target is seen in full: stale listing counts could overfill it.
@@ -174,13 +184,7 @@ export function createDistributor(deps: DistributorDeps): Distributor {
       }
       return summary;
     } catch (error) {
-      summary.outcome = 'failed';
-      summary.error = (error as Error).message;
-      deps.warn('Distribution to a target failed; its lease is released and the next pass retries', {
-        target: group.target,
-        error: summary.error,
-      });
-      return summary;
+      return failed(error);
     } finally {
       // An unreleased lease only delays the next pass until it expires.
       await state.releaseLease(group.target, pass.owner).catch((error: Error) =>
