@@ -55,13 +55,16 @@ interface InFlight {
  * each delivery is published to the target (default exchange, `mandatory`, every property kept)
  * on a confirm channel, and the staging copy is acked only once the broker confirmed the
  * publish; a return or a nack puts it back. Publishes are pipelined up to `prefetch`.
- * A crash between confirm and ack leaves a duplicate, never a gap.
+ * A crash between confirm and ack leaves a duplicate, never a gap. Never rejects: a failure
+ * ends the move with a stop reason and the error, so the pass holds its lease until every
+ * mover of the target has ended.
  */
 export async function moveMessages(openChannel: OpenChannel, request: MoveRequest): Promise<MoveResult> {
   if (request.count <= 0) return { moved: 0, requeued: 0, stopReason: 'share-moved' };
-  const consumer = await openChannel();
+  let consumer: ConfirmChannel | undefined;
   let publisher: ConfirmChannel | undefined;
   try {
+    consumer = await openChannel();
     publisher = await openChannel();
     return await pump(consumer, publisher, request);
   } catch (error) {
@@ -69,7 +72,7 @@ export async function moveMessages(openChannel: OpenChannel, request: MoveReques
   } finally {
     // Closing the consuming channel puts back anything still unacked.
     if (publisher) await closeQuietly(publisher);
-    await closeQuietly(consumer);
+    if (consumer) await closeQuietly(consumer);
   }
 }
 

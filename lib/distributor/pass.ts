@@ -5,7 +5,7 @@ import { targetCapacity } from './capacity';
 import { concurrencyLimit } from './concurrency';
 import { groupByTarget, type TargetGroup } from './discovery';
 import { moveMessages, type OpenChannel, type StopReason } from './mover';
-import { planShares } from './planner';
+import { planShares, type PlanQueue } from './planner';
 import { createQueue, readyCounts } from './queueProbe';
 import type { DistributorState } from './stateStore';
 import { weightOf } from './weights';
@@ -161,22 +161,7 @@ export function createDistributor(deps: DistributorDeps): Distributor {
           deps.warn('Rotation state changed under this pass; kept the other writer\'s', { target: group.target });
         }
       }
-      summary.queues = await Promise.all(
-        plan.shares.map(({ name, share }) => {
-          const queue = queues.find((q) => q.name === name)!;
-          return pass.limit(async (): Promise<QueueSummary> => {
-            const result = await moveMessages(openChannel, {
-              source: name,
-              target: group.target,
-              count: share,
-              prefetch: Math.min(share, settings.DISTRIBUTOR_MAX_PREFETCH),
-              deadline: pass.deadline,
-              idleStopMs: settings.DISTRIBUTOR_IDLE_STOP_MS,
-            });
-            return { ...queue, planned: share, ...result };
-          });
-        }),
-      );
+      summary.queues = await moveShares(group.target, queues, plan.shares, pass);
       for (const q of summary.queues) {
         summary.planned += q.planned;
         summary.moved += q.moved;
@@ -191,6 +176,30 @@ export function createDistributor(deps: DistributorDeps): Distributor {
         deps.warn('Could not release the lease; it expires by itself', { target: group.target, error: error.message }),
       );
     }
+  }
+
+  /** Moves every planned share, at most `limit` at a time; resolves once every mover has ended. */
+  function moveShares(
+    target: string,
+    queues: PlanQueue[],
+    shares: { name: string; share: number }[],
+    pass: { deadline: number; limit: ReturnType<typeof concurrencyLimit> },
+  ): Promise<QueueSummary[]> {
+    return Promise.all(
+      shares.map(({ name, share }) =>
+        pass.limit(async (): Promise<QueueSummary> => {
+          const result = await moveMessages(openChannel, {
+            source: name,
+            target,
+            count: share,
+            prefetch: Math.min(share, settings.DISTRIBUTOR_MAX_PREFETCH),
+            deadline: pass.deadline,
+            idleStopMs: settings.DISTRIBUTOR_IDLE_STOP_MS,
+          });
+          return { ...queues.find((q) => q.name === name)!, planned: share, ...result };
+        }),
+      ),
+    );
   }
 
   return {
