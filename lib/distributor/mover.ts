@@ -182,6 +182,7 @@ async function pump(consumer: ConfirmChannel, publisher: ConfirmChannel, request
     await consumer.consume(request.source, onDelivery, { noAck: false, consumerTag });
   } catch (error) {
     clearInterval(watchdog);
+    clearTimeout(drainTimer);
     return { moved: 0, requeued: 0, stopReason: 'source-missing', error: (error as Error).message };
   }
   return done;
