@@ -47,6 +47,20 @@ describe('distribution pass (real RabbitMQ, dynalite)', () => {
     expect(await f.depth('skew»/c')).toBe(706);
   });
 
+  scenario('weights from DISTRIBUTOR_WEIGHTS divide the room', async (f) => {
+    await f.stage('weighted', { 'x-max-length': 400 }, { 'weighted»/vip/w1': 1000, 'weighted»/t2': 1000 });
+    const weights = JSON.stringify([{ pattern: 'weighted»/vip/*', weight: 3 }]);
+    const fair = await f.distributor({ DISTRIBUTOR_WEIGHTS: weights }).runPass(60_000);
+    expect(byQueue(fair.targets[0])).toEqual({ 'weighted»/t2': 100, 'weighted»/vip/w1': 300 });
+  });
+
+  scenario('the reference planner is selectable, for comparison: room 300 over depths 1, 5 and 1000 → 1, 5 and 100', async (f) => {
+    await f.stage('ref', { 'x-max-length': 300 }, { 'ref»/a': 1, 'ref»/b': 5, 'ref»/c': 1000 });
+    const reference = await f.distributor({ DISTRIBUTOR_PLANNER: 'reference' }).runPass(60_000);
+    expect(reference.planner).toBe('reference');
+    expect(byQueue(reference.targets[0])).toEqual({ 'ref»/a': 1, 'ref»/b': 5, 'ref»/c': 100 });
+  });
+
   scenario('keeps every message property and the body, and the target delivers by priority', async (f) => {
     await f.declare('props', { 'x-max-priority': 9 });
     await f.declare('props»/t1');
