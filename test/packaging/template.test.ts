@@ -112,4 +112,106 @@ describe('serverless package (offline, no AWS credentials)', () => {
       t.Resources.RegistryTimebasedCleanupLambdaFunction!.Properties.Environment.Variables.CLEANUP_DRY_RUN;
     expect([dryRun(dev), dryRun(prod)]).toEqual(['true', 'false']);
   });
+  describe('CloudWatch: alarms to one topic, a dashboard, per-tenant figures from logs', () => {
+    const alarm = (id: string) => {
+      const resource = dev.Resources[id];
+      expect(resource?.Type).toBe('AWS::CloudWatch::Alarm');
+      return resource!.Properties;
+    };
+    const notifiesTopic = (props: Record<string, any>) =>
+      expect((props.AlarmActions as unknown[]).map(ref)).toEqual(['AlarmTopic']);
+
+    it('alarms go to an SNS topic the stack outputs', () => {
+      expect(dev.Resources.AlarmTopic!.Type).toBe('AWS::SNS::Topic');
+      const alarms = ofType(dev, 'AWS::CloudWatch::Alarm');
+      expect(alarms).toHaveLength(8);
+      for (const [, a] of alarms) notifiesTopic(a.Properties);
+    });
+
+    it('the router DLQ alarm fires on one visible message in the after-process DLQ', () => {
+      const props = alarm('RouterDeadLetterQueueAlarm');
+      expect(props).toMatchObject({
+        Namespace: 'AWS/SQS',
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Statistic: 'Maximum',
+        Threshold: 0,
+        ComparisonOperator: 'GreaterThanThreshold',
+      });
+      expect(props.Dimensions).toHaveLength(1);
+      expect(props.Dimensions[0].Name).toBe('QueueName');
+      expect(ref(props.Dimensions[0].Value)).toBe('AfterProcessDeadLetterQueue');
+    });
+
+    it('the distributor alarm fires on Lambda errors of the distributor function in consecutive periods', () => {
+      const props = alarm('DistributorFailingAlarm');
+      expect(props).toMatchObject({
+        Namespace: 'AWS/Lambda',
+        MetricName: 'Errors',
+        Statistic: 'Sum',
+        Threshold: 0,
+        ComparisonOperator: 'GreaterThanThreshold',
+      });
+      expect(props.EvaluationPeriods).toBeGreaterThan(1);
+      expect(props.DatapointsToAlarm).toBe(props.EvaluationPeriods);
+      expect(ref(props.Dimensions[0].Value)).toBe('DistributorLambdaFunction');
+    });
+
+    const jobs = [
+      ['RegistryTimebasedCleanup', 'registry-timebased-cleanup'],
+      ['RegistryStatus90Cleanup', 'registry-status90-cleanup'],
+      ['RepositoryCleanup', 'repository-cleanup'],
+    ];
+
+    it.each(jobs)('%s: one dead-lettered operation of job %s fires an alarm', (id, job) => {
+      const props = alarm(`${id}DeadLetteredAlarm`);
+      expect(props).toMatchObject({
+        Namespace: 'Fairway',
+        MetricName: 'OperationsDeadLettered',
+        Statistic: 'Sum',
+        Threshold: 0,
+        ComparisonOperator: 'GreaterThanThreshold',
+      });
+      expect(props.Dimensions).toContainEqual({ Name: 'job', Value: job });
+    });
+
+    it.each(jobs)('%s: a stack of job %s that stops shrinking fires an alarm', (id, job) => {
+      const props = alarm(`${id}StackStuckAlarm`);
+      const size = props.Metrics.find((m: any) => m.MetricStat);
+      expect(size.MetricStat.Metric).toMatchObject({ Namespace: 'Fairway', MetricName: 'StackSize' });
+      expect(size.MetricStat.Metric.Dimensions).toContainEqual({ Name: 'job', Value: job });
+      const decision = props.Metrics.find((m: any) => m.ReturnData);
+      expect(decision.Expression).toContain(`DIFF(${size.Id})`);
+      expect(props).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+      expect(props.EvaluationPeriods).toBeGreaterThan(1);
+    });
+
+    it('the dashboard body is valid JSON with every placeholder bound, shows every alarm and searches namespace Fairway', () => {
+      const dashboards = ofType(dev, 'AWS::CloudWatch::Dashboard');
+      expect(dashboards).toHaveLength(1);
+      const [body, variables] = dashboards[0]![1].Properties.DashboardBody['Fn::Sub'] as [string, Record<string, unknown>];
+      const placeholders = [...body.matchAll(/\$\{([^}]+)\}/g)].map((m) => m[1]!);
+      for (const name of placeholders) expect(name.startsWith('AWS::') || name in variables).toBe(true);
+
+      const widgets = (JSON.parse(body) as { widgets: any[] }).widgets;
+      const alarmWidget = widgets.find((w) => w.type === 'alarm');
+      const alarmArns = (alarmWidget.properties.alarms as string[]).map((a) => ref(variables[a.slice(2, -1)]));
+      expect(alarmArns.sort()).toEqual(ofType(dev, 'AWS::CloudWatch::Alarm').map(([id]) => id).sort());
+
+      const searched = JSON.stringify(widgets).match(/MetricName=\\"(\w+)\\"/g)?.join(' ');
+      for (const metric of ['DocumentsRouted', 'MessagesMoved', 'StagingDepth', 'StackSize', 'DocumentsDeleted', 'OperationsDeadLettered']) {
+        expect(searched).toContain(metric);
+      }
+      const insight = widgets.find((w) => w.properties.insightRule);
+      expect(ref(variables[insight.properties.insightRule.ruleName.slice(2, -1)])).toBe('DocumentsByTenantInsightRule');
+    });
+
+    it('a Contributor Insights rule ranks tenants from the router log group, not one metric per tenant', () => {
+      const rules = ofType(dev, 'AWS::CloudWatch::InsightRule');
+      expect(rules).toHaveLength(1);
+      const rule = JSON.parse(rules[0]![1].Properties.RuleBody);
+      expect(rule.LogGroupNames).toEqual([dev.Resources.RouterLogGroup!.Properties.LogGroupName]);
+      expect(rule.Contribution.Keys).toEqual(['$.tenant']);
+      expect(rules[0]![1].Properties.RuleState).toBe('ENABLED');
+    });
+  });
 });
