@@ -10,6 +10,16 @@ import type { Context, ScheduledEvent, SQSEvent } from 'aws-lambda';
 const region = 'eu-west-1';
 const account = '123456789012';
 
+/** The body of an after-process event in Fairway's own format (README "Router"). */
+export function afterProcessEvent(target: string, tenantId: string, workflowName: string | undefined, body: string) {
+  return {
+    target,
+    tenantId,
+    ...(workflowName ? { workflowName } : {}),
+    message: { body, properties: { contentType: 'application/json', messageId: `${tenantId}-${Date.now()}` } },
+  };
+}
+
 /** An SQS event source batch from the after-process queue, one record per body. */
 export function sqsEvent(bodies: readonly string[], queueName: string, now = new Date()): SQSEvent {
   return {

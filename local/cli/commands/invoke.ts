@@ -1,18 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { functionNames, isFunctionName, loadHandler, type FunctionName } from '../../functions';
-import { lambdaContext, scheduledEvent, sqsEvent } from '../../lambda-events';
+import { afterProcessEvent, lambdaContext, scheduledEvent, sqsEvent } from '../../lambda-events';
 import { serviceFunctions } from '../../service';
 import { UsageError, type Command } from '../command';
-
-/** An after-process event (README "Router") for the sample SQS batch. */
-export function afterProcessEvent(target: string, tenantId: string, workflowName: string | undefined, body: string) {
-  return {
-    target,
-    tenantId,
-    ...(workflowName ? { workflowName } : {}),
-    message: { body, properties: { contentType: 'application/json', messageId: `${tenantId}-${Date.now()}` } },
-  };
-}
 
 /** The event `name` receives on AWS: an SQS batch for the router, its schedule's event for the others. */
 export function sampleEvent(name: FunctionName, options: { tenant: string; target: string; workflow?: string; count: number; stage: string }) {
