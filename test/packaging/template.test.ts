@@ -198,7 +198,7 @@ describe('serverless package (offline, no AWS credentials)', () => {
       expect(alarmArns.sort()).toEqual(ofType(dev, 'AWS::CloudWatch::Alarm').map(([id]) => id).sort());
 
       const searched = JSON.stringify(widgets).match(/MetricName=\\"(\w+)\\"/g)?.join(' ');
-      for (const metric of ['DocumentsRouted', 'MessagesMoved', 'StagingDepth', 'StackSize', 'DocumentsDeleted', 'OperationsDeadLettered']) {
+      for (const metric of ['Routed', 'Rejected', 'TargetMoved', 'TargetCapacity', 'StackSize', 'DocumentsDeleted', 'OperationsDeadLettered']) {
         expect(searched).toContain(metric);
       }
       const insight = widgets.find((w) => w.properties.insightRule);
