@@ -2,9 +2,12 @@ import { parseArgs } from 'node:util';
 import { ConfigError, type Env } from '../../lib/config/env';
 import { UsageError, type Command } from './command';
 import { invokeCommand } from './commands/invoke';
+import { queuesCommand } from './commands/queues';
+import { stackCommand } from './commands/stack';
+import { tenantsCommand } from './commands/tenants';
 import { renderTables } from './output';
 
-export const commands: readonly Command[] = [invokeCommand];
+export const commands: readonly Command[] = [tenantsCommand, queuesCommand, stackCommand, invokeCommand];
 
 export interface Io {
   out(text: string): void;
