@@ -7,7 +7,6 @@ import { ManagementClient } from '../lib/rabbitmq/management';
 import { loadHandler } from './functions';
 import { lambdaContext, scheduledEvent } from './lambda-events';
 import { startDynamo } from './embedded-dynamo';
-import { cleanupJobNames } from './ops/jobs';
 import { loadQueueSettings } from './ops/queues';
 import { loadTenantSettings } from './ops/tenants';
 import { projectRoot } from './paths';
@@ -42,6 +41,7 @@ if (!(speed >= 1)) fail('--speed must be a number ≥ 1 (how many times faster t
 if (duration !== undefined && !(duration > 0)) fail('--duration must be a positive number of seconds');
 
 const target = 'worker-input';
+const minimumRunMs = 20_000;
 const out = process.stdout.write.bind(process.stdout);
 const cleanups: Array<() => Promise<unknown>> = [];
 let stopping: Promise<void> | undefined;
@@ -136,10 +136,16 @@ async function main() {
   ];
 
   if (flags.headless) {
-    await new Promise((resolve) => setTimeout(resolve, (duration ?? 60) * 1000));
+    // Runs until the end states hold (or --duration is up), then prints the final state.
+    const deadline = startedAt + (duration ?? 120) * 1000;
+    let settled = false;
+    while (!settled && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      settled = isSettled(await takeSnapshot(sources), startedAt);
+    }
     await traffic.stop();
     await scheduler.stop();
-    const final = await takeSnapshot(sources);
+    const final = { ...(await takeSnapshot(sources)), settled };
     await stop(0, () => out(`${JSON.stringify(final, null, 2)}\n`));
     return;
   }
@@ -161,6 +167,21 @@ async function main() {
   const timer = setInterval(draw, 500);
   cleanups.push(async () => clearInterval(timer));
   if (duration !== undefined) setTimeout(() => void stop(0), duration * 1000);
+}
+
+/**
+ * The demo's end states: every tenant served, the registry's eligible documents gone, OpenXDS
+ * caught up, each stack drained (filled a second time) with no dead letters; after a minimum run
+ * so that the tenants' levels reflect their traffic.
+ */
+function isSettled(snapshot: Snapshot, startedAt: number): boolean {
+  return (
+    Date.now() - startedAt >= minimumRunMs &&
+    snapshot.tenants.every((t) => t.processed > 0) &&
+    snapshot.registry.eligible === 0 &&
+    snapshot.registry.repositoryPending === 0 &&
+    snapshot.jobs.every((j) => j.fills >= 2 && j.deadLetters === 0)
+  );
 }
 
 /** The variables that point the operator CLI at this local stack. */
