@@ -83,12 +83,11 @@ async function main() {
   // The target queue a document worker reads: priorities on (SPEC §1), bounded so that the
   // distributor's fair share decides who gets in.
   const connection = await connect(vhost.amqpUrl);
-  cleanups.push(() => connection.close().catch(() => undefined));
   const setup = await connection.createChannel();
   await setup.assertQueue(target, { durable: true, arguments: { 'x-max-priority': 9, 'x-max-length': 60 } });
-  await setup.close();
-  const worker = new SimulatedWorker(target, 15);
-  await worker.start(connection);
+  await connection.close();
+  const worker = new SimulatedWorker(vhost.amqpUrl, target, 15);
+  worker.start();
   cleanups.push(() => worker.stop());
 
   const functions = serviceFunctions(String(flags.stage));
@@ -145,7 +144,7 @@ async function main() {
     }
     await traffic.stop();
     await scheduler.stop();
-    const final = { ...(await takeSnapshot(sources)), settled };
+    const final = { ...(await takeSnapshot(sources)), settled, uncaughtErrors: uncaught.count };
     await stop(0, () => out(`${JSON.stringify(final, null, 2)}\n`));
     return;
   }
@@ -157,7 +156,8 @@ async function main() {
     drawing = true;
     try {
       const snapshot: Snapshot = await takeSnapshot(sources);
-      if (!stopping) out(ansi.home + ansi.eraseLineEnds(renderView(snapshot, notes)) + ansi.clearBelow);
+      const errors = uncaught.count ? [`uncaught errors: ${uncaught.count} (last: ${uncaught.last.slice(0, 100)})`] : [];
+      if (!stopping) out(ansi.home + ansi.eraseLineEnds(renderView(snapshot, [...notes, ...errors])) + ansi.clearBelow);
     } catch (error) {
       if (!stopping) out(`${ansi.home}view: ${(error as Error).message}${ansi.clearBelow}`);
     } finally {
@@ -204,6 +204,16 @@ function stop(code: number, last?: () => void): Promise<void> {
   return stopping;
 }
 
+// In Lambda an uncaught error ends the container and the next event gets a fresh one; here it
+// would end the whole stack, so it is logged, counted in the view, and the stack goes on.
+const uncaught = { count: 0, last: '' };
+const recordUncaught = (error: unknown) => {
+  uncaught.count++;
+  uncaught.last = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`${JSON.stringify({ level: 'ERROR', message: 'uncaught error in the local stack', error: uncaught.last })}\n`);
+};
+process.on('uncaughtException', recordUncaught);
+process.on('unhandledRejection', recordUncaught);
 process.on('SIGINT', () => void stop(0));
 process.on('SIGTERM', () => void stop(0));
 main().catch(async (error: Error) => {

@@ -50,7 +50,7 @@ export async function runCli(argv: readonly string[], env: Env, io: Io): Promise
       return 0;
     }
     const result = await command.run({ positionals, options: values, env });
-    io.out(json ? JSON.stringify(result.data, null, 2) : renderTables(result.tables));
+    io.out(json ? JSON.stringify(result.data, null, 2) : (result.text ?? renderTables(result.tables)));
     return 0;
   } catch (error) {
     const usage = error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');

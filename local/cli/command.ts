@@ -2,10 +2,11 @@ import type { ParseArgsConfig } from 'node:util';
 import type { Env } from '../../lib/config/env';
 import type { Table } from './output';
 
-/** What a command returns: `data` is printed as JSON with `--json`, `tables` for people otherwise. */
+/** What a command returns: `data` is printed as JSON with `--json`; `tables` (or `text`) for people otherwise. */
 export interface CommandResult {
   data: unknown;
   tables: Table[];
+  text?: string;
 }
 
 export interface CommandInput {

@@ -54,7 +54,8 @@ export const invokeCommand: Command = {
     const result = await handler(event, lambdaContext(fn.deployedName, fn.timeoutSeconds));
     return {
       data: { function: name, event, result: result ?? null },
-      tables: [{ title: `${name} returned`, rows: [{ function: name, result: result ?? '(nothing)' }] }],
+      tables: [],
+      text: `${name} returned:\n${result === undefined ? '(nothing)' : JSON.stringify(result, null, 2)}`,
     };
   },
 };

@@ -15,7 +15,7 @@ export const queuesCommand: Command = {
   async run({ env }) {
     const settings = loadQueueSettings(env);
     const management = new ManagementClient(settings.RABBITMQ_MANAGEMENT_URL, settings.RABBITMQ_VHOST);
-    const doc = documentClient(settings);
+    const doc = documentClient(settings, env);
     try {
       const view = await describeQueues(
         await management.listQueues(),

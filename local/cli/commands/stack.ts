@@ -28,7 +28,7 @@ export const stackCommand: Command = {
     const top = Number(options.top);
     if (!Number.isInteger(top) || top < 0) throw new UsageError('--top must be a whole number');
     const settings = parseEnv(stackSettingsSchema, env);
-    const doc = documentClient(settings);
+    const doc = documentClient(settings, env);
     const operator = createCleanupOperator(doc, settings.CLEANUP_TABLE);
     try {
       if (!job) {

@@ -12,7 +12,7 @@ export const tenantsCommand: Command = {
   options: { reset: { type: 'string' } },
   async run({ options, env }) {
     const settings = loadTenantSettings(env);
-    const doc = documentClient(settings.dynamo);
+    const doc = documentClient(settings.dynamo, env);
     try {
       if (typeof options.reset === 'string') {
         const existed = await resetTenant(doc, settings.table, options.reset);

@@ -189,7 +189,7 @@ describe('operator CLI against dynalite and RabbitMQ', () => {
     const { stdout } = await promisify(execFile)('node', [join(__dirname, '../../../bin/fairway'), 'tenants', '--json'], {
       env: { ...process.env, ...env },
     });
-    expect(JSON.parse(stdout)).toEqual({ tenants: [expect.objectContaining({ tenant: 'quiet', level: 1 })] });
+    expect(JSON.parse(stdout).tenants).toContainEqual(expect.objectContaining({ tenant: 'quiet', count: 0, level: 1 }));
   }, 60_000);
 
   it('names missing settings and exits 2', async () => {
