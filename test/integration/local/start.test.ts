@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { Snapshot } from '../../../local/stack/snapshot';
+import type { HeadlessResult } from '../../../local/stack/run';
 import { services } from '../../harness/services';
 
 const root = join(__dirname, '../../..');
@@ -13,7 +13,7 @@ const root = join(__dirname, '../../..');
  * handlers on serverless.yml's schedules sped up, the traffic generator and the demo registry.
  */
 describe('npm start --headless (bounded run of the whole local stack)', () => {
-  let final: Snapshot & { settled: boolean };
+  let final: HeadlessResult;
   let logDir: string;
 
   beforeAll(async () => {
@@ -27,14 +27,15 @@ describe('npm start --headless (bounded run of the whole local stack)', () => {
         maxBuffer: 16 * 1024 * 1024,
       },
     );
-    final = JSON.parse(stdout) as typeof final;
+    final = JSON.parse(stdout) as HeadlessResult;
   }, 200_000);
   afterAll(() => rmSync(logDir, { recursive: true, force: true }));
 
   const tenant = (name: string) => final.tenants.find((t) => t.tenant === name)!;
 
-  it('settles before its time is up', () => {
+  it('settles before its time is up, with no uncaught error', () => {
     expect(final.settled).toBe(true);
+    expect(final.uncaughtErrors).toBe(0);
   });
 
   it('sinks the noisy tenant to a low priority level and keeps the quiet ones at level 1', () => {
