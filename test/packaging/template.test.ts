@@ -120,6 +120,12 @@ describe('serverless package (offline, no AWS credentials)', () => {
     };
     const notifiesTopic = (props: Record<string, any>) =>
       expect((props.AlarmActions as unknown[]).map(ref)).toEqual(['AlarmTopic']);
+    /** An alarm that fires as soon as `Statistic` of the metric is above zero in a period. */
+    const firesAboveZero = (id: string, Namespace: string, MetricName: string, Statistic: string) => {
+      const props = alarm(id);
+      expect(props).toMatchObject({ Namespace, MetricName, Statistic, Threshold: 0, ComparisonOperator: 'GreaterThanThreshold' });
+      return props;
+    };
 
     it('alarms go to an SNS topic the stack outputs', () => {
       expect(dev.Resources.AlarmTopic!.Type).toBe('AWS::SNS::Topic');
@@ -129,28 +135,14 @@ describe('serverless package (offline, no AWS credentials)', () => {
     });
 
     it('the router DLQ alarm fires on one visible message in the after-process DLQ', () => {
-      const props = alarm('RouterDeadLetterQueueAlarm');
-      expect(props).toMatchObject({
-        Namespace: 'AWS/SQS',
-        MetricName: 'ApproximateNumberOfMessagesVisible',
-        Statistic: 'Maximum',
-        Threshold: 0,
-        ComparisonOperator: 'GreaterThanThreshold',
-      });
+      const props = firesAboveZero('RouterDeadLetterQueueAlarm', 'AWS/SQS', 'ApproximateNumberOfMessagesVisible', 'Maximum');
       expect(props.Dimensions).toHaveLength(1);
       expect(props.Dimensions[0].Name).toBe('QueueName');
       expect(ref(props.Dimensions[0].Value)).toBe('AfterProcessDeadLetterQueue');
     });
 
     it('the distributor alarm fires on Lambda errors of the distributor function in consecutive periods', () => {
-      const props = alarm('DistributorFailingAlarm');
-      expect(props).toMatchObject({
-        Namespace: 'AWS/Lambda',
-        MetricName: 'Errors',
-        Statistic: 'Sum',
-        Threshold: 0,
-        ComparisonOperator: 'GreaterThanThreshold',
-      });
+      const props = firesAboveZero('DistributorFailingAlarm', 'AWS/Lambda', 'Errors', 'Sum');
       expect(props.EvaluationPeriods).toBeGreaterThan(1);
       expect(props.DatapointsToAlarm).toBe(props.EvaluationPeriods);
       expect(ref(props.Dimensions[0].Value)).toBe('DistributorLambdaFunction');
@@ -163,14 +155,7 @@ describe('serverless package (offline, no AWS credentials)', () => {
     ];
 
     it.each(jobs)('%s: one dead-lettered operation of job %s fires an alarm', (id, job) => {
-      const props = alarm(`${id}DeadLetteredAlarm`);
-      expect(props).toMatchObject({
-        Namespace: 'Fairway',
-        MetricName: 'OperationsDeadLettered',
-        Statistic: 'Sum',
-        Threshold: 0,
-        ComparisonOperator: 'GreaterThanThreshold',
-      });
+      const props = firesAboveZero(`${id}DeadLetteredAlarm`, 'Fairway', 'OperationsDeadLettered', 'Sum');
       expect(props.Dimensions).toContainEqual({ Name: 'job', Value: job });
     });
 
