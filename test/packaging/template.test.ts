@@ -159,13 +159,18 @@ describe('serverless package (offline, no AWS credentials)', () => {
       expect(props.Dimensions).toContainEqual({ Name: 'job', Value: job });
     });
 
-    it.each(jobs)('%s: a stack of job %s that stops shrinking fires an alarm', (id, job) => {
+    it.each(jobs)('%s: a stack of job %s that stops shrinking (steps run, nothing completes) fires an alarm', (id, job) => {
       const props = alarm(`${id}StackStuckAlarm`);
-      const size = props.Metrics.find((m: any) => m.MetricStat);
-      expect(size.MetricStat.Metric).toMatchObject({ Namespace: 'Fairway', MetricName: 'StackSize' });
-      expect(size.MetricStat.Metric.Dimensions).toContainEqual({ Name: 'job', Value: job });
+      const inputs = Object.fromEntries(
+        props.Metrics.filter((m: any) => m.MetricStat).map((m: any) => [m.MetricStat.Metric.MetricName, m]),
+      );
+      expect(Object.keys(inputs).sort()).toEqual(['LeasesLost', 'OperationsExecuted', 'OperationsFailed', 'StepsBusy']);
+      for (const input of Object.values<any>(inputs)) {
+        expect(input.MetricStat.Metric.Namespace).toBe('Fairway');
+        expect(input.MetricStat.Metric.Dimensions).toContainEqual({ Name: 'job', Value: job });
+      }
       const decision = props.Metrics.find((m: any) => m.ReturnData);
-      expect(decision.Expression).toContain(`DIFF(${size.Id})`);
+      expect(decision.Expression).toContain(`FILL(${inputs.OperationsExecuted.Id}, 0) == 0`);
       expect(props).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
       expect(props.EvaluationPeriods).toBeGreaterThan(1);
     });
@@ -183,7 +188,7 @@ describe('serverless package (offline, no AWS credentials)', () => {
       expect(alarmArns.sort()).toEqual(ofType(dev, 'AWS::CloudWatch::Alarm').map(([id]) => id).sort());
 
       const searched = JSON.stringify(widgets).match(/MetricName=\\"(\w+)\\"/g)?.join(' ');
-      for (const metric of ['Routed', 'Rejected', 'TargetMoved', 'TargetCapacity', 'StackSize', 'DocumentsDeleted', 'OperationsDeadLettered']) {
+      for (const metric of ['Routed', 'Rejected', 'TargetMoved', 'TargetCapacity', 'OperationsExecuted', 'DocumentsDeleted', 'OperationsDeadLettered']) {
         expect(searched).toContain(metric);
       }
       const insight = widgets.find((w) => w.properties.insightRule);
