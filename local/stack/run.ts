@@ -124,10 +124,11 @@ async function start(options: LocalStackOptions) {
   const fills = new Map<string, number>();
   const invoke = async (fn: ServiceFunction) => {
     const handler = await loadHandler(fn.name as never);
-    const result = (await handler(scheduledEvent(`${fn.deployedName}-schedule`), lambdaContext(fn.deployedName, fn.timeoutSeconds))) as
-      | { job?: string; fill?: boolean }
-      | undefined;
-    if (result?.fill && result.job) fills.set(result.job, (fills.get(result.job) ?? 0) + 1);
+    const result = await handler(scheduledEvent(`${fn.deployedName}-schedule`), lambdaContext(fn.deployedName, fn.timeoutSeconds));
+    // A cleanup invocation answers with its steps (lib/cleanup/handler.ts); a fill means the stack was empty.
+    for (const step of [result].flat() as Array<{ job?: string; fill?: boolean } | undefined>) {
+      if (step?.fill && step.job) fills.set(step.job, (fills.get(step.job) ?? 0) + 1);
+    }
     return result;
   };
   const scheduler = new Scheduler(functions, speed, invoke);
