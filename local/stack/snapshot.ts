@@ -3,7 +3,7 @@ import type { CleanupOperator } from '../../lib/cleanup/operator';
 import type { PassSummary } from '../../lib/distributor/pass';
 import type { ManagementClient } from '../../lib/rabbitmq/management';
 import type { TenantPriorityRules } from '../../lib/priority/core';
-import { cleanupJobNames } from '../ops/jobs';
+import { cleanupJobNames } from '../../lib/cleanup/jobs';
 import { describeQueues, type QueueSettings } from '../ops/queues';
 import { listTenants } from '../ops/tenants';
 import type { DemoRegistry, RegistryFigures } from './demo-registry';

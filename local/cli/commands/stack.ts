@@ -4,7 +4,7 @@ import { parseEnv } from '../../../lib/config/env';
 import { cleanupConfigSchema } from '../../../lib/config/cleanup';
 import { createCleanupOperator } from '../../../lib/cleanup/operator';
 import { documentClient } from '../../ops/dynamo';
-import { cleanupJobNames } from '../../ops/jobs';
+import { cleanupJobNames, type CleanupJobName } from '../../../lib/cleanup/jobs';
 import { UsageError, type Command } from '../command';
 
 const stackSettingsSchema = z.object({ ...dynamoSettings, CLEANUP_TABLE: cleanupConfigSchema.shape.CLEANUP_TABLE });
@@ -19,7 +19,7 @@ export const stackCommand: Command = {
     '  --drop deletes it for good.',
   options: { top: { type: 'string', default: '10' }, requeue: { type: 'string' }, drop: { type: 'string' } },
   async run({ positionals, options, env }) {
-    const [job] = positionals;
+    const job = positionals[0] as CleanupJobName | undefined;
     if (job !== undefined && !cleanupJobNames.includes(job)) {
       throw new UsageError(`unknown job ${JSON.stringify(job)}; jobs are ${cleanupJobNames.join(', ')}`);
     }
