@@ -71,20 +71,6 @@ async function start(options: LocalStackOptions) {
   const { speed, duration, amqpUrl, managementUrl } = options;
   const startedAt = Date.now();
   const progress = (line: string) => headless || out(`${line}\n`);
-  progress('Starting the Fairway local stack: RabbitMQ vhost, embedded DynamoDB, NXRG and OpenXDS (PGlite) with demo data…');
-  const vhost = await createDemoVhost(amqpUrl, managementUrl, `fairway-demo-${process.pid}`);
-  cleanups.push(() => vhost.delete());
-  const [dynamo, registry] = await Promise.all([startDynamo(), DemoRegistry.start()]);
-  cleanups.push(() => dynamo.stop(), () => registry.stop());
-  await dynamo.createTables();
-
-  const env = functionEnvironment(
-    { dynamoEndpoint: dynamo.endpoint, amqpUrl: vhost.amqpUrl, managementUrl, vhost: vhost.vhost, ...registry.urls },
-    speed,
-    registry.documentTypes,
-  );
-  Object.assign(process.env, env);
-
   // The functions log to stdout as in Lambda; here their lines go to the log file, the view to the terminal.
   const log = createWriteStream(options.logFile, { flags: 'w' });
   const toLog = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
@@ -100,6 +86,20 @@ async function start(options: LocalStackOptions) {
     [process.stdout.write, process.stderr.write] = [stdoutWrite, stderrWrite];
     return new Promise((resolve) => log.end(resolve));
   });
+
+  progress('Starting the Fairway local stack: RabbitMQ vhost, embedded DynamoDB, NXRG and OpenXDS (PGlite) with demo data…');
+  const vhost = await createDemoVhost(amqpUrl, managementUrl, `fairway-demo-${process.pid}`);
+  cleanups.push(() => vhost.delete());
+  const [dynamo, registry] = await Promise.all([startDynamo(), DemoRegistry.start()]);
+  cleanups.push(() => dynamo.stop(), () => registry.stop());
+  await dynamo.createTables();
+
+  const env = functionEnvironment(
+    { dynamoEndpoint: dynamo.endpoint, amqpUrl: vhost.amqpUrl, managementUrl, vhost: vhost.vhost, ...registry.urls },
+    speed,
+    registry.documentTypes,
+  );
+  Object.assign(process.env, env);
 
   // The target queue a document worker reads: priorities on (SPEC §1), bounded so that the
   // distributor's fair share decides who gets in.
@@ -162,7 +162,7 @@ async function start(options: LocalStackOptions) {
     let settled = false;
     while (!settled && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 1000));
-      settled = isSettled(await takeSnapshot(sources), startedAt);
+      settled = await takeSnapshot(sources).then((snapshot) => isSettled(snapshot, startedAt), recordUncaught).then(Boolean);
     }
     await traffic.stop();
     await scheduler.stop();
