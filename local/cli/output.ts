@@ -2,7 +2,7 @@
 export interface Table {
   title?: string;
   rows: Record<string, unknown>[];
-  /** What to print instead of an empty table. */
+  /** What to print instead of an empty table ('' for nothing: a title alone). */
   empty?: string;
 }
 
@@ -12,7 +12,7 @@ export function renderTables(tables: readonly Table[]): string {
 
 function renderTable({ title, rows, empty = '(none)' }: Table): string {
   const lines = title ? [title] : [];
-  if (rows.length === 0) return [...lines, `  ${empty}`].join('\n');
+  if (rows.length === 0) return [...lines, ...(empty ? [`  ${empty}`] : [])].join('\n');
   const headers = [...new Set(rows.flatMap((row) => Object.keys(row)))];
   const cells = rows.map((row) => headers.map((h) => cell(row[h])));
   const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));

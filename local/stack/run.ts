@@ -1,6 +1,7 @@
 import { createWriteStream } from 'node:fs';
 import { connect } from 'amqplib';
 import { createCleanupOperator } from '../../lib/cleanup/operator';
+import type { PassSummary } from '../../lib/distributor/pass';
 import { ManagementClient } from '../../lib/rabbitmq/management';
 import { startDynamo } from '../embedded-dynamo';
 import { loadHandler } from '../functions';
@@ -33,6 +34,8 @@ export type HeadlessResult = Snapshot & { settled: boolean; uncaughtErrors: numb
 
 const target = 'worker-input';
 const minimumRunMs = 20_000;
+/** How many distributor passes the view averages "moved per pass" over. */
+const RECENT_PASSES = 10;
 /** Writes to the terminal, whatever the functions do with process.stdout. */
 const out = process.stdout.write.bind(process.stdout);
 const cleanups: Array<() => Promise<unknown>> = [];
@@ -122,10 +125,12 @@ async function start(options: LocalStackOptions) {
   );
 
   const fills = new Map<string, number>();
+  const recentPasses: PassSummary[] = [];
   const invoke = async (fn: ServiceFunction) => {
     const handler = await loadHandler(fn.name as never);
     const result = await handler(scheduledEvent(`${fn.deployedName}-schedule`), lambdaContext(fn.deployedName, fn.timeoutSeconds));
     // A cleanup invocation answers with its steps (lib/cleanup/handler.ts); a fill means the stack was empty.
+    if (fn.name === 'distributor' && recentPasses.push(result as PassSummary) > RECENT_PASSES) recentPasses.shift();
     for (const step of [result].flat() as Array<{ job?: string; fill?: boolean } | undefined>) {
       if (step?.fill && step.job) fills.set(step.job, (fills.get(step.job) ?? 0) + 1);
     }
@@ -150,10 +155,12 @@ async function start(options: LocalStackOptions) {
     processed: worker.processed,
     schedules: scheduler.stats,
     fills,
+    recentPasses,
   };
   const notes = [
     `RabbitMQ vhost ${vhost.vhost} (deleted on exit); function logs and EMF metrics: ${options.logFile}`,
-    `Operate it from another terminal: ${operatorEnv(env)} npx fairway tenants|queues|stack`,
+    'Operate it from another terminal (with RABBITMQ_MANAGEMENT_URL as given to npm start, for `queues`):',
+    `  ${operatorEnv(env)} npx fairway tenants|queues|stack`,
   ];
 
   if (headless) {
@@ -208,7 +215,7 @@ function isSettled(snapshot: Snapshot, startedAt: number): boolean {
 
 /** The variables that point the operator CLI at this local stack. */
 function operatorEnv(env: Record<string, string>): string {
-  return ['DYNAMODB_ENDPOINT', 'TENANT_TABLE', 'DISTRIBUTOR_TABLE', 'CLEANUP_TABLE', 'RABBITMQ_VHOST', 'TENANT_PRIORITY_RESET_SECONDS']
+  return ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_REGION', 'DYNAMODB_ENDPOINT', 'TENANT_TABLE', 'DISTRIBUTOR_TABLE', 'CLEANUP_TABLE', 'RABBITMQ_VHOST', 'TENANT_PRIORITY_RESET_SECONDS']
     .map((name) => `${name}=${env[name]}`)
     .join(' ');
 }

@@ -18,7 +18,8 @@ export interface TenantLine {
   routed: number;
   deadLettered: number;
   staged: number;
-  movedLastPass: number;
+  /** Moved to the target per distributor pass, averaged over the last passes (RECENT_PASSES). */
+  movedPerPass: number;
   processed: number;
 }
 
@@ -57,6 +58,8 @@ export interface SnapshotSources {
   processed: ReadonlyMap<string, number>;
   schedules: ReadonlyMap<string, ScheduleStats>;
   fills: ReadonlyMap<string, number>;
+  /** The distributor's latest pass summaries, newest last. */
+  recentPasses: readonly PassSummary[];
 }
 
 /** Which function runs which job (serverless.yml function names). */
@@ -78,8 +81,11 @@ export async function takeSnapshot(s: SnapshotSources): Promise<Snapshot> {
   ]);
   const { staging } = await describeQueues(listing, s.queueSettings);
   const distributor = s.schedules.get('distributor');
-  const lastPass = distributor?.lastResult as PassSummary | undefined;
-  const movedLastPass = new Map(lastPass?.targets.flatMap((t) => t.queues.map((q) => [q.name, q.moved] as const)) ?? []);
+  const movedRecently = new Map<string, number>();
+  for (const queue of s.recentPasses.flatMap((pass) => pass.targets.flatMap((t) => t.queues))) {
+    movedRecently.set(queue.name, (movedRecently.get(queue.name) ?? 0) + queue.moved);
+  }
+  const perPass = (moved: number) => (s.recentPasses.length ? Math.round((moved / s.recentPasses.length) * 10) / 10 : 0);
   const tenantNames = [...new Set([...s.traffic.keys(), ...tenants.map((t) => t.tenant)])];
   const elapsedMs = Date.now() - s.startedAt;
   return {
@@ -97,7 +103,7 @@ export async function takeSnapshot(s: SnapshotSources): Promise<Snapshot> {
         routed: traffic?.routed ?? 0,
         deadLettered: traffic?.deadLettered ?? 0,
         staged: queues.reduce((n, q) => n + q.depth, 0),
-        movedLastPass: queues.reduce((n, q) => n + (movedLastPass.get(q.queue) ?? 0), 0),
+        movedPerPass: perPass(queues.reduce((n, q) => n + (movedRecently.get(q.queue) ?? 0), 0)),
         processed: s.processed.get(tenant) ?? 0,
       };
     }),

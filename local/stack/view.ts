@@ -10,7 +10,7 @@ export function renderView(snapshot: Snapshot, notes: readonly string[]): string
     '   Ctrl-C stops everything';
   const body = renderTables([
     {
-      title: 'Tenants (level 1 is served first)',
+      title: 'Tenants (level 1 is served first; moved/pass: average of the last passes)',
       rows: snapshot.tenants.map((t) => ({
         tenant: t.tenant,
         level: t.level,
@@ -18,7 +18,7 @@ export function renderView(snapshot: Snapshot, notes: readonly string[]): string
         sent: t.sent,
         routed: t.routed,
         staged: t.staged,
-        'moved last pass': t.movedLastPass,
+        'moved/pass': t.movedPerPass,
         processed: t.processed,
       })),
     },
