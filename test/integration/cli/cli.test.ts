@@ -32,7 +32,9 @@ describe('operator CLI against dynalite and RabbitMQ', () => {
   let env: Record<string, string>;
 
   beforeAll(async () => {
-    [dynamo, vhost] = await Promise.all([startDynamo(), createTestVhost()]);
+    // One after the other, so that afterAll stops whatever did start.
+    dynamo = await startDynamo();
+    vhost = await createTestVhost();
     await dynamo.createTables();
     amqp = await connect(vhost.amqpUrl);
     env = {
