@@ -1,9 +1,8 @@
 import { Pool } from 'pg';
-import type { EmbeddedPostgres } from '../embedded-postgres';
 import { DEFAULT_DOCUMENT_TYPES, generateRegistry } from '../../test/harness/registry/generate';
 import { deceasedDocumentIds, expiredDocumentIds, repositoryDeletableIds, type OracleRule } from '../../test/harness/registry/oracle';
 import { demoRetention } from './environment';
-import { startSharedPostgres } from './shared-postgres';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from '../embedded-postgres';
 
 /** Figures of the demo registry the view shows and the acceptance test checks. */
 export interface RegistryFigures {
@@ -29,7 +28,7 @@ export class DemoRegistry {
   ) {}
 
   static async start(sizes = { documents: 3_000, citizens: 400 }): Promise<DemoRegistry> {
-    const servers = await Promise.all([startSharedPostgres(), startSharedPostgres()]);
+    const servers = await Promise.all([startEmbeddedPostgres(), startEmbeddedPostgres()]);
     const [nxrg, openxds] = servers.map((s) => new Pool({ connectionString: s.url, max: 2 })) as [Pool, Pool];
     const now = new Date();
     await generateRegistry(nxrg, openxds, { seed: 'npm-start', ...sizes, now });

@@ -1,4 +1,5 @@
 import { redactUrl } from '../../lib/rabbitmq/redact';
+import { managementApi } from '../management-api';
 
 /**
  * A RabbitMQ vhost of the local stack's own, created through the management API and deleted on
@@ -40,21 +41,5 @@ export async function createDemoVhost(amqpUrl: string, managementUrl: string, vh
     amqpUrl: url.toString(),
     managementUrl,
     delete: () => api('DELETE', `/api/vhosts/${encodeURIComponent(vhost)}`).then(() => undefined),
-  };
-}
-
-/** Calls the management API with the URL's credentials; throws on a non-2xx answer. */
-function managementApi(baseUrl: string) {
-  const base = new URL(baseUrl);
-  const authorization = `Basic ${Buffer.from(`${decodeURIComponent(base.username)}:${decodeURIComponent(base.password)}`).toString('base64')}`;
-  const origin = `${base.protocol}//${base.host}`;
-  return async (method: string, path: string, body?: unknown): Promise<void> => {
-    const response = await fetch(`${origin}${path}`, {
-      method,
-      headers: { authorization, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(10_000),
-    });
-    if (!response.ok) throw new Error(`${method} ${path.split('?')[0]} answered ${response.status}`);
   };
 }

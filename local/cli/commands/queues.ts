@@ -1,6 +1,6 @@
 import { DynamoDistributorState } from '../../../lib/distributor/stateStore';
 import { ManagementClient } from '../../../lib/rabbitmq/management';
-import { documentClient } from '../../ops/dynamo';
+import { cliDocumentClient } from '../../ops/dynamo';
 import { describeQueues, loadQueueSettings } from '../../ops/queues';
 import type { Command } from '../command';
 
@@ -15,7 +15,7 @@ export const queuesCommand: Command = {
   async run({ env }) {
     const settings = loadQueueSettings(env);
     const management = new ManagementClient(settings.RABBITMQ_MANAGEMENT_URL, settings.RABBITMQ_VHOST);
-    const doc = documentClient(settings, env);
+    const doc = cliDocumentClient(settings, env);
     try {
       const view = await describeQueues(
         await management.listQueues(),

@@ -3,7 +3,7 @@ import { dynamoSettings } from '../../../lib/config/common';
 import { parseEnv } from '../../../lib/config/env';
 import { cleanupConfigSchema } from '../../../lib/config/cleanup';
 import { createCleanupOperator } from '../../../lib/cleanup/operator';
-import { documentClient } from '../../ops/dynamo';
+import { cliDocumentClient } from '../../ops/dynamo';
 import { cleanupJobNames, type CleanupJobName } from '../../../lib/cleanup/jobs';
 import { UsageError, type Command } from '../command';
 
@@ -28,7 +28,7 @@ export const stackCommand: Command = {
     const top = Number(options.top);
     if (!Number.isInteger(top) || top < 0) throw new UsageError('--top must be a whole number');
     const settings = parseEnv(stackSettingsSchema, env);
-    const doc = documentClient(settings, env);
+    const doc = cliDocumentClient(settings, env);
     const operator = createCleanupOperator(doc, settings.CLEANUP_TABLE);
     try {
       if (!job) {

@@ -1,4 +1,4 @@
-import { documentClient } from '../../ops/dynamo';
+import { cliDocumentClient } from '../../ops/dynamo';
 import { listTenants, loadTenantSettings, resetTenant } from '../../ops/tenants';
 import type { Command } from '../command';
 
@@ -12,7 +12,7 @@ export const tenantsCommand: Command = {
   options: { reset: { type: 'string' } },
   async run({ options, env }) {
     const settings = loadTenantSettings(env);
-    const doc = documentClient(settings.dynamo, env);
+    const doc = cliDocumentClient(settings.dynamo, env);
     try {
       if (typeof options.reset === 'string') {
         const existed = await resetTenant(doc, settings.table, options.reset);

@@ -40,6 +40,7 @@ describe('router, end to end through the handler (real RabbitMQ, dynalite)', () 
   });
   beforeEach(() => {
     recorded.failures.length = 0;
+    recorded.tenants.length = 0;
   });
 
   const invoke = (records: ReturnType<typeof sqsRecord>[]) => handler(sqsEvent(records), lambdaContext);
@@ -59,6 +60,14 @@ describe('router, end to end through the handler (real RabbitMQ, dynalite)', () 
     expect(await invoke([sqsRecord(event('direct', 'quiet', 'quiet-0')), sqsRecord(event('direct', 'quiet', 'quiet-1'))])).toEqual({
       batchItemFailures: [],
     });
+    // One report line per tenant per batch, with the level after its last check (the insight rule's input).
+    expect(recorded.tenants).toEqual([
+      { tenant: 'noisy', documents: 10, level: 5 },
+      { tenant: 'noisy', documents: 10, level: 8 },
+      { tenant: 'noisy', documents: 10, level: 9 },
+      { tenant: 'noisy', documents: 10, level: 9 },
+      { tenant: 'quiet', documents: 2, level: 1 },
+    ]);
 
     const consumed = await drain('direct');
     const bodies = consumed.map((m) => m.content.toString());
