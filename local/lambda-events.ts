@@ -2,7 +2,7 @@ import { randomUUID, createHash } from 'node:crypto';
 import type { Context, ScheduledEvent, SQSEvent } from 'aws-lambda';
 
 /**
- * Events shaped like the ones AWS delivers (see /work/shared/fixtures: sqs-event.json,
+ * Events shaped like the ones AWS delivers (see test/fixtures: sqs-event.json,
  * scheduled-event.json), so that `npm start` and `fairway invoke` call the real handlers with
  * what they receive in production.
  */

@@ -1,3 +1,4 @@
+import { fixturePath } from '../../fixtures';
 import { readFileSync } from 'node:fs';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { loadRouterConfig, type RouterConfig } from '../../../lib/config/router';
@@ -8,7 +9,7 @@ import type { TestVhost } from '../../harness/rabbit';
 
 /** Shared by the router's integration tests: SQS events shaped like AWS's sample, and a recording report. */
 
-const sample = (JSON.parse(readFileSync('/work/shared/fixtures/sqs-event.json', 'utf8')) as SQSEvent).Records[0]!;
+const sample = (JSON.parse(readFileSync(fixturePath('sqs-event.json'), 'utf8')) as SQSEvent).Records[0]!;
 let sequence = 0;
 
 export function sqsRecord(body: string | AfterProcessEvent, messageAttributes: SQSRecord['messageAttributes'] = {}): SQSRecord {

@@ -1,3 +1,4 @@
+import { fixturePath } from '../../fixtures';
 import { readFileSync } from 'node:fs';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { connect, type Channel, type ChannelModel, type GetMessage } from 'amqplib';
@@ -122,7 +123,7 @@ describe('router, end to end through the handler (real RabbitMQ, dynalite)', () 
   });
 
   it('routes a Worker Framework task message to the staging queue its custom data names (fixture)', async () => {
-    const body = readFileSync('/work/shared/fixtures/taskmessage-document-tenant-workflow.json', 'utf8');
+    const body = readFileSync(fixturePath('taskmessage-document-tenant-workflow.json'), 'utf8');
     const attributes = { 'x-caf-worker-retry': { dataType: 'Number', stringValue: '1', stringListValues: [], binaryListValues: [] } };
     expect(await invoke([sqsRecord(body, attributes)])).toEqual({ batchItemFailures: [] });
 
