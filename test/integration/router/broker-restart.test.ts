@@ -3,6 +3,7 @@ import { promisify } from 'node:util';
 import { connect } from 'amqplib';
 import { createRouterService } from '../../../lib/routing/service';
 import { lambdaHandler } from '../../../lib/runtime/lambda';
+import { eventually } from '../../harness/eventually';
 import { startDynamo, type EmbeddedDynamo } from '../../harness/dynamo';
 import { createTestVhost, type TestVhost } from '../../harness/rabbit';
 import { event, lambdaContext, recordingReport, routerConfig, sqsEvent, sqsRecord } from './fixtures';
@@ -37,6 +38,8 @@ describe('router across a RabbitMQ restart', () => {
     await rabbitmqctl('stop_app');
     await rabbitmqctl('start_app');
     await rabbitmqctl('await_startup');
+    // The management listener comes back a little after the broker; the next test file needs it.
+    await eventually(() => rabbit.api('GET', '/api/overview').then(() => true, () => undefined), 'the management API after the restart');
 
     const after = sqsRecord(event('worker-in', 't1', 'after'));
     expect(await handler(sqsEvent([after]), lambdaContext)).toEqual({ batchItemFailures: [] });
