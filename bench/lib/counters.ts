@@ -1,0 +1,61 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+
+/** A fetch that counts requests by method and path (query string left out), for the management API. */
+export function countingFetch(inner: typeof fetch = fetch) {
+  const counts = new Map<string, number>();
+  const counted: typeof fetch = (input, init) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    const key = `${init?.method ?? 'GET'} ${decodeURIComponent(url.pathname)}`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+    return inner(input, init);
+  };
+  return {
+    fetch: counted,
+    total: () => [...counts.values()].reduce((a, b) => a + b, 0),
+    byPath: () => new Map(counts),
+    reset: () => counts.clear(),
+  };
+}
+
+/** Counts the requests a DynamoDB client sends, by command name (PutItem, UpdateItem, Query, …). */
+export function countDynamoRequests(client: DynamoDBClient) {
+  const counts = new Map<string, number>();
+  client.middlewareStack.add(
+    (next, context) => (args) => {
+      const command = context.commandName?.replace(/Command$/, '') ?? 'unknown';
+      counts.set(command, (counts.get(command) ?? 0) + 1);
+      return next(args);
+    },
+    { step: 'initialize', name: 'benchRequestCounter' },
+  );
+  return {
+    total: () => [...counts.values()].reduce((a, b) => a + b, 0),
+    of: (...commands: string[]) => commands.reduce((sum, c) => sum + (counts.get(c) ?? 0), 0),
+    byCommand: () => new Map(counts),
+    reset: () => counts.clear(),
+  };
+}
+
+/**
+ * Peak memory while `work` runs, sampled every few milliseconds, above what was in use before it
+ * (after a GC when node runs with --expose-gc, which `npm run bench` passes).
+ */
+export async function peakMemory<T>(work: () => Promise<T>): Promise<{ result: T; peakHeapMiB: number; peakRssMiB: number }> {
+  (globalThis as { gc?: () => void }).gc?.();
+  const before = process.memoryUsage();
+  let heap = before.heapUsed;
+  let rss = before.rss;
+  const sample = () => {
+    const now = process.memoryUsage();
+    heap = Math.max(heap, now.heapUsed);
+    rss = Math.max(rss, now.rss);
+  };
+  const timer = setInterval(sample, 5);
+  try {
+    const result = await work();
+    sample();
+    return { result, peakHeapMiB: (heap - before.heapUsed) / 2 ** 20, peakRssMiB: (rss - before.rss) / 2 ** 20 };
+  } finally {
+    clearInterval(timer);
+  }
+}
