@@ -1,10 +1,8 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { loadRouterConfig } from '../lib/config/router';
-import { NotImplementedError } from '../lib/runtime/errors';
+import { createRouterService } from '../lib/routing/service';
 import { lambdaHandler } from '../lib/runtime/lambda';
 
-loadRouterConfig(process.env);
+const router = createRouterService(loadRouterConfig(process.env));
 
-export const handler = lambdaHandler<SQSEvent, SQSBatchResponse>(async () => {
-  throw new NotImplementedError('The router', 'issue #3');
-});
+export const handler = lambdaHandler<SQSEvent, SQSBatchResponse>(router.route);

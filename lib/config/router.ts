@@ -1,13 +1,63 @@
 import { z } from 'zod';
+import { defaultThresholds, reachableLevels, tenMinusLevel } from '../priority/core';
 import { dynamoSettings, rabbitSettings } from './common';
 import { parseEnv, setting, type Env } from './env';
 
+const thresholdsSchema = z
+  .array(z.strictObject({ below: z.number().int(), level: z.number().int().min(0) }))
+  .refine((list) => list.every((t, i) => i === 0 || list[i - 1]!.below < t.below), {
+    error: 'must be in ascending order of "below"',
+  });
+
+const priorityTableSchema = z.record(
+  z.string().regex(/^\d+$/, { error: 'keys must be levels' }),
+  z.number().int().min(0).max(255),
+);
+
+const targetsSchema = z.record(
+  z.string(),
+  z.strictObject({
+    bypassStaging: z.boolean().default(false),
+    durable: z.boolean().optional(),
+    arguments: z.record(z.string(), z.json()).optional(),
+  }),
+);
+
 /** The router's settings, read from the environment once at cold start (names as in serverless.yml). */
-export const routerConfigSchema = z.object({
-  ...dynamoSettings,
-  ...rabbitSettings,
-  TENANT_TABLE: setting.text(),
-});
+export const routerConfigSchema = z
+  .object({
+    ...dynamoSettings,
+    ...rabbitSettings,
+    TENANT_TABLE: setting.text(),
+    /** SPEC §1: a check more than this many seconds after the last one resets the tenant. */
+    TENANT_PRIORITY_RESET_SECONDS: setting.int(1500, 1),
+    /** SPEC §1's table as `[{"below": -20, "level": 9}, …]`, ascending; the first that holds wins. */
+    TENANT_PRIORITY_THRESHOLDS: setting.json(thresholdsSchema, [...defaultThresholds]),
+    /** The level of a count below no threshold. */
+    TENANT_PRIORITY_QUIET_LEVEL: setting.int(1, 0),
+    /** Level → AMQP priority; RabbitMQ delivers a larger priority first. Default 10 − level. */
+    TENANT_PRIORITY_AMQP_PRIORITIES: setting.json(
+      priorityTableSchema,
+      Object.fromEntries(defaultThresholds.map((t) => t.level).concat(1).map((l) => [String(l), tenMinusLevel(l)])),
+    ),
+    /** Per target queue: `{"name": {"bypassStaging": true}}`, or the shape of its staging queues. */
+    ROUTER_TARGETS: setting.json(targetsSchema, {}),
+    /** How long a declared staging queue and a target's shape are remembered. */
+    STAGING_QUEUE_CACHE_SECONDS: setting.int(60, 0),
+    /** How long to wait for the broker to confirm a batch's publishes. */
+    PUBLISH_CONFIRM_TIMEOUT_MS: setting.int(10_000, 100),
+  })
+  .superRefine((config, ctx) => {
+    const rules = { thresholds: config.TENANT_PRIORITY_THRESHOLDS, quietLevel: config.TENANT_PRIORITY_QUIET_LEVEL };
+    const missing = reachableLevels(rules).filter((level) => config.TENANT_PRIORITY_AMQP_PRIORITIES[String(level)] === undefined);
+    if (missing.length > 0) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['TENANT_PRIORITY_AMQP_PRIORITIES'],
+        message: `has no priority for level ${missing.join(', ')}`,
+      });
+    }
+  });
 
 export type RouterConfig = z.infer<typeof routerConfigSchema>;
 

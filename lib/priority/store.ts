@@ -1,0 +1,95 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { countsFrom, type CheckResult, type TenantPriorityRules } from './core';
+
+/** Applies checks of SPEC §1 to a tenant's shared counter. */
+export interface TenantCounterStore {
+  /** `k` checks of one tenant, in order, as one atomic step: never loses a concurrent check. */
+  check(tenantId: string, k: number, nowMs: number): Promise<CheckResult>;
+}
+
+export interface RetryPolicy {
+  maxAttempts: number;
+  baseDelayMs: number;
+}
+
+/**
+ * The counters in DynamoDB, one item per tenant (`pk` = tenant id, `pendingCount`, `lastUpdateMs`),
+ * with single-item conditional writes only. Each attempt is one write:
+ *
+ * - a tenant updated within the interval gets an atomic `ADD -k`, conditional on the item being
+ *   fresh; DynamoDB serialises concurrent ADDs, so none is lost and each sees a distinct count;
+ * - otherwise the count is reset with a put conditional on the item still being missing or
+ *   expired. Of two invocations that both saw it expired, only the first reset succeeds: the
+ *   second finds a fresh item and falls back to the ADD, so a tenant is never reset twice.
+ *
+ * A failed condition means another writer moved the item in between; the loop retries the other
+ * branch, backing off with jitter only after a full round so a busy tenant does not stall.
+ */
+export class DynamoTenantCounterStore implements TenantCounterStore {
+  constructor(
+    private readonly doc: DynamoDBDocumentClient,
+    private readonly tableName: string,
+    private readonly rules: TenantPriorityRules,
+    private readonly retry: RetryPolicy = { maxAttempts: 8, baseDelayMs: 10 },
+    private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
+  ) {}
+
+  async check(tenantId: string, k: number, nowMs: number): Promise<CheckResult> {
+    if (!Number.isInteger(k) || k < 1) throw new RangeError(`check: k must be a positive integer, got ${k}`);
+    const freshSince = nowMs - this.rules.resetIntervalMs;
+    for (let attempt = 0; attempt < this.retry.maxAttempts; attempt++) {
+      if (attempt > 0) await this.sleep(Math.random() * this.retry.baseDelayMs * 2 ** Math.min(attempt, 6));
+      const decremented = await this.decrementIfFresh(tenantId, k, nowMs, freshSince);
+      if (decremented !== undefined) return countsFrom(decremented + k - 1, k, nowMs, this.rules);
+      if (await this.resetIfExpired(tenantId, k, nowMs, freshSince)) return countsFrom(0, k, nowMs, this.rules);
+    }
+    throw new Error(
+      `Tenant counter of ${JSON.stringify(tenantId)} kept changing under ${this.retry.maxAttempts} attempts; try again`,
+    );
+  }
+
+  /** The count after subtracting k, or undefined if the item is missing or expired. */
+  private async decrementIfFresh(tenantId: string, k: number, nowMs: number, freshSince: number) {
+    return onConditionFailed(async () => {
+      const { Attributes } = await this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { pk: tenantId },
+          UpdateExpression: 'ADD pendingCount :minusK SET lastUpdateMs = :now',
+          ConditionExpression: 'attribute_exists(pk) AND lastUpdateMs >= :freshSince',
+          ExpressionAttributeValues: { ':minusK': -k, ':now': nowMs, ':freshSince': freshSince },
+          ReturnValues: 'UPDATED_NEW',
+        }),
+      );
+      return Number(Attributes?.pendingCount);
+    });
+  }
+
+  /** True if this call reset the counter (and applied its k checks), false if the item is fresh. */
+  private async resetIfExpired(tenantId: string, k: number, nowMs: number, freshSince: number) {
+    const reset = await onConditionFailed(async () => {
+      await this.doc.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { pk: tenantId, pendingCount: -(k - 1), lastUpdateMs: nowMs },
+          ConditionExpression: 'attribute_not_exists(pk) OR lastUpdateMs < :freshSince',
+          ExpressionAttributeValues: { ':freshSince': freshSince },
+        }),
+      );
+      return true;
+    });
+    return reset ?? false;
+  }
+}
+
+async function onConditionFailed<T>(write: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await write();
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException || (error as Error).name === 'ConditionalCheckFailedException') {
+      return undefined;
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,48 @@
+import type { z } from 'zod';
+
+export interface Problem {
+  /** The event field, as a dotted path (e.g. `message.body`). */
+  field: string;
+  /** What is wrong with it, never its value (the event may carry personal data). */
+  reason: string;
+}
+
+/** An after-process event that cannot be routed as it is; the message names each bad field. */
+export class InvalidEventError extends Error {
+  override readonly name = 'InvalidEventError';
+  readonly problems: readonly Problem[];
+
+  constructor(field: string, reason: string);
+  constructor(problems: readonly Problem[]);
+  constructor(fieldOrProblems: string | readonly Problem[], reason?: string) {
+    const problems = typeof fieldOrProblems === 'string' ? [{ field: fieldOrProblems, reason: reason! }] : fieldOrProblems;
+    super(problems.map((p) => `${p.field}: ${p.reason}`).join('; '));
+    this.problems = problems;
+  }
+
+  get fields(): string[] {
+    return this.problems.map((p) => p.field);
+  }
+}
+
+/** Parses `input` with `schema`, turning every zod issue into a named problem under `prefix`. */
+export function parseOrReject<S extends z.ZodType>(schema: S, input: unknown, prefix = ''): z.infer<S> {
+  const result = schema.safeParse(input, { error: describeIssue });
+  if (result.success) return result.data;
+  throw new InvalidEventError(
+    result.error.issues.flatMap((issue) => {
+      const path = [prefix, ...issue.path.map(String)].filter(Boolean).join('.');
+      if (issue.code === 'unrecognized_keys') {
+        return issue.keys.map((key) => ({ field: [path, key].filter(Boolean).join('.'), reason: 'is not a known field' }));
+      }
+      return [{ field: path || '(event)', reason: issue.message }];
+    }),
+  );
+}
+
+/** zod's messages, phrased to follow the field name and never quoting the value. */
+function describeIssue(issue: { code?: string; input?: unknown; expected?: string }): string | undefined {
+  if (issue.code !== 'invalid_type') return undefined;
+  if (issue.input === undefined || issue.input === null) return 'is required';
+  return `must be ${/^[aeiou]/.test(issue.expected ?? '') ? 'an' : 'a'} ${issue.expected}`;
+}

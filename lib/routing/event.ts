@@ -1,0 +1,90 @@
+import type { SQSRecord } from 'aws-lambda';
+import { z } from 'zod';
+import { InvalidEventError, parseOrReject } from './errors';
+import { checkDiscriminator, checkTargetName, type StagingKey } from './queue-names';
+import { base64, fromTaskMessage, isTaskMessage } from './task-message';
+
+/**
+ * The after-process event (the SQS message body the router consumes), in one of two shapes:
+ *
+ * 1. Fairway's own, described by `afterProcessEventSchema` below (README "Router");
+ * 2. a Worker Framework task message (`lib/routing/task-message.ts`), recognised by `taskData` and `taskClassifier`.
+ */
+
+/** AMQP basic properties a message keeps on every hop (amqplib's publish option names). */
+const propertiesSchema = z.strictObject({
+  contentType: z.string().optional(),
+  contentEncoding: z.string().optional(),
+  headers: z.record(z.string(), z.json()).optional(),
+  /** 1 transient, 2 persistent; persistent when left out so that a broker restart loses nothing. */
+  deliveryMode: z.union([z.literal(1), z.literal(2)]).optional(),
+  /** Accepted, but replaced by the tenant's priority (SPEC §1). */
+  priority: z.number().int().min(0).max(255).optional(),
+  correlationId: z.string().optional(),
+  replyTo: z.string().optional(),
+  expiration: z.string().regex(/^\d+$/, { error: 'must be a whole number of milliseconds, as a string' }).optional(),
+  messageId: z.string().optional(),
+  /** Seconds since the epoch (AMQP timestamp). */
+  timestamp: z.number().int().min(0).optional(),
+  type: z.string().optional(),
+  userId: z.string().optional(),
+  appId: z.string().optional(),
+});
+
+/** Headers are any AMQP field values (a task message's binary SQS attributes become Buffers). */
+export type MessageProperties = Omit<z.infer<typeof propertiesSchema>, 'priority' | 'headers'> & {
+  headers?: Record<string, unknown>;
+};
+
+export const afterProcessEventSchema = z.strictObject({
+  /** The queue the worker would have sent the message to. */
+  target: z.string(),
+  tenantId: z.string(),
+  workflowName: z.string().optional(),
+  message: z.strictObject({
+    body: z.string(),
+    /** `utf8` (default) or `base64` for a binary body. */
+    encoding: z.enum(['utf8', 'base64']).default('utf8'),
+    properties: propertiesSchema.default({}),
+  }),
+});
+
+export type AfterProcessEvent = z.input<typeof afterProcessEventSchema>;
+
+/** A validated event: where it goes, whose it is, and the message to publish. */
+export interface RoutableMessage extends StagingKey {
+  body: Buffer;
+  properties: MessageProperties;
+}
+
+/** Validates one SQS record's body; throws InvalidEventError naming each bad field. */
+export function parseAfterProcessRecord(record: Pick<SQSRecord, 'body' | 'messageAttributes'>): RoutableMessage {
+  let json: unknown;
+  try {
+    json = JSON.parse(record.body);
+  } catch {
+    throw new InvalidEventError('body', 'is not JSON');
+  }
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+    throw new InvalidEventError('body', 'must be a JSON object');
+  }
+  return isTaskMessage(json) ? fromTaskMessage(json, record) : fromFairwayEvent(json);
+}
+
+function fromFairwayEvent(json: object): RoutableMessage {
+  const event = parseOrReject(afterProcessEventSchema, json);
+  if (event.message.encoding === 'base64' && !base64.test(event.message.body)) {
+    throw new InvalidEventError('message.body', 'is not valid base64');
+  }
+  checkTargetName(event.target);
+  checkDiscriminator('tenantId', event.tenantId);
+  if (event.workflowName !== undefined) checkDiscriminator('workflowName', event.workflowName);
+  const { priority: _replaced, ...properties } = event.message.properties;
+  return {
+    target: event.target,
+    tenantId: event.tenantId,
+    ...(event.workflowName === undefined ? {} : { workflowName: event.workflowName }),
+    body: Buffer.from(event.message.body, event.message.encoding),
+    properties: { deliveryMode: 2, ...properties },
+  };
+}

@@ -1,0 +1,112 @@
+import { InvalidEventError } from './errors';
+
+/**
+ * Staging queue names (SPEC §2): `target»/tenant/workflow`, the reference implementation's
+ * format (MessageRouter.LOAD_BALANCED_INDICATOR and its queue name mutators). The router builds
+ * them; the distributor parses them back.
+ */
+export const STAGING_SEPARATOR = '»';
+export const DISCRIMINATOR_SEPARATOR = '/';
+/** RabbitMQ refuses longer queue names (a shortstr), counted in UTF-8 bytes. */
+export const MAX_QUEUE_NAME_BYTES = 255;
+
+/** What the mutators read: the target and the ids the event carried. */
+export interface StagingKey {
+  target: string;
+  tenantId: string;
+  workflowName?: string;
+}
+
+/**
+ * One link of the name chain: returns the discriminator it adds, or undefined to add none.
+ * `field` names the event field it reads, for errors. Extend the chain with your own.
+ */
+export interface QueueNameMutator<K extends StagingKey = StagingKey> {
+  readonly field: string;
+  discriminator(key: K): string | undefined;
+}
+
+export const tenantMutator: QueueNameMutator = { field: 'tenantId', discriminator: (key) => key.tenantId };
+export const workflowMutator: QueueNameMutator = { field: 'workflowName', discriminator: (key) => key.workflowName };
+export const defaultMutators: readonly QueueNameMutator[] = [tenantMutator, workflowMutator];
+
+/**
+ * The staging queue for `key`: target, `»`, then `/`+discriminator per mutator that adds one;
+ * the target itself when none does. An id that would break the scheme is rejected, never
+ * rewritten, so that a message cannot land in another tenant's queue.
+ */
+export function stagingQueueName<K extends StagingKey>(
+  key: K,
+  mutators: readonly QueueNameMutator<K>[] = defaultMutators,
+): string {
+  checkTargetName(key.target);
+  const used = mutators.flatMap((mutator) => {
+    const value = mutator.discriminator(key);
+    if (value === undefined) return [];
+    checkDiscriminator(mutator.field, value);
+    return [{ field: mutator.field, value }];
+  });
+  if (used.length === 0) return key.target;
+  if (key.target.startsWith('amq.')) {
+    throw new InvalidEventError('target', 'names starting with "amq." are reserved by RabbitMQ and cannot be staged');
+  }
+  const name = key.target + STAGING_SEPARATOR + used.map((u) => DISCRIMINATOR_SEPARATOR + u.value).join('');
+  const bytes = Buffer.byteLength(name, 'utf8');
+  if (bytes > MAX_QUEUE_NAME_BYTES) {
+    throw new InvalidEventError(
+      ['target', ...used.map((u) => u.field)].join(', '),
+      `together make a staging queue name of ${bytes} bytes; RabbitMQ allows at most ${MAX_QUEUE_NAME_BYTES}`,
+    );
+  }
+  return name;
+}
+
+/** A target queue name must be usable as is and must not look like a staging queue. */
+export function checkTargetName(target: string, field = 'target'): void {
+  if (target.length === 0) throw new InvalidEventError(field, 'must not be empty');
+  if (target.includes(STAGING_SEPARATOR)) {
+    throw new InvalidEventError(field, `must not contain "${STAGING_SEPARATOR}" (it would name a staging queue)`);
+  }
+  const bytes = Buffer.byteLength(target, 'utf8');
+  if (bytes > MAX_QUEUE_NAME_BYTES) {
+    throw new InvalidEventError(field, `is ${bytes} bytes; RabbitMQ allows at most ${MAX_QUEUE_NAME_BYTES}`);
+  }
+}
+
+/** A tenant id, workflow name or other discriminator must be non-empty and free of the separators. */
+export function checkDiscriminator(field: string, value: string): void {
+  if (value.length === 0) throw new InvalidEventError(field, 'must not be empty');
+  for (const reserved of [STAGING_SEPARATOR, DISCRIMINATOR_SEPARATOR]) {
+    if (value.includes(reserved)) {
+      throw new InvalidEventError(field, `must not contain "${reserved}" (it separates the parts of a staging queue name)`);
+    }
+  }
+}
+
+export interface StagingQueueParts {
+  target: string;
+  tenant?: string;
+  workflow?: string;
+  /** Every discriminator in order (tenant, workflow, then any a longer chain added). */
+  discriminators: string[];
+}
+
+/**
+ * The inverse of `stagingQueueName`: undefined for a name that is not a staging queue (no `»`,
+ * or nothing before it). Also reads the slash-less `target»tenant` of the reference's tests.
+ */
+export function parseStagingQueueName(name: string): StagingQueueParts | undefined {
+  const at = name.indexOf(STAGING_SEPARATOR);
+  if (at <= 0) return undefined;
+  const target = name.slice(0, at);
+  const rest = name.slice(at + STAGING_SEPARATOR.length);
+  const path = rest.startsWith(DISCRIMINATOR_SEPARATOR) ? rest.slice(DISCRIMINATOR_SEPARATOR.length) : rest;
+  const discriminators = path === '' ? [] : path.split(DISCRIMINATOR_SEPARATOR);
+  const [tenant, workflow] = discriminators;
+  return {
+    target,
+    ...(tenant ? { tenant } : {}),
+    ...(workflow ? { workflow } : {}),
+    discriminators,
+  };
+}

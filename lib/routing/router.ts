@@ -1,0 +1,161 @@
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { ConfirmChannel } from 'amqplib';
+import type { PriorityMapping } from '../priority/core';
+import type { TenantCounterStore } from '../priority/store';
+import { InvalidEventError } from './errors';
+import { parseAfterProcessRecord, type RoutableMessage } from './event';
+import { publishAll } from './publish';
+import { defaultMutators, stagingQueueName, type QueueNameMutator } from './queue-names';
+import type { StagingQueues, TargetSettings } from './staging-queues';
+
+/** Why a record was not routed; bounded, so it can be a metric name. */
+export type FailureKind = 'Rejected' | 'PriorityFailures' | 'BrokerFailures';
+
+export interface RecordFailure {
+  messageId: string;
+  kind: FailureKind;
+  /** The bad event fields, for a rejected event. */
+  fields?: string[];
+  reason: string;
+}
+
+/** Where the router reports; never given a message body. */
+export interface RouterReport {
+  failed(failure: RecordFailure): void;
+  counted(metric: 'Routed' | FailureKind, count: number): void;
+}
+
+export interface RouterDeps {
+  counters: TenantCounterStore;
+  amqp: { openConfirmChannel(): Promise<ConfirmChannel> };
+  stagingQueues: StagingQueues;
+  targets: Readonly<Record<string, TargetSettings>>;
+  priorityOf: PriorityMapping;
+  confirmTimeoutMs: number;
+  report: RouterReport;
+  mutators?: readonly QueueNameMutator[];
+  now?: () => number;
+}
+
+interface Pending {
+  record: SQSRecord;
+  message: RoutableMessage;
+  queue: string;
+  bypass: boolean;
+  priority?: number;
+}
+
+/**
+ * The router (SPEC §2) over an SQS batch of after-process events: validate each, check its
+ * tenant's priority (SPEC §1), publish it to its staging queue (or its target, for a target that
+ * bypasses staging) with that priority. A record fails alone, in `batchItemFailures`, and is
+ * never reported routed unless the broker confirmed it.
+ */
+export function createRouter(deps: RouterDeps) {
+  const mutators = deps.mutators ?? defaultMutators;
+  const now = deps.now ?? Date.now;
+
+  return async function route(event: SQSEvent): Promise<SQSBatchResponse> {
+    const failures: RecordFailure[] = [];
+
+    let pending = event.Records.flatMap((record): Pending[] => {
+      try {
+        const message = parseAfterProcessRecord(record);
+        const bypass = deps.targets[message.target]?.bypassStaging ?? false;
+        return [{ record, message, bypass, queue: bypass ? message.target : stagingQueueName(message, mutators) }];
+      } catch (error) {
+        failures.push(failureOf(record.messageId, 'Rejected', error));
+        return [];
+      }
+    });
+
+    let routed = 0;
+    let channel: ConfirmChannel | undefined;
+    if (pending.length > 0) {
+      try {
+        // Before the priority checks, so that a broker that is down does not count documents twice.
+        channel = await deps.amqp.openConfirmChannel();
+      } catch (error) {
+        pending = dropFailed(pending, new Map(pending.map((p) => [p, { kind: 'BrokerFailures', error }])), failures);
+      }
+    }
+    try {
+      pending = dropFailed(pending, await ensureStagingQueues(deps.stagingQueues, pending), failures);
+      pending = dropFailed(pending, await checkPriorities(deps, pending, now()), failures);
+      if (channel && pending.length > 0) {
+        const outcomes = await publishAll(
+          channel,
+          pending.map(({ queue, message, priority }) => ({
+            queue,
+            body: message.body,
+            options: { ...message.properties, priority },
+          })),
+          deps.confirmTimeoutMs,
+        );
+        outcomes.forEach((outcome, i) => {
+          if (outcome.routed) {
+            routed++;
+          } else {
+            deps.stagingQueues.forget(pending[i]!.queue);
+            failures.push({ messageId: pending[i]!.record.messageId, kind: 'BrokerFailures', reason: outcome.reason });
+          }
+        });
+      }
+    } finally {
+      await channel?.close().catch(() => undefined);
+    }
+
+    for (const failure of failures) deps.report.failed(failure);
+    deps.report.counted('Routed', routed);
+    for (const kind of ['Rejected', 'PriorityFailures', 'BrokerFailures'] as const) {
+      deps.report.counted(kind, failures.filter((f) => f.kind === kind).length);
+    }
+    return { batchItemFailures: failures.map((f) => ({ itemIdentifier: f.messageId })) };
+  };
+}
+
+/** The records a step could not take further, with the kind and cause of each failure. */
+type Failed = Map<Pending, { kind: FailureKind; error: unknown }>;
+
+function dropFailed(pending: Pending[], failed: Failed, failures: RecordFailure[]): Pending[] {
+  for (const [item, { kind, error }] of failed) failures.push(failureOf(item.record.messageId, kind, error));
+  return pending.filter((item) => !failed.has(item));
+}
+
+async function ensureStagingQueues(stagingQueues: StagingQueues, pending: Pending[]): Promise<Failed> {
+  const failed: Failed = new Map();
+  const staged = pending.filter((p) => !p.bypass);
+  const queues = [...new Map(staged.map((p) => [p.queue, p.message.target])).entries()];
+  const results = await Promise.allSettled(queues.map(([queue, target]) => stagingQueues.ensure(queue, target)));
+  results.forEach((result, i) => {
+    if (result.status === 'fulfilled') return;
+    const kind = result.reason instanceof InvalidEventError ? 'Rejected' : 'BrokerFailures';
+    for (const item of staged) if (item.queue === queues[i]![0]) failed.set(item, { kind, error: result.reason });
+  });
+  return failed;
+}
+
+/** The k events of one tenant are k checks in batch order, in one write; tenants run in parallel. */
+async function checkPriorities(deps: RouterDeps, pending: Pending[], nowMs: number): Promise<Failed> {
+  const failed: Failed = new Map();
+  const byTenant = new Map<string, Pending[]>();
+  for (const item of pending) byTenant.set(item.message.tenantId, [...(byTenant.get(item.message.tenantId) ?? []), item]);
+  await Promise.all(
+    [...byTenant].map(async ([tenantId, items]) => {
+      try {
+        const { levels } = await deps.counters.check(tenantId, items.length, nowMs);
+        items.forEach((item, i) => {
+          item.priority = deps.priorityOf(levels[i]!);
+        });
+      } catch (error) {
+        for (const item of items) failed.set(item, { kind: 'PriorityFailures', error });
+      }
+    }),
+  );
+  return failed;
+}
+
+function failureOf(messageId: string, kind: FailureKind, error: unknown): RecordFailure {
+  if (error instanceof InvalidEventError) return { messageId, kind, fields: error.fields, reason: error.message };
+  return { messageId, kind, reason: error instanceof Error ? error.message : String(error) };
+}

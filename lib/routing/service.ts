@@ -1,0 +1,59 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { RouterConfig } from '../config/router';
+import { mappingFromTable, type TenantPriorityRules } from '../priority/core';
+import { DynamoTenantCounterStore } from '../priority/store';
+import { AmqpSession } from '../rabbitmq/connection';
+import { ManagementClient } from '../rabbitmq/management';
+import { logger, metrics } from '../runtime/observability';
+import { createRouter, type RouterReport } from './router';
+import { CachedStagingQueues } from './staging-queues';
+
+export function priorityRules(config: RouterConfig): TenantPriorityRules {
+  return {
+    resetIntervalMs: config.TENANT_PRIORITY_RESET_SECONDS * 1000,
+    thresholds: config.TENANT_PRIORITY_THRESHOLDS,
+    quietLevel: config.TENANT_PRIORITY_QUIET_LEVEL,
+  };
+}
+
+/** Logs each failed record by id, field and reason (never its body); EMF counts with no per-tenant dimension. */
+export const powertoolsReport: RouterReport = {
+  failed: (failure) => logger.warn('After-process event not routed', { ...failure }),
+  counted: (metric, count) => metrics.addMetric(metric, MetricUnit.Count, count),
+};
+
+/**
+ * The router of one Lambda container, built once from its configuration: one DynamoDB client,
+ * one AMQP connection (reopened after a broker restart), one staging-queue cache.
+ */
+export function createRouterService(config: RouterConfig, report: RouterReport = powertoolsReport) {
+  const dynamo = new DynamoDBClient({ region: config.AWS_REGION, endpoint: config.DYNAMODB_ENDPOINT });
+  const doc = DynamoDBDocumentClient.from(dynamo);
+  const amqp = new AmqpSession(config.AMQP_URL);
+  const management = new ManagementClient(config.RABBITMQ_MANAGEMENT_URL, config.RABBITMQ_VHOST);
+  const stagingQueues = new CachedStagingQueues(
+    amqp,
+    management,
+    config.ROUTER_TARGETS,
+    config.STAGING_QUEUE_CACHE_SECONDS * 1000,
+    (message, details) => logger.warn(message, details),
+  );
+  const route = createRouter({
+    counters: new DynamoTenantCounterStore(doc, config.TENANT_TABLE, priorityRules(config)),
+    amqp,
+    stagingQueues,
+    targets: config.ROUTER_TARGETS,
+    priorityOf: mappingFromTable(config.TENANT_PRIORITY_AMQP_PRIORITIES),
+    confirmTimeoutMs: config.PUBLISH_CONFIRM_TIMEOUT_MS,
+    report,
+  });
+  return {
+    route,
+    async close() {
+      await amqp.close();
+      dynamo.destroy();
+    },
+  };
+}

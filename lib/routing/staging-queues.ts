@@ -1,0 +1,111 @@
+import type { AmqpSession } from '../rabbitmq/connection';
+import type { ManagementClient, QueueInfo } from '../rabbitmq/management';
+import { InvalidEventError } from './errors';
+
+/** How a target is handled, from ROUTER_TARGETS; a shape given here wins over the management API. */
+export interface TargetSettings {
+  /** Publish straight to the target, with the tenant's priority, instead of to a staging queue. */
+  bypassStaging: boolean;
+  durable?: boolean;
+  arguments?: Record<string, unknown>;
+}
+
+export interface QueueShape {
+  durable: boolean;
+  arguments: Record<string, unknown>;
+}
+
+/**
+ * Target arguments a staging queue does not copy: a length limit (with its overflow policy) would
+ * drop or refuse messages waiting their turn, and `x-expires` would delete a quiet tenant's
+ * queue with its messages. The target's limit is the distributor's capacity, not the tenant's.
+ */
+export const argumentsNotCopied = ['x-max-length', 'x-max-length-bytes', 'x-overflow', 'x-expires'] as const;
+
+export interface StagingQueues {
+  /** Declares `staging` with its target's shape unless it was declared within the cache period. */
+  ensure(staging: string, target: string): Promise<void>;
+  /** Forgets a queue that turned out missing (a publish to it was returned). */
+  forget(staging: string): void;
+}
+
+/**
+ * Declares missing staging queues like their target (SPEC §2): same durability and arguments (less
+ * `argumentsNotCopied`), never exclusive or auto-delete, since either would lose waiting messages.
+ * The reference implementation caches known staging queues for a minute; so does this.
+ */
+export class CachedStagingQueues implements StagingQueues {
+  private readonly declared = new Map<string, number>();
+  private readonly shapes = new Map<string, { shape: QueueShape; until: number }>();
+  private readonly inFlight = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly session: Pick<AmqpSession, 'openConfirmChannel'>,
+    private readonly management: Pick<ManagementClient, 'getQueue'>,
+    private readonly targets: Readonly<Record<string, TargetSettings>>,
+    private readonly cacheMs: number,
+    private readonly warn: (message: string, details: Record<string, unknown>) => void = () => undefined,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  ensure(staging: string, target: string): Promise<void> {
+    if ((this.declared.get(staging) ?? -Infinity) > this.now()) return Promise.resolve();
+    let pending = this.inFlight.get(staging);
+    if (!pending) {
+      pending = this.declare(staging, target).finally(() => this.inFlight.delete(staging));
+      this.inFlight.set(staging, pending);
+    }
+    return pending;
+  }
+
+  forget(staging: string): void {
+    this.declared.delete(staging);
+  }
+
+  private async declare(staging: string, target: string): Promise<void> {
+    const shape = await this.shapeOf(target);
+    const channel = await this.session.openConfirmChannel();
+    try {
+      await channel.assertQueue(staging, {
+        durable: shape.durable,
+        exclusive: false,
+        autoDelete: false,
+        arguments: Object.fromEntries(
+          Object.entries(shape.arguments).filter(([name]) => !(argumentsNotCopied as readonly string[]).includes(name)),
+        ),
+      });
+      await channel.close();
+    } catch (error) {
+      // 406: the queue exists with other arguments. It exists, which is all routing needs;
+      // the broker has closed the channel.
+      if ((error as { code?: number }).code !== 406) throw error;
+      this.warn('Staging queue exists with arguments unlike its target; using it as it is', { queue: staging, target });
+    }
+    this.remember(staging);
+  }
+
+  /** A warm container may see many tenants: expired names are dropped so the cache stays bounded. */
+  private remember(staging: string) {
+    const now = this.now();
+    if (this.declared.size >= 10_000) {
+      for (const [name, until] of this.declared) if (until <= now) this.declared.delete(name);
+    }
+    this.declared.set(staging, now + this.cacheMs);
+  }
+
+  private async shapeOf(target: string): Promise<QueueShape> {
+    const configured = this.targets[target];
+    if (configured?.durable !== undefined || configured?.arguments !== undefined) {
+      return { durable: configured.durable ?? true, arguments: configured.arguments ?? {} };
+    }
+    const cached = this.shapes.get(target);
+    if (cached && cached.until > this.now()) return cached.shape;
+    const info: QueueInfo | undefined = await this.management.getQueue(target);
+    if (!info) {
+      throw new InvalidEventError('target', 'names a queue that does not exist, and ROUTER_TARGETS does not describe it');
+    }
+    const shape = { durable: info.durable, arguments: info.arguments };
+    this.shapes.set(target, { shape, until: this.now() + this.cacheMs });
+    return shape;
+  }
+}

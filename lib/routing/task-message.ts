@@ -1,0 +1,99 @@
+import type { SQSMessageAttributes, SQSRecord } from 'aws-lambda';
+import { z } from 'zod';
+import { InvalidEventError, parseOrReject } from './errors';
+import type { RoutableMessage } from './event';
+import { checkDiscriminator, checkTargetName } from './queue-names';
+
+/**
+ * A Worker Framework task message as the after-process event (shape 2 of event.ts), as documented
+ * in /work/shared/fixtures/taskmessage-NOTES.md (sources in its SOURCES.md):
+ *
+ * - the SQS body is the TaskMessage v3 JSON (WorkerFramework worker-queue-sqs `WorkerPublisher`), and
+ *   its SQS message attributes are the message's headers;
+ * - the target is `to` (worker-framework `TaskMessage`);
+ * - `taskData` is base64 of UTF-8 JSON (V4's JSON object was withdrawn in worker-framework 7.0.0);
+ *   for a DocumentWorkerTask it holds `document.fields` and `customData` side by side
+ *   (CAFDataProcessing worker-document), for a DocumentWorker task `fields` at the top;
+ * - the tenant is `customData.tenantId`, the workflow the first string value of the field
+ *   `CAF_WORKFLOW_NAME`, else `customData.workflowName` (the removed MessageRouter's tenant and
+ *   workflow mutators, and worker-workflow's workflow-control.js); an empty workflow means none.
+ *
+ * The body published is the task message exactly as received.
+ */
+
+export const base64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+export function isTaskMessage(json: object): boolean {
+  return 'taskData' in json && 'taskClassifier' in json;
+}
+
+const envelopeSchema = z.looseObject({
+  version: z.number().int(),
+  taskId: z.string(),
+  taskClassifier: z.string(),
+  taskApiVersion: z.number().int(),
+  taskData: z.string().regex(base64, { error: 'must be base64' }),
+  to: z.string(),
+});
+
+const fieldValues = z.array(z.looseObject({ data: z.unknown().optional(), encoding: z.string().nullish() }).nullable()).nullish();
+const fields = z.record(z.string(), fieldValues).nullish();
+
+const taskDataSchema = z.looseObject({
+  document: z.looseObject({ fields }).nullish(),
+  fields,
+  customData: z.record(z.string(), z.string().nullable()).nullish(),
+});
+
+export function fromTaskMessage(json: object, record: Pick<SQSRecord, 'body' | 'messageAttributes'>): RoutableMessage {
+  const envelope = parseOrReject(envelopeSchema, json);
+  checkTargetName(envelope.to, 'to');
+  const taskData = parseOrReject(taskDataSchema, decodeTaskData(envelope.taskData), 'taskData');
+
+  const tenantId = taskData.customData?.tenantId;
+  if (tenantId === undefined || tenantId === null) throw new InvalidEventError('taskData.customData.tenantId', 'is required');
+  checkDiscriminator('taskData.customData.tenantId', tenantId);
+
+  const workflow = workflowOf(taskData);
+  if (workflow) checkDiscriminator(workflow.field, workflow.value);
+
+  return {
+    target: envelope.to,
+    tenantId,
+    ...(workflow ? { workflowName: workflow.value } : {}),
+    body: Buffer.from(record.body, 'utf8'),
+    properties: { deliveryMode: 2, headers: headersOf(record.messageAttributes ?? {}) },
+  };
+}
+
+function decodeTaskData(encoded: string): unknown {
+  try {
+    return JSON.parse(Buffer.from(encoded, 'base64').toString('utf8'));
+  } catch {
+    throw new InvalidEventError('taskData', 'is not base64 of JSON');
+  }
+}
+
+/** CAF_WORKFLOW_NAME's first string value (utf8, not a storage reference), else customData.workflowName. */
+function workflowOf(taskData: z.infer<typeof taskDataSchema>): { field: string; value: string } | undefined {
+  const inDocument = taskData.document?.fields != null;
+  const values = (inDocument ? taskData.document?.fields : taskData.fields)?.CAF_WORKFLOW_NAME ?? [];
+  const first = values.find((v) => v !== null && typeof v.data === 'string' && (v.encoding ?? 'utf8') === 'utf8');
+  if (first && first.data !== '') {
+    return { field: `taskData.${inDocument ? 'document.' : ''}fields.CAF_WORKFLOW_NAME`, value: first.data as string };
+  }
+  const fromCustomData = taskData.customData?.workflowName;
+  return fromCustomData ? { field: 'taskData.customData.workflowName', value: fromCustomData } : undefined;
+}
+
+/** SQS message attributes back into AMQP headers, as worker-queue-sqs maps headers to attributes. */
+function headersOf(attributes: SQSMessageAttributes): Record<string, string | Buffer> {
+  return Object.fromEntries(
+    Object.entries(attributes).flatMap(([name, attribute]): [string, string | Buffer][] => {
+      if (attribute.dataType.startsWith('Binary') && attribute.binaryValue !== undefined) {
+        return [[name, Buffer.from(attribute.binaryValue, 'base64')]];
+      }
+      return attribute.stringValue === undefined ? [] : [[name, attribute.stringValue]];
+    }),
+  );
+}

@@ -1,0 +1,59 @@
+import { readFileSync } from 'node:fs';
+import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
+import { loadRouterConfig, type RouterConfig } from '../../../lib/config/router';
+import type { AfterProcessEvent } from '../../../lib/routing/event';
+import type { RecordFailure, RouterReport } from '../../../lib/routing/router';
+import type { EmbeddedDynamo } from '../../harness/dynamo';
+import type { TestVhost } from '../../harness/rabbit';
+
+/** Shared by the router's integration tests: SQS events shaped like AWS's sample, and a recording report. */
+
+const sample = (JSON.parse(readFileSync('/work/shared/fixtures/sqs-event.json', 'utf8')) as SQSEvent).Records[0]!;
+let sequence = 0;
+
+export function sqsRecord(body: string | AfterProcessEvent, messageAttributes: SQSRecord['messageAttributes'] = {}): SQSRecord {
+  return {
+    ...sample,
+    messageId: `msg-${++sequence}`,
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+    messageAttributes,
+  };
+}
+
+export const sqsEvent = (records: SQSRecord[]): SQSEvent => ({ Records: records });
+
+export const event = (target: string, tenantId: string, body: string, workflowName?: string): AfterProcessEvent => ({
+  target,
+  tenantId,
+  ...(workflowName ? { workflowName } : {}),
+  message: { body },
+});
+
+export const lambdaContext = { functionName: 'router', awsRequestId: 'test', getRemainingTimeInMillis: () => 30_000 } as unknown as Context;
+
+export function recordingReport() {
+  const failures: RecordFailure[] = [];
+  const counts: Record<string, number> = {};
+  const report: RouterReport = {
+    failed: (failure) => failures.push(failure),
+    counted: (metric, count) => {
+      counts[metric] = (counts[metric] ?? 0) + count;
+    },
+  };
+  return { report, failures, counts };
+}
+
+/** The router's configuration for a test vhost and dynalite, as the function reads it from its environment. */
+export function routerConfig(rabbit: TestVhost, dynamo: EmbeddedDynamo, extra: Record<string, string> = {}): RouterConfig {
+  // The AWS SDK wants credentials even for dynalite.
+  process.env.AWS_ACCESS_KEY_ID ??= 'local';
+  process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
+  return loadRouterConfig({
+    AMQP_URL: rabbit.amqpUrl,
+    RABBITMQ_MANAGEMENT_URL: rabbit.managementUrl,
+    RABBITMQ_VHOST: rabbit.vhost,
+    TENANT_TABLE: 'TenantCountersTable',
+    DYNAMODB_ENDPOINT: dynamo.endpoint,
+    ...extra,
+  });
+}
