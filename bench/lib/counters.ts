@@ -1,5 +1,3 @@
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-
 /** A fetch that counts requests by method and path (query string left out), for the management API. */
 export function countingFetch(inner: typeof fetch = fetch) {
   const counts = new Map<string, number>();
@@ -13,25 +11,6 @@ export function countingFetch(inner: typeof fetch = fetch) {
     fetch: counted,
     total: () => [...counts.values()].reduce((a, b) => a + b, 0),
     byPath: () => new Map(counts),
-    reset: () => counts.clear(),
-  };
-}
-
-/** Counts the requests a DynamoDB client sends, by command name (PutItem, UpdateItem, Query, …). */
-export function countDynamoRequests(client: DynamoDBClient) {
-  const counts = new Map<string, number>();
-  client.middlewareStack.add(
-    (next, context) => (args) => {
-      const command = context.commandName?.replace(/Command$/, '') ?? 'unknown';
-      counts.set(command, (counts.get(command) ?? 0) + 1);
-      return next(args);
-    },
-    { step: 'initialize', name: 'benchRequestCounter' },
-  );
-  return {
-    total: () => [...counts.values()].reduce((a, b) => a + b, 0),
-    of: (...commands: string[]) => commands.reduce((sum, c) => sum + (counts.get(c) ?? 0), 0),
-    byCommand: () => new Map(counts),
     reset: () => counts.clear(),
   };
 }

@@ -58,6 +58,8 @@ export type PlanPass = (
 ) => { shares: { name: string; share: number }[]; rotationCursor?: string };
 
 export interface Outcome {
+  /** The scenario's capacity per pass. */
+  capacity: number;
   /** Mean over passes that could move anything of moved ÷ min(capacity, Σ depth), capped at 1. */
   capacityUsed: number;
   /** Passes that moved more than the capacity, and the messages moved beyond it in all passes. */
@@ -70,6 +72,11 @@ export interface Outcome {
   starved: number;
   /** Longest run of consecutive passes a queue held messages and got none. */
   longestWait: number;
+  /**
+   * ⌈queues ÷ capacity⌉ − 1: with fewer messages than queues, the wait an even rotation cannot
+   * avoid without overshooting. 0 when capacity covers every queue.
+   */
+  unavoidableWait: number;
 }
 
 /** Runs `passes` passes of `plan` over the scenario (each planned share is moved in full). */
@@ -112,6 +119,7 @@ export function simulate(scenario: Scenario, plan: PlanPass): Outcome {
 
   const backlogged = total.filter((_, i) => alwaysBacklogged[i]);
   return {
+    capacity: scenario.capacity,
     capacityUsed: used.length === 0 ? 1 : used.reduce((a, b) => a + b, 0) / used.length,
     overshootPasses,
     overshootMessages,
@@ -119,5 +127,6 @@ export function simulate(scenario: Scenario, plan: PlanPass): Outcome {
     backloggedQueues: backlogged.length,
     starved: alwaysWaiting.filter(Boolean).length,
     longestWait,
+    unavoidableWait: Math.ceil(names.length / Math.max(1, scenario.capacity)) - 1,
   };
 }

@@ -1,0 +1,5 @@
+import type { Benchmark } from './lib/benchmark';
+import { routerBench } from './router';
+
+/** Every benchmark, in the order `npm run bench` runs them. */
+export const benchmarks: Benchmark<any>[] = [routerBench];
