@@ -10,7 +10,7 @@ import { countingDynamoProxy, dynamoWrites } from './lib/dynamo-proxy';
 import { median, timed, type Table } from './lib/report';
 import { createBenchVhost, type BenchVhost } from './lib/services';
 
-type Flags = 'events' | 'batch' | 'tenants' | 'rounds' | 'writeBatches';
+type Flags = 'events' | 'batch' | 'tenants' | 'containers' | 'rounds' | 'writeBatches';
 
 const target = 'dataprocessing-entity-extract-in';
 const stagingOf = (tenant: string) => `${target}»/${tenant}/example_workflow`;
@@ -28,6 +28,7 @@ export const routerBench: Benchmark<Flags> = {
     events: { quick: 10_000, tiny: 40, help: 'events routed per run' },
     batch: { quick: 10, tiny: 10, help: 'events per SQS batch (one invocation)' },
     tenants: { quick: 10, tiny: 3, help: 'tenants the throughput runs spread events over' },
+    containers: { quick: 4, tiny: 2, help: 'Lambda containers routing batches at once in the scaled-out run' },
     rounds: { quick: 2, tiny: 1, help: 'repetitions; the table shows the median' },
     writeBatches: { quick: 200, tiny: 3, help: 'batches routed per tenant mix when counting DynamoDB writes' },
   },
@@ -46,13 +47,15 @@ export const routerBench: Benchmark<Flags> = {
       await setup.close();
 
       const events = batches(flags.events, flags.batch, tenants(flags.tenants));
-      const rates = { router: [] as number[], rawBatched: [] as number[], rawPipelined: [] as number[] };
+      const rates = { router: [] as number[], scaled: [] as number[], rawBatched: [] as number[], rawPipelined: [] as number[] };
       for (let round = 0; round < flags.rounds; round++) {
-        const service = routerService(vhost, dynamo.endpoint);
-        const routed = await timed(() => routeAll(service.route, events));
-        await service.close();
+        const routed = await timed(() => routeInContainers(vhost, dynamo.endpoint, events, 1));
         rates.router.push(flags.events / routed.seconds);
         await expectRouted(model, flags.events, tenants(flags.tenants), 'the router');
+
+        const scaled = await timed(() => routeInContainers(vhost, dynamo.endpoint, events, flags.containers));
+        rates.scaled.push(flags.events / scaled.seconds);
+        await expectRouted(model, flags.events, tenants(flags.tenants), 'the router in several containers');
 
         const raw = events.map((batch) => batch.Records.map(outgoingOf));
         const batched = await timed(() => publishInBatches(model, raw));
@@ -64,7 +67,7 @@ export const routerBench: Benchmark<Flags> = {
         await channel.close();
         rates.rawPipelined.push(flags.events / pipelined.seconds);
         await expectRouted(model, flags.events, tenants(flags.tenants), 'raw pipelined publishing');
-        progress(`round ${round + 1}: router ${routed.seconds.toFixed(2)} s, raw batched ${batched.seconds.toFixed(2)} s, raw pipelined ${pipelined.seconds.toFixed(2)} s`);
+        progress(`round ${round + 1}: router ${routed.seconds.toFixed(2)} s, ${flags.containers} containers ${scaled.seconds.toFixed(2)} s, raw batched ${batched.seconds.toFixed(2)} s, raw pipelined ${pipelined.seconds.toFixed(2)} s`);
       }
 
       const [router, rawBatched, rawPipelined] = [median(rates.router), median(rates.rawBatched), median(rates.rawPipelined)];
@@ -80,13 +83,16 @@ export const routerBench: Benchmark<Flags> = {
         rows: [
           row(`raw publish with confirm, ${flags.batch} per confirm wait, one channel`, rawBatched, rates.rawBatched),
           row('raw publish with confirm, all pipelined, one channel', rawPipelined, rates.rawPipelined),
-          row('Fairway router handler core, one batch after another', router, rates.router),
+          row('Fairway router handler core, 1 container: one batch after another', router, rates.router),
+          row(`Fairway router handler core, ${flags.containers} containers at once`, median(rates.scaled), rates.scaled),
         ],
         notes: [
           'Each router invocation parses and validates the batch, checks each tenant in DynamoDB (dynalite, in process), ' +
             'makes sure the staging queues exist (cached), opens a confirm channel, publishes with the priority and ' +
             `waits for the confirms. The like-for-like baseline publishes the same messages, ${flags.batch} per confirm ` +
-            'wait, on one long-lived channel; pipelined is the broker\'s ceiling, which a batch-at-a-time Lambda cannot reach.',
+            'wait, on one long-lived channel; pipelined is the broker\'s ceiling, which a batch-at-a-time Lambda cannot reach. ' +
+            'Lambda scales the router out instead: the SQS event source runs several batches at once, one per container ' +
+            '(here each container has its own AMQP connection and DynamoDB client, all in this one process).',
         ],
       };
       return [throughput, await writesPerEvent(vhost, dynamo, model, flags, tenants, progress)];
@@ -161,6 +167,21 @@ function routerService(vhost: BenchVhost, dynamoEndpoint: string) {
       DYNAMODB_ENDPOINT: dynamoEndpoint,
     }),
     report,
+  );
+}
+
+/** Routes every batch, `containers` router services taking the next batch as each finishes one. */
+async function routeInContainers(vhost: BenchVhost, dynamoEndpoint: string, events: SQSEvent[], containers: number): Promise<void> {
+  const queue = [...events];
+  await Promise.all(
+    Array.from({ length: containers }, async () => {
+      const service = routerService(vhost, dynamoEndpoint);
+      try {
+        for (let event = queue.shift(); event; event = queue.shift()) await routeAll(service.route, [event]);
+      } finally {
+        await service.close();
+      }
+    }),
   );
 }
 
