@@ -18,6 +18,9 @@ async function main(): Promise<void> {
   const named = args.filter((arg, i) => !arg.startsWith('--') && !args[i - 1]?.match(/^--(?!tiny$)/));
   const unknown = named.filter((name) => !benchmarks.some((b) => b.name === name));
   if (unknown.length > 0) throw new Error(`Unknown benchmark ${unknown.join(', ')}; known: ${benchmarks.map((b) => b.name).join(', ')}`);
+  const known = new Set(['tiny', ...benchmarks.flatMap((b) => Object.keys(b.flags))]);
+  const typos = args.filter((arg) => arg.startsWith('--') && !known.has(arg.slice(2)));
+  if (typos.length > 0) throw new Error(`Unknown flag ${typos.join(', ')}; see npm run bench -- --help`);
 
   if (named.length === 0) {
     console.log(machineLine());
