@@ -1,10 +1,10 @@
 import type { ScheduledEvent } from 'aws-lambda';
+import { createCleanupHandler, cleanupDocumentClient } from '../lib/cleanup/handler';
+import { cleanupJob } from '../lib/cleanup/jobs';
 import { loadCleanupConfig } from '../lib/config/cleanup';
-import { NotImplementedError } from '../lib/runtime/errors';
 import { lambdaHandler } from '../lib/runtime/lambda';
 
-loadCleanupConfig(process.env);
+const config = loadCleanupConfig(process.env);
+const core = createCleanupHandler(cleanupJob('registry-timebased-cleanup', config), config, { doc: cleanupDocumentClient(config) });
 
-export const handler = lambdaHandler<ScheduledEvent, void>(async () => {
-  throw new NotImplementedError('The registryTimebasedCleanup job', 'issues #5 and #6');
-});
+export const handler = lambdaHandler<ScheduledEvent, unknown>(core);

@@ -8,6 +8,16 @@ export const cleanupConfigSchema = z.object({
   ...postgresSettings,
   CLEANUP_TABLE: setting.text(),
   CLEANUP_DRY_RUN: setting.bool(false),
+  /** Attempts before an operation is set aside in the job's dead-letter partition. */
+  CLEANUP_MAX_ATTEMPTS: setting.int(5, 1, 100),
+  /** How long a claim on an operation holds; longer than the function's timeout, so a live step never loses it. */
+  CLEANUP_LEASE_SECONDS: setting.int(300, 10, 86_400),
+  /** Steps one invocation may take (SPEC §4 says one; more drains a large stack faster). */
+  CLEANUP_STEPS_PER_INVOCATION: setting.int(1, 1, 10_000),
+  /** No new step starts once an invocation has run this long; below the function's timeout. */
+  CLEANUP_TIME_BUDGET_SECONDS: setting.int(60, 1, 900),
+  /** Cap on one operation's JSON payload; DynamoDB items hold at most 400 KB. */
+  CLEANUP_MAX_PAYLOAD_BYTES: setting.int(350_000, 1_024, 390_000),
 });
 
 export type CleanupConfig = z.infer<typeof cleanupConfigSchema>;
