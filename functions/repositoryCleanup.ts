@@ -1,10 +1,10 @@
 import type { ScheduledEvent } from 'aws-lambda';
 import { createCleanupHandler, cleanupDocumentClient } from '../lib/cleanup/handler';
-import { cleanupJob } from '../lib/cleanup/jobs';
+import { cleanupJob, jobDatabases } from '../lib/cleanup/jobs';
 import { loadCleanupConfig } from '../lib/config/cleanup';
 import { lambdaHandler } from '../lib/runtime/lambda';
 
 const config = loadCleanupConfig(process.env);
-const core = createCleanupHandler(cleanupJob('repository-cleanup', config), config, { doc: cleanupDocumentClient(config) });
+const core = createCleanupHandler(cleanupJob('repository-cleanup', process.env, jobDatabases(config)), config, { doc: cleanupDocumentClient(config) });
 
 export const handler = lambdaHandler<ScheduledEvent, unknown>(core);

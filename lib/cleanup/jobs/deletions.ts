@@ -1,0 +1,72 @@
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import { z } from 'zod';
+import { MAX_BATCH_SIZE } from '../../config/cleanup-jobs';
+import { logger, metrics } from '../../runtime/observability';
+import type { OperationKind } from '../engine/types';
+
+/** What one batch delete deleted (or, in a dry run, would have deleted). Document ids only: never a CPR. */
+export interface DeletionEvent {
+  job: string;
+  operation: string;
+  dryRun: boolean;
+  /** Ids the batch asked for, before the re-check. */
+  requested: number;
+  documentIds: readonly string[];
+}
+
+/** Where deletions are reported; the default writes a structured log line and a metric. */
+export interface DeletionReport {
+  record(event: DeletionEvent): void;
+}
+
+export const logDeletions: DeletionReport = {
+  record({ job, operation, dryRun, requested, documentIds }) {
+    logger.info(dryRun ? 'dry run: would delete documents' : 'deleted documents', {
+      job,
+      operation,
+      dryRun,
+      requested,
+      count: documentIds.length,
+      documentIds,
+    });
+    metrics.addMetric(dryRun ? 'DocumentsDryRunCounted' : 'DocumentsDeleted', MetricUnit.Count, documentIds.length);
+  },
+};
+
+/** A batch of document ids as it travels on the stack (capped: see MAX_BATCH_SIZE). */
+export const documentIds = z.array(z.string().min(1)).min(1).max(MAX_BATCH_SIZE);
+
+/** Splits a list into consecutive chunks of at most `size`. */
+export function chunk<T>(items: readonly T[], size: number): T[][] {
+  const chunks: T[][] = [];
+  for (let i = 0; i < items.length; i += size) chunks.push(items.slice(i, i + size));
+  return chunks;
+}
+
+/**
+ * The `batch-delete` kind every job shares: deletes the first `cap` ids of the payload with `remove`
+ * (which re-checks the job's condition), reports them, and pushes the rest as a new batch delete for a
+ * later step, so one step never deletes more than the cap. `applies` lets a job drop a payload that no
+ * longer applies (e.g. a document type removed from the configuration) without deleting anything.
+ */
+export function batchDeleteKind<P extends { ids: string[] }>(
+  payload: z.ZodType<P>,
+  options: {
+    cap: number;
+    report: DeletionReport;
+    remove: (payload: P, ids: readonly string[], deletion: { at: Date; dryRun: boolean }) => Promise<readonly string[]>;
+    applies?: (payload: P) => boolean;
+  },
+): OperationKind<P> {
+  const { cap, report, remove, applies = () => true } = options;
+  return {
+    payload,
+    async execute(batch, context) {
+      if (!applies(batch)) return [];
+      const ids = batch.ids.slice(0, cap);
+      const deleted = await remove(batch, ids, { at: context.now(), dryRun: context.dryRun });
+      report.record({ job: context.job, operation: 'batch-delete', dryRun: context.dryRun, requested: ids.length, documentIds: deleted });
+      return batch.ids.length > cap ? [{ kind: 'batch-delete', payload: { ...batch, ids: batch.ids.slice(cap) } }] : [];
+    },
+  };
+}

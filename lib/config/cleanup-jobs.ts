@@ -1,0 +1,163 @@
+import { z } from 'zod';
+import { nxrgNamesSchema, type NxrgNames } from '../nxrg/names';
+import { openxdsNamesSchema } from '../openxds/names';
+import { ConfigError, setting, type Env } from './env';
+
+/**
+ * The three cleanup jobs' own settings (SPEC §4), read once at cold start beside lib/config/cleanup.ts.
+ * Every batch travels on the DynamoDB stack as a list of ids, so batch sizes are capped to keep an
+ * operation far below DynamoDB's 400 KB item limit (2,000 UUIDs ≈ 80 KB of JSON).
+ */
+export const MAX_BATCH_SIZE = 2_000;
+/** A supplier step pushes at most this many children (page size ÷ batch size), keeping each step short. */
+export const MAX_CHILDREN_PER_STEP = 200;
+const MAX_PAGE_SIZE = 100_000;
+
+const batchSize = (fallback: number) => setting.int(fallback, 1, MAX_BATCH_SIZE);
+const pageSize = (fallback: number) => setting.int(fallback, 1, MAX_PAGE_SIZE);
+
+const wholeNumber = (what: string, min: number, max: number) =>
+  z
+    .number({ error: (issue) => (issue.input === undefined ? 'is required' : `must be ${what}`) })
+    .int({ error: `must be ${what}` })
+    .min(min, { error: `must be at least ${min}` })
+    .max(max, { error: `must be at most ${max}` });
+
+/** One document type's retention rule: kept `retentionDays` after its creation (or service) time. */
+const documentTypeRuleSchema = z.strictObject({
+  retentionDays: wholeNumber('a whole number of days', 1, 36_500),
+  basis: z.enum(['created', 'service'], { error: 'must be "created" or "service"' }).default('created'),
+  batchSize: wholeNumber('a whole number', 1, MAX_BATCH_SIZE).optional(),
+});
+
+const commaList = () =>
+  setting
+    .text()
+    .transform((raw) => raw.split(',').map((s) => s.trim()).filter((s) => s !== ''))
+    .pipe(z.array(z.string()).min(1, { error: 'must list at least one document type' }));
+
+const nxrgSettings = {
+  NXRG_NAMES: setting.json(nxrgNamesSchema, {}),
+  NXRG_DECEASED_STATUS: setting.int(90, 0),
+  CLEANUP_MAX_DELETES_PER_STEP: setting.int(5_000, 1, 1_000_000),
+};
+
+export const timebasedJobSchema = z
+  .object({
+    ...nxrgSettings,
+    /** Every document type the registry holds: a rule for any other type is a typo. */
+    NXRG_DOCUMENT_TYPES: commaList(),
+    CLEANUP_TIMEBASED_DOCUMENT_TYPES: setting.json(
+      z.record(z.string(), documentTypeRuleSchema).refine((rules) => Object.keys(rules).length > 0, {
+        error: 'must configure at least one document type',
+      }),
+      {},
+    ),
+    CLEANUP_TIMEBASED_PAGE_SIZE: pageSize(10_000),
+    CLEANUP_TIMEBASED_BATCH_SIZE: batchSize(1_000),
+  })
+  .superRefine((env, ctx) => {
+    const known = new Set(env.NXRG_DOCUMENT_TYPES);
+    for (const [type, rule] of Object.entries(env.CLEANUP_TIMEBASED_DOCUMENT_TYPES)) {
+      const path = ['CLEANUP_TIMEBASED_DOCUMENT_TYPES', type];
+      if (!known.has(type)) ctx.addIssue({ code: 'custom', path, message: 'is not a document type listed in NXRG_DOCUMENT_TYPES' });
+      checkChildren(ctx, path, env.CLEANUP_TIMEBASED_PAGE_SIZE, rule.batchSize ?? env.CLEANUP_TIMEBASED_BATCH_SIZE);
+    }
+  });
+
+export const status90JobSchema = z
+  .object({
+    ...nxrgSettings,
+    /** Citizens read per suffix step, and per citizen batch operation. */
+    CLEANUP_STATUS90_SUFFIX_PAGE_SIZE: pageSize(10_000),
+    CLEANUP_STATUS90_CITIZEN_BATCH_SIZE: setting.int(500, 1, MAX_PAGE_SIZE),
+    /** Document ids in one batch delete (a citizen batch with more pages through them). */
+    CLEANUP_STATUS90_BATCH_SIZE: batchSize(1_000),
+  })
+  .superRefine((env, ctx) =>
+    checkChildren(ctx, ['CLEANUP_STATUS90_SUFFIX_PAGE_SIZE'], env.CLEANUP_STATUS90_SUFFIX_PAGE_SIZE, env.CLEANUP_STATUS90_CITIZEN_BATCH_SIZE),
+  );
+
+export const repositoryJobSchema = z
+  .object({
+    ...nxrgSettings,
+    OPENXDS_NAMES: setting.json(openxdsNamesSchema, {}),
+    CLEANUP_REPOSITORY_PAGE_SIZE: pageSize(10_000),
+    CLEANUP_REPOSITORY_BATCH_SIZE: batchSize(1_000),
+  })
+  .superRefine((env, ctx) =>
+    checkChildren(ctx, ['CLEANUP_REPOSITORY_PAGE_SIZE'], env.CLEANUP_REPOSITORY_PAGE_SIZE, env.CLEANUP_REPOSITORY_BATCH_SIZE),
+  );
+
+function checkChildren(ctx: z.RefinementCtx, path: string[], page: number, batch: number) {
+  if (Math.ceil(page / batch) > MAX_CHILDREN_PER_STEP) {
+    ctx.addIssue({
+      code: 'custom',
+      path,
+      message: `page size ${page} ÷ batch size ${batch} would push more than ${MAX_CHILDREN_PER_STEP} operations in one step`,
+    });
+  }
+}
+
+/**
+ * Parses with `schema` and names every problem by its full path (`VARIABLE.key.field`), never
+ * quoting a value: a JSON setting's inner mistakes are then as clear as a plain variable's.
+ */
+function parseJobEnv<S extends z.ZodType>(schema: S, env: Env): z.infer<S> {
+  const result = schema.safeParse(env);
+  if (result.success) return result.data;
+  throw new ConfigError(result.error.issues.map((issue) => `${issue.path.map(String).join('.') || '(environment)'}: ${issue.message}`));
+}
+
+/** The settings every job shares: NXRG names, the deceased status, the per-step cap. */
+const registrySettings = (e: { NXRG_NAMES: NxrgNames; NXRG_DECEASED_STATUS: number; CLEANUP_MAX_DELETES_PER_STEP: number }) => ({
+  names: e.NXRG_NAMES,
+  deceasedStatus: e.NXRG_DECEASED_STATUS,
+  maxDeletesPerStep: e.CLEANUP_MAX_DELETES_PER_STEP,
+});
+
+export interface DocumentTypeRule {
+  documentType: string;
+  retentionDays: number;
+  basis: 'created' | 'service';
+  batchSize: number;
+}
+
+export function loadTimebasedJobConfig(env: Env) {
+  const e = parseJobEnv(timebasedJobSchema, env);
+  const documentTypes: DocumentTypeRule[] = Object.entries(e.CLEANUP_TIMEBASED_DOCUMENT_TYPES).map(([documentType, rule]) => ({
+    documentType,
+    retentionDays: rule.retentionDays,
+    basis: rule.basis,
+    batchSize: rule.batchSize ?? e.CLEANUP_TIMEBASED_BATCH_SIZE,
+  }));
+  return {
+    ...registrySettings(e),
+    pageSize: e.CLEANUP_TIMEBASED_PAGE_SIZE,
+    documentTypes,
+  };
+}
+
+export function loadStatus90JobConfig(env: Env) {
+  const e = parseJobEnv(status90JobSchema, env);
+  return {
+    ...registrySettings(e),
+    suffixPageSize: e.CLEANUP_STATUS90_SUFFIX_PAGE_SIZE,
+    citizenBatchSize: e.CLEANUP_STATUS90_CITIZEN_BATCH_SIZE,
+    batchSize: e.CLEANUP_STATUS90_BATCH_SIZE,
+  };
+}
+
+export function loadRepositoryJobConfig(env: Env) {
+  const e = parseJobEnv(repositoryJobSchema, env);
+  return {
+    ...registrySettings(e),
+    openxdsNames: e.OPENXDS_NAMES,
+    pageSize: e.CLEANUP_REPOSITORY_PAGE_SIZE,
+    batchSize: e.CLEANUP_REPOSITORY_BATCH_SIZE,
+  };
+}
+
+export type TimebasedJobConfig = ReturnType<typeof loadTimebasedJobConfig>;
+export type Status90JobConfig = ReturnType<typeof loadStatus90JobConfig>;
+export type RepositoryJobConfig = ReturnType<typeof loadRepositoryJobConfig>;

@@ -1,0 +1,36 @@
+import { z } from 'zod';
+import { identifier } from '../postgres/identifier';
+
+const name = (fallback: string) => identifier().default(fallback);
+
+/**
+ * The NXRG table and column names the adapter uses. Defaults match infra/sql/nxrg.sql; an existing
+ * registry sets only the names that differ (env NXRG_NAMES, partial JSON).
+ */
+export const nxrgNamesSchema = z.object({
+  documents: z
+    .object({
+      table: name('documents'),
+      id: name('id'),
+      type: name('document_type'),
+      citizenId: name('citizen_id'),
+      createdAt: name('created_at'),
+      serviceTime: name('service_time'),
+    })
+    .prefault({}),
+  citizens: z.object({ table: name('citizens'), cpr: name('cpr'), status: name('status') }).prefault({}),
+  /** Written by the registry cleanups, read by the repository cleanup. */
+  deletedDocuments: z
+    .object({
+      table: name('deleted_documents'),
+      documentId: name('document_id'),
+      deletedAt: name('deleted_at'),
+      reason: name('reason'),
+      openxdsDeletedAt: name('openxds_deleted_at'),
+    })
+    .prefault({}),
+});
+
+export type NxrgNames = z.infer<typeof nxrgNamesSchema>;
+
+export const defaultNxrgNames: NxrgNames = nxrgNamesSchema.parse({});

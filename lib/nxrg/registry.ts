@@ -1,0 +1,222 @@
+import type { Pool } from 'pg';
+import { quoteAll } from '../postgres/identifier';
+import type { NxrgNames } from './names';
+
+/** Which document time a retention rule counts from. */
+export type RetentionBasis = 'created' | 'service';
+
+/** Documents of one type whose basis time is before the cutoff (past retention). */
+export interface ExpiryRule {
+  documentType: string;
+  basis: RetentionBasis;
+  cutoff: Date;
+}
+
+/**
+ * A keyset cursor in (time, id) order. `at` is PostgreSQL's own text for the timestamp, so the
+ * microseconds a JavaScript Date would drop survive the round trip through the stack.
+ */
+export interface TimeCursor {
+  at: string;
+  id: string;
+}
+
+/** A range of citizens: CPR numbers ending with `digit`, after `after` (exclusive) up to `through`. */
+export interface CitizenRange {
+  digit: string;
+  after: string | null;
+  through: string;
+}
+
+/** How a delete is recorded, or only counted (dry run). */
+export interface Deletion {
+  reason: string;
+  at: Date;
+  dryRun: boolean;
+}
+
+/**
+ * The NXRG registry on PostgreSQL (node-postgres). Every read pages in index order (see
+ * infra/sql/nxrg.sql); every delete re-checks its condition in the same statement and writes
+ * the deletion record in that statement too, so a document is never gone without its record.
+ */
+export class NxrgRegistry {
+  private readonly d: NxrgNames['documents'];
+  private readonly c: NxrgNames['citizens'];
+  private readonly x: NxrgNames['deletedDocuments'];
+
+  constructor(
+    private readonly pool: Pool,
+    names: NxrgNames,
+    private readonly deceasedStatus = 90,
+  ) {
+    this.d = quoteAll(names.documents);
+    this.c = quoteAll(names.citizens);
+    this.x = quoteAll(names.deletedDocuments);
+  }
+
+  /** One page of documents past retention, in (time, id) order after the cursor. */
+  async expiredPage(rule: ExpiryRule, after: TimeCursor | null, limit: number) {
+    const { d } = this;
+    const time = this.timeColumn(rule.basis);
+    const params: unknown[] = [rule.documentType, rule.cutoff, limit];
+    let keyset = '';
+    if (after) {
+      params.push(after.at, after.id);
+      keyset = `AND (${time}, ${d.id}) > ($4::timestamptz, $5)`;
+    }
+    const { rows } = await this.pool.query<{ id: string; at: string }>(
+      `SELECT ${d.id} AS id, ${time}::text AS at FROM ${d.table}
+       WHERE ${d.type} = $1 AND ${time} < $2 ${keyset}
+       ORDER BY ${time}, ${d.id} LIMIT $3`,
+      params,
+    );
+    return { ids: rows.map((r) => r.id), last: rows.length > 0 ? rows[rows.length - 1]! : null };
+  }
+
+  /** Deletes those of `ids` that are still of the type and still past retention. Returns what it deleted. */
+  deleteExpired(ids: readonly string[], rule: ExpiryRule, deletion: Deletion): Promise<string[]> {
+    const time = this.timeColumn(rule.basis);
+    return this.deleteWhere(ids, `${this.d.type} = $2 AND ${time} < $3`, [rule.documentType, rule.cutoff], deletion);
+  }
+
+  /** One page of CPR numbers ending with `digit`, in CPR order after `after`. */
+  async citizenPage(digit: string, after: string | null, limit: number): Promise<string[]> {
+    const { c } = this;
+    const params: unknown[] = [digit, limit];
+    if (after !== null) params.push(after);
+    const { rows } = await this.pool.query<{ cpr: string }>(
+      `SELECT ${c.cpr} AS cpr FROM ${c.table}
+       WHERE right(${c.cpr}, 1) = $1 ${after !== null ? `AND ${c.cpr} > $3` : ''}
+       ORDER BY right(${c.cpr}, 1), ${c.cpr} LIMIT $2`,
+      params,
+    );
+    return rows.map((r) => r.cpr);
+  }
+
+  /** One page of the documents of the deceased citizens in the range, in id order after `after`. */
+  async deceasedDocumentPage(range: CitizenRange, after: string | null, limit: number): Promise<string[]> {
+    const { c, d } = this;
+    const params: unknown[] = [range.digit, range.through, this.deceasedStatus, limit, range.after, after];
+    const { rows } = await this.pool.query<{ id: string }>(
+      `SELECT doc.${d.id} AS id
+       FROM ${c.table} cit JOIN ${d.table} doc ON doc.${d.citizenId} = cit.${c.cpr}
+       WHERE right(cit.${c.cpr}, 1) = $1 AND cit.${c.cpr} <= $2 AND cit.${c.status} = $3
+         ${range.after !== null ? `AND cit.${c.cpr} > $5` : 'AND $5::text IS NULL'}
+         ${after !== null ? `AND doc.${d.id} > $6` : 'AND $6::text IS NULL'}
+       ORDER BY doc.${d.id} LIMIT $4`,
+      params,
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /**
+   * Deletes those of `ids` whose citizen is still deceased. The citizen row is locked (FOR SHARE)
+   * by the same statement, so a status change either lands before the check or waits for the delete.
+   */
+  deleteOfDeceased(ids: readonly string[], deletion: Deletion): Promise<string[]> {
+    const { c, d } = this;
+    return this.deleteWhere(
+      ids,
+      `EXISTS (SELECT 1 FROM ${c.table} cit WHERE cit.${c.cpr} = doc.${d.citizenId} AND cit.${c.status} = $2 FOR SHARE)`,
+      [this.deceasedStatus],
+      deletion,
+    );
+  }
+
+  /** One page of ids deleted in NXRG and not yet in OpenXDS, in id order after `after`. */
+  async pendingRepositoryPage(after: string | null, limit: number): Promise<string[]> {
+    const { x } = this;
+    const params: unknown[] = [limit];
+    if (after !== null) params.push(after);
+    const { rows } = await this.pool.query<{ id: string }>(
+      `SELECT ${x.documentId} AS id FROM ${x.table}
+       WHERE ${x.openxdsDeletedAt} IS NULL ${after !== null ? `AND ${x.documentId} > $2` : ''}
+       ORDER BY ${x.documentId} LIMIT $1`,
+      params,
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /**
+   * Runs `remove` on those of `ids` that are still deleted in NXRG and not yet in OpenXDS, holding
+   * their deletion records locked meanwhile, then (unless a dry run) marks them done in OpenXDS.
+   * The two databases cannot share a statement; the lock keeps the condition true until the mark.
+   * A crash between the OpenXDS delete and the mark leaves them pending: the retry finds nothing
+   * left to delete in OpenXDS and marks them.
+   */
+  async settleRepositoryDeletions<T>(
+    ids: readonly string[],
+    deletion: Pick<Deletion, 'at' | 'dryRun'>,
+    remove: (confirmed: string[]) => Promise<T>,
+  ): Promise<T> {
+    const { d, x } = this;
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const { rows } = await client.query<{ id: string }>(
+        `SELECT rec.${x.documentId} AS id FROM ${x.table} rec
+         WHERE rec.${x.documentId} = ANY($1) AND rec.${x.openxdsDeletedAt} IS NULL
+           AND NOT EXISTS (SELECT 1 FROM ${d.table} doc WHERE doc.${d.id} = rec.${x.documentId})
+         ORDER BY rec.${x.documentId}
+         FOR UPDATE OF rec`,
+        [ids],
+      );
+      const confirmed = rows.map((r) => r.id);
+      const result = await remove(confirmed);
+      if (!deletion.dryRun && confirmed.length > 0) {
+        await client.query(`UPDATE ${x.table} SET ${x.openxdsDeletedAt} = $2 WHERE ${x.documentId} = ANY($1)`, [
+          confirmed,
+          deletion.at,
+        ]);
+      }
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK');
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  /**
+   * Deletes the documents among `ids` that meet `condition` ($2… are `params`; the document is `doc`)
+   * and records each in the deletion table in the same statement. A dry run selects with the same
+   * condition and changes nothing.
+   */
+  private async deleteWhere(
+    ids: readonly string[],
+    condition: string,
+    params: unknown[],
+    deletion: Deletion,
+  ): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const { d, x } = this;
+    const where = `doc.${d.id} = ANY($1) AND ${condition}`;
+    if (deletion.dryRun) {
+      const { rows } = await this.pool.query<{ id: string }>(
+        `SELECT doc.${d.id} AS id FROM ${d.table} doc WHERE ${where}`,
+        [ids, ...params],
+      );
+      return rows.map((r) => r.id);
+    }
+    const at = params.length + 2;
+    const { rows } = await this.pool.query<{ id: string }>(
+      `WITH gone AS (DELETE FROM ${d.table} doc WHERE ${where} RETURNING doc.${d.id} AS id),
+       recorded AS (
+         INSERT INTO ${x.table} (${x.documentId}, ${x.deletedAt}, ${x.reason})
+         SELECT id, $${at}, $${at + 1} FROM gone
+         ON CONFLICT (${x.documentId}) DO UPDATE
+           SET ${x.deletedAt} = EXCLUDED.${x.deletedAt}, ${x.reason} = EXCLUDED.${x.reason}, ${x.openxdsDeletedAt} = NULL
+       )
+       SELECT id FROM gone`,
+      [ids, ...params, deletion.at, deletion.reason],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  private timeColumn(basis: RetentionBasis): string {
+    return basis === 'created' ? this.d.createdAt : this.d.serviceTime;
+  }
+}

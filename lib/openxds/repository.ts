@@ -1,0 +1,28 @@
+import type { Pool } from 'pg';
+import { quoteAll } from '../postgres/identifier';
+import type { OpenxdsNames } from './names';
+
+/** The OpenXDS document repository on PostgreSQL (node-postgres). */
+export class OpenxdsRepository {
+  private readonly r: OpenxdsNames['documents'];
+
+  constructor(
+    private readonly pool: Pool,
+    names: OpenxdsNames,
+  ) {
+    this.r = quoteAll(names.documents);
+  }
+
+  /** Deletes the documents with these ids (a dry run only finds them). Returns the ids it deleted. */
+  async deleteDocuments(ids: readonly string[], dryRun: boolean): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const { r } = this;
+    const { rows } = await this.pool.query<{ id: string }>(
+      dryRun
+        ? `SELECT ${r.id} AS id FROM ${r.table} WHERE ${r.id} = ANY($1)`
+        : `DELETE FROM ${r.table} WHERE ${r.id} = ANY($1) RETURNING ${r.id} AS id`,
+      [ids],
+    );
+    return rows.map((row) => row.id);
+  }
+}

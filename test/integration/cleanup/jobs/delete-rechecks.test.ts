@@ -1,0 +1,201 @@
+import { Client } from 'pg';
+import type { DeletionEvent } from '../../../../lib/cleanup/jobs/deletions';
+import { repositoryJob } from '../../../../lib/cleanup/jobs/repository';
+import { status90Job } from '../../../../lib/cleanup/jobs/status90';
+import { timebasedJob } from '../../../../lib/cleanup/jobs/timebased';
+import type { JobDefinition, Operation, OperationContext } from '../../../../lib/cleanup/engine/types';
+import { defaultNxrgNames } from '../../../../lib/nxrg/names';
+import { NxrgRegistry } from '../../../../lib/nxrg/registry';
+import { nxrgSchemaSql } from '../../../../lib/nxrg/schema';
+import { defaultOpenxdsNames } from '../../../../lib/openxds/names';
+import { OpenxdsRepository } from '../../../../lib/openxds/repository';
+import { openxdsSchemaSql } from '../../../../lib/openxds/schema';
+import { createTestSchema, type TestSchema } from '../../../harness/postgres';
+
+const NOW = new Date('2026-06-01T00:00:00Z');
+const context: OperationContext = { job: 'test', dryRun: false, now: () => NOW };
+const uuid = (n: number) => `00000000-0000-0000-0000-${String(n).padStart(12, '0')}`;
+
+/** Executes one operation of `job` and returns what it supplies. */
+async function run(job: JobDefinition, op: Operation, ctx = context): Promise<Operation[]> {
+  const kind = job.kinds[op.kind]!;
+  return (await kind.execute(kind.payload.parse(op.payload), ctx)) ?? [];
+}
+
+/** Runs suppliers until only batch deletes are left, and returns those (not executed). */
+async function batchDeletesOf(job: JobDefinition): Promise<Operation[]> {
+  const pending = [job.defaultOperation];
+  const deletes: Operation[] = [];
+  while (pending.length > 0) {
+    const op = pending.pop()!;
+    if (op.kind === 'batch-delete') deletes.push(op);
+    else pending.push(...(await run(job, op)));
+  }
+  return deletes;
+}
+
+// SPEC §4: "a delete re-checks its condition at delete time". These change the data between the
+// supplier that chose a document and the batch delete, and check that the delete honours the change.
+describe('deletes re-check their condition at delete time', () => {
+  let nxrg: TestSchema;
+  let openxds: TestSchema;
+  let registry: NxrgRegistry;
+  const events: DeletionEvent[] = [];
+  const report = { record: (e: DeletionEvent) => events.push(e) };
+  const docIds = async () =>
+    (await nxrg.pool.query<{ id: string }>('SELECT id::text AS id FROM documents ORDER BY id')).rows.map((r) => r.id);
+
+  beforeAll(async () => {
+    [nxrg, openxds] = await Promise.all([createTestSchema(), createTestSchema()]);
+    await nxrg.pool.query(nxrgSchemaSql(defaultNxrgNames));
+    await openxds.pool.query(openxdsSchemaSql(defaultOpenxdsNames));
+    registry = new NxrgRegistry(nxrg.pool, defaultNxrgNames);
+  });
+  afterAll(async () => {
+    await Promise.all([nxrg?.drop(), openxds?.drop()]);
+  });
+  beforeEach(async () => {
+    events.splice(0);
+    await nxrg.pool.query('TRUNCATE documents, citizens, deleted_documents');
+    await openxds.pool.query('TRUNCATE repository_documents');
+  });
+
+  const insertDocs = (rows: [number, string, string, string][]) =>
+    nxrg.pool.query(
+      `INSERT INTO documents (id, document_type, citizen_id, created_at)
+       SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[])`,
+      [rows.map((r) => uuid(r[0])), rows.map((r) => r[1]), rows.map((r) => r[2]), rows.map((r) => r[3])],
+    );
+
+  describe('registry-status90-cleanup', () => {
+    const job = () =>
+      status90Job({ config: { suffixPageSize: 100, citizenBatchSize: 10, batchSize: 100, maxDeletesPerStep: 100 }, registry, report });
+
+    beforeEach(async () => {
+      await nxrg.pool.query(`INSERT INTO citizens VALUES ('0101010001', 90), ('0202020002', 90), ('0303030003', 1)`);
+      await insertDocs([
+        [1, 'referral', '0101010001', '2020-01-01'],
+        [2, 'referral', '0101010001', '2021-01-01'],
+        [3, 'referral', '0202020002', '2020-01-01'],
+        [4, 'referral', '0303030003', '2020-01-01'],
+      ]);
+    });
+
+    it('keeps every document of a citizen who is no longer status 90 when the delete runs', async () => {
+      const deletes = await batchDeletesOf(job());
+      expect(deletes.flatMap((op) => (op.payload as { ids: string[] }).ids).sort()).toEqual([uuid(1), uuid(2), uuid(3)]);
+      await nxrg.pool.query(`UPDATE citizens SET status = 1 WHERE cpr = '0101010001'`);
+      for (const op of deletes) await run(job(), op);
+      expect(await docIds()).toEqual([uuid(1), uuid(2), uuid(4)]);
+      const { rows } = await nxrg.pool.query('SELECT document_id::text AS id FROM deleted_documents');
+      expect(rows).toEqual([{ id: uuid(3) }]);
+    });
+
+    it('waits for a status change in flight and then keeps the documents (the citizen row is locked by the delete)', async () => {
+      const deletes = await batchDeletesOf(job());
+      const other = new Client({ connectionString: nxrg.url });
+      await other.connect();
+      try {
+        await other.query('BEGIN');
+        await other.query(`UPDATE citizens SET status = 1 WHERE cpr = '0101010001'`);
+        const deleting = Promise.all(deletes.map((op) => run(job(), op)));
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        await other.query('COMMIT');
+        await deleting;
+      } finally {
+        await other.end();
+      }
+      expect(await docIds()).toEqual([uuid(1), uuid(2), uuid(4)]);
+    });
+
+    it('counts in a dry run and deletes nothing', async () => {
+      const deletes = await batchDeletesOf(job());
+      for (const op of deletes) await run(job(), op, { ...context, dryRun: true });
+      expect(events.flatMap((e) => e.documentIds).sort()).toEqual([uuid(1), uuid(2), uuid(3)]);
+      expect(events.every((e) => e.dryRun)).toBe(true);
+      expect(await docIds()).toEqual([uuid(1), uuid(2), uuid(3), uuid(4)]);
+      expect((await nxrg.pool.query('SELECT 1 FROM deleted_documents')).rows).toHaveLength(0);
+    });
+  });
+
+  describe('registry-timebased-cleanup', () => {
+    const job = () =>
+      timebasedJob({
+        config: {
+          documentTypes: [{ documentType: 'referral', retentionDays: 365, basis: 'created', batchSize: 2 }],
+          pageSize: 100,
+          maxDeletesPerStep: 100,
+        },
+        registry,
+        report,
+      });
+
+    it('keeps a document whose time or type changed so that it is no longer past retention', async () => {
+      await insertDocs([
+        [1, 'referral', '0101010001', '2020-01-01'],
+        [2, 'referral', '0101010001', '2020-01-02'],
+        [3, 'referral', '0101010001', '2020-01-03'],
+        [4, 'referral', '0101010001', '2026-05-01'],
+      ]);
+      const deletes = await batchDeletesOf(job());
+      expect(deletes.flatMap((op) => (op.payload as { ids: string[] }).ids).sort()).toEqual([uuid(1), uuid(2), uuid(3)]);
+      await nxrg.pool.query(`UPDATE documents SET created_at = '2026-01-01' WHERE id = $1`, [uuid(1)]);
+      await nxrg.pool.query(`UPDATE documents SET document_type = 'prescription' WHERE id = $1`, [uuid(2)]);
+      for (const op of deletes) await run(job(), op);
+      expect(await docIds()).toEqual([uuid(1), uuid(2), uuid(4)]);
+      expect(events.flatMap((e) => e.documentIds)).toEqual([uuid(3)]);
+    });
+  });
+
+  describe('repository-cleanup', () => {
+    const repository = () => new OpenxdsRepository(openxds.pool, defaultOpenxdsNames);
+    const job = () =>
+      repositoryJob({ config: { pageSize: 100, batchSize: 100, maxDeletesPerStep: 100 }, registry, repository: repository(), report });
+    const stored = async () =>
+      (await openxds.pool.query<{ id: string }>('SELECT document_id::text AS id FROM repository_documents ORDER BY 1')).rows.map((r) => r.id);
+
+    beforeEach(async () => {
+      await nxrg.pool.query(
+        `INSERT INTO deleted_documents (document_id, deleted_at, reason, openxds_deleted_at)
+         VALUES ($1, now(), 'x', NULL), ($2, now(), 'x', NULL), ($3, now(), 'x', NULL), ($4, now(), 'x', now())`,
+        [uuid(1), uuid(2), uuid(3), uuid(4)],
+      );
+      await openxds.pool.query(`INSERT INTO repository_documents SELECT unnest($1::uuid[])`, [[1, 2, 3, 4, 5].map(uuid)]);
+    });
+
+    it('deletes only what is still deleted in NXRG and not yet in OpenXDS, then marks it done', async () => {
+      const deletes = await batchDeletesOf(job());
+      // Document 2 comes back into NXRG before the delete; document 3's deletion is done by someone else.
+      await insertDocs([[2, 'referral', '0101010001', '2020-01-01']]);
+      await nxrg.pool.query('UPDATE deleted_documents SET openxds_deleted_at = now() WHERE document_id = $1', [uuid(3)]);
+      for (const op of deletes) await run(job(), op);
+      expect(await stored()).toEqual([uuid(2), uuid(3), uuid(4), uuid(5)]);
+      const { rows } = await nxrg.pool.query<{ id: string }>(
+        'SELECT document_id::text AS id FROM deleted_documents WHERE openxds_deleted_at IS NULL',
+      );
+      expect(rows).toEqual([{ id: uuid(2) }]);
+    });
+
+    it('leaves the record pending when the OpenXDS delete fails, and a retry completes it', async () => {
+      const [op] = await batchDeletesOf(job());
+      const failing = repositoryJob({
+        config: { pageSize: 100, batchSize: 100, maxDeletesPerStep: 100 },
+        registry,
+        repository: { deleteDocuments: () => Promise.reject(new Error('OpenXDS unavailable')) },
+        report,
+      });
+      await expect(run(failing, op!)).rejects.toThrow('OpenXDS unavailable');
+      expect((await nxrg.pool.query('SELECT 1 FROM deleted_documents WHERE openxds_deleted_at IS NULL')).rows).toHaveLength(3);
+      await run(job(), op!);
+      expect(await stored()).toEqual([uuid(4), uuid(5)]);
+      expect((await nxrg.pool.query('SELECT 1 FROM deleted_documents WHERE openxds_deleted_at IS NULL')).rows).toHaveLength(0);
+    });
+
+    it('two steppers running the same batch at once delete and report each document once', async () => {
+      const [op] = await batchDeletesOf(job());
+      await Promise.all([run(job(), op!), run(job(), op!)]);
+      expect(await stored()).toEqual([uuid(4), uuid(5)]);
+      expect(events.flatMap((e) => e.documentIds).sort()).toEqual([uuid(1), uuid(2), uuid(3)]);
+    });
+  });
+});

@@ -1,0 +1,77 @@
+import type { Pool } from 'pg';
+import { defaultNxrgNames } from '../../../../lib/nxrg/names';
+import { NxrgRegistry } from '../../../../lib/nxrg/registry';
+import { createTestSchema, type TestSchema } from '../../../harness/postgres';
+import { generateRegistry } from '../../../harness/registry/generate';
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  Plans?: PlanNode[];
+}
+
+/** A pool stand-in that EXPLAINs each statement the adapter sends instead of running it. */
+function explaining(pool: Pool) {
+  const plans: PlanNode[] = [];
+  const fake = {
+    async query(text: string, params: unknown[]) {
+      const { rows } = await pool.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (FORMAT JSON) ${text}`, params);
+      plans.push(rows[0]!['QUERY PLAN'][0].Plan);
+      return { rows: [] };
+    },
+  };
+  return { pool: fake as unknown as Pool, plans };
+}
+
+const flatten = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(flatten)];
+/** How a plan reads tables: the indexes it scans, and `Seq Scan on <table>` for any full read. */
+const scans = (plan: PlanNode) =>
+  flatten(plan).flatMap((n) =>
+    n['Index Name'] ? [n['Index Name']] : n['Node Type'] === 'Seq Scan' ? [`Seq Scan on ${n['Relation Name']}`] : [],
+  );
+
+// Every cleanup read is an index range scan on a registry of realistic proportions (SPEC §4, issue #6).
+describe('NXRG cleanup queries use their indexes', () => {
+  let nxrg: TestSchema;
+  let openxds: TestSchema;
+  let registry: NxrgRegistry;
+  let plans: PlanNode[];
+  const now = new Date('2026-06-01T00:00:00Z');
+
+  beforeAll(async () => {
+    [nxrg, openxds] = await Promise.all([createTestSchema(), createTestSchema()]);
+    await generateRegistry(nxrg.pool, openxds.pool, { seed: 'plans', documents: 30_000, citizens: 3_000, earlierDeletions: 20_000, now });
+    const e = explaining(nxrg.pool);
+    registry = new NxrgRegistry(e.pool, defaultNxrgNames);
+    plans = e.plans;
+  }, 60_000);
+  afterAll(async () => {
+    await Promise.all([nxrg?.drop(), openxds?.drop()]);
+  });
+  beforeEach(() => plans.splice(0));
+
+  const cutoff = new Date('2016-06-01T00:00:00Z');
+  it.each([
+    ['type-based page (created)', () => registry.expiredPage({ documentType: 'referral', basis: 'created', cutoff }, null, 10_000), ['documents_type_created_idx']],
+    ['type-based continuation (service)', () => registry.expiredPage({ documentType: 'referral', basis: 'service', cutoff }, { at: '2010-01-01 00:00:00.123456+00', id: '00000000-0000-0000-0000-000000000000' }, 10_000), ['documents_type_service_idx']],
+    ['suffix page', () => registry.citizenPage('7', '0001000000', 10_000), ['citizens_cpr_suffix_idx']],
+    ['citizen batch', () => registry.deceasedDocumentPage({ digit: '7', after: '0001000000', through: '0001500000' }, null, 1_000), ['citizens_pkey', 'documents_citizen_idx']],
+    ['pending repository page', () => registry.pendingRepositoryPage('80000000-0000-0000-0000-000000000000', 1_000), ['deleted_documents_pending_idx']],
+  ])('%s', async (_name, query, expected) => {
+    await query();
+    expect(plans).toHaveLength(1);
+    expect(scans(plans[0]!).sort()).toEqual(expected.sort());
+  });
+
+  it('deletes find their documents by primary key', async () => {
+    const ids = ['00000000-0000-0000-0000-000000000001', '00000000-0000-0000-0000-000000000002'];
+    const deletion = { reason: 'test', at: now, dryRun: false };
+    await registry.deleteExpired(ids, { documentType: 'referral', basis: 'created', cutoff }, deletion);
+    await registry.deleteOfDeceased(ids, deletion);
+    expect(plans.map((p) => scans(p).sort())).toEqual([
+      ['documents_pkey'],
+      ['citizens_pkey', 'documents_pkey'],
+    ]);
+  });
+});
