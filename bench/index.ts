@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { projectRoot } from '../local/paths';
 import { benchmarks } from './benchmarks';
 import { flagsFromArgv, type Benchmark } from './lib/benchmark';
@@ -45,10 +45,11 @@ async function runHere(bench: Benchmark): Promise<void> {
 }
 
 function runInChild(name: string, args: string[]): Promise<number> {
-  const root = projectRoot();
+  // run-ts.mjs sets argv[1] to this entry point: the child runs the same file from the same tree.
+  const entry = process.argv[1]!;
   const child = spawn(
     process.execPath,
-    ['--expose-gc', join(root, 'scripts/run-ts.mjs'), join(root, 'bench/index.ts'), name, ...args],
+    ['--expose-gc', join(projectRoot(dirname(entry)), 'scripts/run-ts.mjs'), entry, name, ...args],
     { stdio: 'inherit' },
   );
   return new Promise((resolve) => child.on('exit', (code) => resolve(code === 0 ? 0 : 1)));

@@ -16,24 +16,22 @@ export function countingFetch(inner: typeof fetch = fetch) {
 }
 
 /**
- * Peak memory while `work` runs, sampled every few milliseconds, above what was in use before it
- * (after a GC when node runs with --expose-gc, which `npm run bench` passes).
+ * Peak JavaScript heap while `work` runs, sampled every few milliseconds, above what was in use
+ * before it (after a GC when node runs with --expose-gc, which `npm run bench` passes). RSS is
+ * not used: it rarely shrinks, so what came before hides the step.
  */
-export async function peakMemory<T>(work: () => Promise<T>): Promise<{ result: T; peakHeapMiB: number; peakRssMiB: number }> {
+export async function peakMemory<T>(work: () => Promise<T>): Promise<{ result: T; peakHeapMiB: number }> {
   (globalThis as { gc?: () => void }).gc?.();
-  const before = process.memoryUsage();
-  let heap = before.heapUsed;
-  let rss = before.rss;
+  const before = process.memoryUsage().heapUsed;
+  let heap = before;
   const sample = () => {
-    const now = process.memoryUsage();
-    heap = Math.max(heap, now.heapUsed);
-    rss = Math.max(rss, now.rss);
+    heap = Math.max(heap, process.memoryUsage().heapUsed);
   };
   const timer = setInterval(sample, 5);
   try {
     const result = await work();
     sample();
-    return { result, peakHeapMiB: (heap - before.heapUsed) / 2 ** 20, peakRssMiB: (rss - before.rss) / 2 ** 20 };
+    return { result, peakHeapMiB: (heap - before) / 2 ** 20 };
   } finally {
     clearInterval(timer);
   }
