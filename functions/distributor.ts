@@ -1,10 +1,33 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ScheduledEvent } from 'aws-lambda';
 import { loadDistributorConfig } from '../lib/config/distributor';
-import { NotImplementedError } from '../lib/runtime/errors';
+import { createDistributor, type PassSummary } from '../lib/distributor/pass';
+import { reportPass } from '../lib/distributor/report';
+import { DynamoDistributorState } from '../lib/distributor/stateStore';
+import { AmqpSession } from '../lib/rabbitmq/connection';
+import { ManagementClient } from '../lib/rabbitmq/management';
 import { lambdaHandler } from '../lib/runtime/lambda';
+import { logger, metrics } from '../lib/runtime/observability';
 
-loadDistributorConfig(process.env);
+const config = loadDistributorConfig(process.env);
+const session = new AmqpSession(config.AMQP_URL);
+const management = new ManagementClient(config.RABBITMQ_MANAGEMENT_URL, config.RABBITMQ_VHOST);
+const dynamo = DynamoDBDocumentClient.from(
+  new DynamoDBClient({ region: config.AWS_REGION, endpoint: config.DYNAMODB_ENDPOINT }),
+);
 
-export const handler = lambdaHandler<ScheduledEvent, void>(async () => {
-  throw new NotImplementedError('The distributor', 'issue #4');
+const distributor = createDistributor({
+  settings: config,
+  listQueues: () => management.listQueues(),
+  openChannel: () => session.openConfirmChannel(),
+  state: new DynamoDistributorState(dynamo, config.DISTRIBUTOR_TABLE),
+  warn: (message, details) => logger.warn(message, details),
+});
+
+/** One distribution pass per scheduled invocation (SPEC §3). */
+export const handler = lambdaHandler<ScheduledEvent, PassSummary>(async (_event, context) => {
+  const summary = await distributor.runPass(context.getRemainingTimeInMillis());
+  reportPass(summary, logger, metrics);
+  return summary;
 });

@@ -1,0 +1,32 @@
+import type { QueueInfo } from '../rabbitmq/management';
+import { stagingTarget } from './stagingQueueName';
+
+/** A target with the staging queues that, by the management listing, hold messages. */
+export interface TargetGroup {
+  target: string;
+  /** The target as listed, or undefined if the listing has no queue of that name. */
+  targetQueue?: QueueInfo;
+  /** Names of its staging queues the listing shows with ready messages, in name order. */
+  staging: string[];
+}
+
+/**
+ * Groups one management listing by target. Pure. The listing's counts lag about 5 s, so they
+ * only decide which staging queues are worth a look: the pass reads exact depths over AMQP.
+ */
+export function groupByTarget(queues: readonly QueueInfo[]): TargetGroup[] {
+  const byName = new Map(queues.map((q) => [q.name, q]));
+  const groups = new Map<string, TargetGroup>();
+  for (const queue of queues) {
+    const target = stagingTarget(queue.name);
+    if (target === undefined || queue.messages_ready <= 0) continue;
+    let group = groups.get(target);
+    if (!group) {
+      group = { target, targetQueue: byName.get(target), staging: [] };
+      groups.set(target, group);
+    }
+    group.staging.push(queue.name);
+  }
+  for (const group of groups.values()) group.staging.sort();
+  return [...groups.values()].sort((a, b) => (a.target < b.target ? -1 : 1));
+}

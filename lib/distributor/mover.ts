@@ -1,0 +1,209 @@
+import { randomUUID } from 'node:crypto';
+import type { ConfirmChannel, ConsumeMessage, MessageProperties, Options } from 'amqplib';
+
+/** Opens a confirm channel on the pass's connection (AmqpSession.openConfirmChannel). */
+export type OpenChannel = () => Promise<ConfirmChannel>;
+
+export interface MoveRequest {
+  source: string;
+  target: string;
+  /** The queue's share: the mover never takes more deliveries than this. */
+  count: number;
+  /** Deliveries in flight at most; 1..65535 (0 would mean unlimited to AMQP). */
+  prefetch: number;
+  /** Epoch ms after which the mover stops taking new deliveries. */
+  deadline: number;
+  /** Stop when no delivery came for this long (the queue held less than planned). */
+  idleStopMs: number;
+}
+
+export type StopReason =
+  | 'share-moved'
+  | 'source-drained'
+  | 'source-missing'
+  | 'target-missing'
+  | 'target-rejected'
+  | 'deadline'
+  | 'channel-closed';
+
+export interface MoveResult {
+  /** Published, confirmed by the broker, then acked in the staging queue. */
+  moved: number;
+  /** Published but returned or nacked by the broker: put back in the staging queue. */
+  requeued: number;
+  stopReason: StopReason;
+  /**
+   * Published, but no confirm came within DRAIN_TIMEOUT_MS of stopping: the staging copies go
+   * back when the channel closes, and may also have reached the target (duplicates, never losses).
+   */
+  unconfirmed?: number;
+  error?: string;
+}
+
+/** After stopping, how long to wait for outstanding confirms before giving up on them. */
+const DRAIN_TIMEOUT_MS = 5_000;
+/** A channel close that gets no answer (a broker half gone) must not hold the pass. */
+const CLOSE_TIMEOUT_MS = 2_000;
+
+interface InFlight {
+  message: ConsumeMessage;
+  returned: boolean;
+}
+
+/**
+ * Moves up to `count` messages from `source` to the queue `target` without ever losing one:
+ * each delivery is published to the target (default exchange, `mandatory`, every property kept)
+ * on a confirm channel, and the staging copy is acked only once the broker confirmed the
+ * publish; a return or a nack puts it back. Publishes are pipelined up to `prefetch`.
+ * A crash between confirm and ack leaves a duplicate, never a gap. Never rejects: a failure
+ * ends the move with a stop reason and the error, so the pass holds its lease until every
+ * mover of the target has ended.
+ */
+export async function moveMessages(openChannel: OpenChannel, request: MoveRequest): Promise<MoveResult> {
+  if (request.count <= 0) return { moved: 0, requeued: 0, stopReason: 'share-moved' };
+  let consumer: ConfirmChannel | undefined;
+  let publisher: ConfirmChannel | undefined;
+  try {
+    consumer = await openChannel();
+    publisher = await openChannel();
+    return await pump(consumer, publisher, request);
+  } catch (error) {
+    return { moved: 0, requeued: 0, stopReason: 'channel-closed', error: (error as Error).message };
+  } finally {
+    // Closing the consuming channel puts back anything still unacked.
+    if (publisher) await closeQuietly(publisher);
+    if (consumer) await closeQuietly(consumer);
+  }
+}
+
+async function closeQuietly(channel: ConfirmChannel): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    channel.close().catch(() => undefined),
+    new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_TIMEOUT_MS))),
+  ]);
+  clearTimeout(timer);
+}
+
+async function pump(consumer: ConfirmChannel, publisher: ConfirmChannel, request: MoveRequest): Promise<MoveResult> {
+  const consumerTag = `fairway-distributor-${randomUUID()}`;
+  const inFlight = new Set<InFlight>();
+  let received = 0;
+  let moved = 0;
+  let requeued = 0;
+  let lastDelivery = Date.now();
+  let stopReason: StopReason | undefined;
+  let cancelled = false;
+  let finish: (result: MoveResult) => void = () => undefined;
+  const done = new Promise<MoveResult>((resolve) => (finish = resolve));
+
+  const settle = (action: () => void) => {
+    try {
+      action();
+    } catch {
+      // The channel is closed: the broker puts the unacked delivery back itself.
+    }
+  };
+  let drainTimer: NodeJS.Timeout | undefined;
+  const end = () => {
+    clearInterval(watchdog);
+    clearTimeout(drainTimer);
+    const result: MoveResult = { moved, requeued, stopReason: stopReason! };
+    if (inFlight.size > 0) result.unconfirmed = inFlight.size;
+    finish(result);
+  };
+  const maybeFinish = () => {
+    if (stopReason && cancelled && inFlight.size === 0) end();
+  };
+  const stop = (reason: StopReason) => {
+    if (stopReason) return;
+    stopReason = reason;
+    drainTimer = setTimeout(end, DRAIN_TIMEOUT_MS);
+    consumer
+      .cancel(consumerTag)
+      .catch(() => undefined)
+      .finally(() => {
+        cancelled = true;
+        maybeFinish();
+      });
+  };
+
+  const watchdog = setInterval(
+    () => {
+      const now = Date.now();
+      if (now >= request.deadline) stop('deadline');
+      else if (now - lastDelivery >= request.idleStopMs) stop('source-drained');
+    },
+    Math.max(10, Math.min(250, request.idleStopMs / 4)),
+  );
+
+  publisher.on('return', (returned: { content: Buffer }) => {
+    // A return precedes the confirm of the same message; identical in-flight copies are interchangeable.
+    for (const entry of inFlight) {
+      if (!entry.returned && entry.message.content.equals(returned.content)) {
+        entry.returned = true;
+        break;
+      }
+    }
+    stop('target-missing');
+  });
+  publisher.on('close', () => stop('channel-closed'));
+  consumer.on('close', () => stop('channel-closed'));
+
+  const onDelivery = (message: ConsumeMessage | null) => {
+    if (message === null) return stop('source-missing'); // the broker cancelled us: the queue was deleted
+    if (Date.now() >= request.deadline) stop('deadline');
+    if (stopReason || received >= request.count) {
+      settle(() => consumer.nack(message, false, true)); // arrived after we stopped: put it back
+      return;
+    }
+    received++;
+    lastDelivery = Date.now();
+    const entry: InFlight = { message, returned: false };
+    inFlight.add(entry);
+    publisher.publish('', request.target, message.content, publishOptions(message.properties), (error) => {
+      inFlight.delete(entry);
+      if (error || entry.returned) {
+        requeued++;
+        settle(() => consumer.nack(message, false, true));
+        // amqplib fails pending confirms with 'channel closed' when the channel goes away.
+        if (error) stop(error.message === 'channel closed' ? 'channel-closed' : 'target-rejected');
+      } else {
+        moved++;
+        settle(() => consumer.ack(message));
+      }
+      maybeFinish();
+    });
+    if (received >= request.count) stop('share-moved');
+  };
+
+  try {
+    await consumer.prefetch(Math.max(1, Math.min(request.prefetch, request.count, 65535)));
+    await consumer.consume(request.source, onDelivery, { noAck: false, consumerTag });
+  } catch (error) {
+    clearInterval(watchdog);
+    clearTimeout(drainTimer);
+    return { moved: 0, requeued: 0, stopReason: 'source-missing', error: (error as Error).message };
+  }
+  return done;
+}
+
+/** Every property the staging copy carries, for the target copy. */
+export function publishOptions(p: MessageProperties): Options.Publish {
+  return {
+    mandatory: true,
+    contentType: p.contentType,
+    contentEncoding: p.contentEncoding,
+    headers: p.headers,
+    deliveryMode: p.deliveryMode,
+    priority: p.priority,
+    correlationId: p.correlationId,
+    replyTo: p.replyTo,
+    expiration: p.expiration,
+    messageId: p.messageId,
+    timestamp: p.timestamp,
+    type: p.type,
+    userId: p.userId,
+    appId: p.appId,
+  };
+}

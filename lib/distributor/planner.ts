@@ -1,0 +1,105 @@
+/** A non-empty staging queue as the planner sees it. */
+export interface PlanQueue {
+  name: string;
+  /** Messages ready in the queue; the planner never gives a queue more than this. */
+  depth: number;
+  /** Positive integer; a queue of weight 2 gets twice the share of a queue of weight 1 when both are backlogged. */
+  weight: number;
+}
+
+export type PlannerMode = 'fair' | 'reference';
+
+export interface PlanInput {
+  /** Messages the target can take this pass. */
+  capacity: number;
+  queues: readonly PlanQueue[];
+  mode: PlannerMode;
+  /** Name of the last queue that got a rotating remainder unit in an earlier pass. */
+  rotationCursor?: string;
+}
+
+export interface Plan {
+  /** Every input queue, in name order, with how many messages to move from it. */
+  shares: { name: string; share: number }[];
+  /** Where the next pass starts handing out remainder units (unchanged when there was no remainder). */
+  rotationCursor?: string;
+}
+
+/**
+ * Divides a target's capacity among its staging queues. Pure.
+ *
+ * `fair`: weighted max-min fairness by water-filling. Queues that hold less than their share get
+ * all they hold and the rest is shared again among the others; the remaining queues get
+ * floor(level × weight) and the units left over (fewer than the number of those queues) go one
+ * each to the queues after `rotationCursor` in name order, so that with capacity smaller than
+ * the number of queues every queue is served within a bounded number of passes.
+ *
+ * `reference`: what the reference implementation does, kept for comparison: each non-empty queue
+ * gets ceil(capacity / N) capped at its depth; the total can exceed capacity and unused shares
+ * stay idle.
+ */
+export function planShares(input: PlanInput): Plan {
+  const queues = [...input.queues].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const queue of queues) validate(queue);
+  const capacity = Math.max(0, Math.floor(input.capacity));
+  if (input.mode === 'reference') return referenceShares(queues, capacity, input.rotationCursor);
+  return fairShares(queues, capacity, input.rotationCursor);
+}
+
+function referenceShares(queues: PlanQueue[], capacity: number, rotationCursor?: string): Plan {
+  const nonEmpty = queues.filter((q) => q.depth > 0).length;
+  const each = nonEmpty === 0 ? 0 : Math.ceil(capacity / nonEmpty);
+  return { shares: queues.map((q) => ({ name: q.name, share: Math.min(q.depth, each) })), rotationCursor };
+}
+
+function fairShares(queues: PlanQueue[], capacity: number, rotationCursor?: string): Plan {
+  const share = new Map(queues.map((q) => [q.name, 0]));
+  let remaining = capacity;
+  let unsaturated = queues.filter((q) => q.depth > 0);
+
+  // Water-filling: a queue that holds no more than the current level × its weight is filled and
+  // leaves; the level rises for the others. Integer comparisons keep it exact.
+  for (;;) {
+    const totalWeight = sum(unsaturated.map((q) => q.weight));
+    const filled = unsaturated.filter((q) => q.depth * totalWeight <= remaining * q.weight);
+    if (filled.length === 0 || remaining === 0) break;
+    for (const q of filled) {
+      share.set(q.name, q.depth);
+      remaining -= q.depth;
+    }
+    unsaturated = unsaturated.filter((q) => !filled.includes(q));
+    if (unsaturated.length === 0) break;
+  }
+
+  const totalWeight = sum(unsaturated.map((q) => q.weight));
+  let leftOver = remaining;
+  for (const q of unsaturated) {
+    const base = Math.floor((remaining * q.weight) / totalWeight);
+    share.set(q.name, base);
+    leftOver -= base;
+  }
+
+  // Every unsaturated queue holds more than its floor, so each can take one more unit, and there
+  // are fewer units left than such queues.
+  let cursor = rotationCursor;
+  if (leftOver > 0) {
+    const start = unsaturated.findIndex((q) => rotationCursor === undefined || q.name > rotationCursor);
+    const order = start <= 0 ? unsaturated : [...unsaturated.slice(start), ...unsaturated.slice(0, start)];
+    for (const q of order.slice(0, leftOver)) {
+      share.set(q.name, share.get(q.name)! + 1);
+      cursor = q.name;
+    }
+  }
+  return { shares: queues.map((q) => ({ name: q.name, share: share.get(q.name)! })), rotationCursor: cursor };
+}
+
+function validate(queue: PlanQueue): void {
+  if (!Number.isInteger(queue.depth) || queue.depth < 0) {
+    throw new RangeError(`Staging queue ${queue.name}: depth must be a non-negative integer, got ${queue.depth}`);
+  }
+  if (!Number.isInteger(queue.weight) || queue.weight < 1) {
+    throw new RangeError(`Staging queue ${queue.name}: weight must be a positive integer, got ${queue.weight}`);
+  }
+}
+
+const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);

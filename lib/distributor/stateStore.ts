@@ -1,0 +1,81 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+
+export interface Rotation {
+  cursor?: string;
+  /** Optimistic lock: a write succeeds only over the version it read. */
+  version: number;
+}
+
+/** What a pass keeps between invocations: one lease per target, and the planner's rotation cursor. */
+export interface DistributorState {
+  /** True if `owner` now holds the target until `expiresAt` (no one held it, or their lease expired before `now`). */
+  acquireLease(target: string, owner: string, now: number, expiresAt: number): Promise<boolean>;
+  /** Gives the lease back, if `owner` still holds it. */
+  releaseLease(target: string, owner: string): Promise<void>;
+  readRotation(target: string): Promise<Rotation>;
+  /** False if another pass wrote the rotation since `read` (the write is then dropped). */
+  writeRotation(target: string, cursor: string, read: Rotation): Promise<boolean>;
+}
+
+const leaseKey = (target: string) => `lease#${target}`;
+const rotationKey = (target: string) => `rotation#${target}`;
+
+/** DistributorState in the DistributorStateTable (key `pk`), single-item conditional writes only. */
+export class DynamoDistributorState implements DistributorState {
+  constructor(
+    private readonly doc: DynamoDBDocumentClient,
+    private readonly table: string,
+  ) {}
+
+  async acquireLease(target: string, owner: string, now: number, expiresAt: number): Promise<boolean> {
+    return this.conditional(
+      new PutCommand({
+        TableName: this.table,
+        Item: { pk: leaseKey(target), owner, expiresAt, acquiredAt: now },
+        ConditionExpression: 'attribute_not_exists(pk) OR expiresAt < :now',
+        ExpressionAttributeValues: { ':now': now },
+      }),
+    );
+  }
+
+  async releaseLease(target: string, owner: string): Promise<void> {
+    await this.conditional(
+      new DeleteCommand({
+        TableName: this.table,
+        Key: { pk: leaseKey(target) },
+        ConditionExpression: '#owner = :owner',
+        ExpressionAttributeNames: { '#owner': 'owner' },
+        ExpressionAttributeValues: { ':owner': owner },
+      }),
+    );
+  }
+
+  async readRotation(target: string): Promise<Rotation> {
+    const { Item } = await this.doc.send(
+      new GetCommand({ TableName: this.table, Key: { pk: rotationKey(target) }, ConsistentRead: true }),
+    );
+    return { cursor: Item?.cursor as string | undefined, version: (Item?.version as number | undefined) ?? 0 };
+  }
+
+  async writeRotation(target: string, cursor: string, read: Rotation): Promise<boolean> {
+    return this.conditional(
+      new PutCommand({
+        TableName: this.table,
+        Item: { pk: rotationKey(target), cursor, version: read.version + 1 },
+        ConditionExpression: 'attribute_not_exists(pk) OR version = :version',
+        ExpressionAttributeValues: { ':version': read.version },
+      }),
+    );
+  }
+
+  private async conditional(command: PutCommand | DeleteCommand): Promise<boolean> {
+    try {
+      await this.doc.send(command as PutCommand);
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
+}

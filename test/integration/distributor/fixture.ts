@@ -1,0 +1,150 @@
+import type { ConfirmChannel, Options } from 'amqplib';
+import { loadDistributorConfig, type DistributorConfig } from '../../../lib/config/distributor';
+import { createDistributor, type Distributor } from '../../../lib/distributor/pass';
+import { DynamoDistributorState } from '../../../lib/distributor/stateStore';
+import { AmqpSession } from '../../../lib/rabbitmq/connection';
+import { ManagementClient } from '../../../lib/rabbitmq/management';
+import { startDynamo, type EmbeddedDynamo } from '../../harness/dynamo';
+import { eventually } from '../../harness/eventually';
+import { createTestVhost, type TestVhost } from '../../harness/rabbit';
+
+export const STATE_TABLE = 'DistributorStateTable';
+
+/** A vhost, a dynalite with the stack's tables, and helpers to fill, read and drain queues. */
+export interface DistributorFixture {
+  rabbit: TestVhost;
+  dynamo: EmbeddedDynamo;
+  session: AmqpSession;
+  /** The environment the distributor function would get for this vhost and table. */
+  env: Record<string, string>;
+  config(overrides?: Record<string, string>): DistributorConfig;
+  /** A distributor on this vhost and table; `openChannel` lets a test watch the channels it uses. */
+  distributor(overrides?: Record<string, string>, openChannel?: () => Promise<ConfirmChannel>): Distributor;
+  warnings: { message: string; details: Record<string, unknown> }[];
+  withChannel<T>(use: (channel: ConfirmChannel) => Promise<T>): Promise<T>;
+  /** Declares a durable queue. */
+  declare(name: string, args?: Record<string, unknown>): Promise<void>;
+  /**
+   * Declares the target (with `targetArgs`; none at all when null) and the staging queues, fills
+   * each with its count of messages (ids `${queue}-0…`), and waits until the listing shows them.
+   */
+  stage(target: string, targetArgs: Record<string, unknown> | null, staging: Record<string, number>): Promise<string[]>;
+  /** Publishes `count` persistent messages with message ids `${prefix}-0…`, and waits for the confirms. */
+  publish(queue: string, count: number, prefix: string, options?: Options.Publish): Promise<void>;
+  /** Exact ready count (AMQP). */
+  depth(queue: string): Promise<number>;
+  /** Waits until the management listing shows each queue with ready messages (stats lag ~5 s). */
+  listed(queues: string[]): Promise<void>;
+  /** Takes every ready message off the queue and returns their message ids. */
+  drain(queue: string): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+export async function distributorFixture(): Promise<DistributorFixture> {
+  // If one service is missing, stop the other: a dynalite left listening keeps jest from exiting.
+  const [vhostResult, dynamoResult] = await Promise.allSettled([createTestVhost(), startDynamo()]);
+  if (vhostResult.status === 'rejected' || dynamoResult.status === 'rejected') {
+    if (vhostResult.status === 'fulfilled') await vhostResult.value.delete().catch(() => undefined);
+    if (dynamoResult.status === 'fulfilled') await dynamoResult.value.stop();
+    throw vhostResult.status === 'rejected' ? vhostResult.reason : (dynamoResult as PromiseRejectedResult).reason;
+  }
+  const [rabbit, dynamo] = [vhostResult.value, dynamoResult.value];
+  await dynamo.createTables();
+  const session = new AmqpSession(rabbit.amqpUrl);
+  const management = new ManagementClient(rabbit.managementUrl, rabbit.vhost);
+  const warnings: DistributorFixture['warnings'] = [];
+  const env = {
+    AMQP_URL: rabbit.amqpUrl,
+    RABBITMQ_MANAGEMENT_URL: rabbit.managementUrl,
+    RABBITMQ_VHOST: rabbit.vhost,
+    DISTRIBUTOR_TABLE: STATE_TABLE,
+    DYNAMODB_ENDPOINT: dynamo.endpoint,
+  };
+  const config = (overrides: Record<string, string> = {}) => loadDistributorConfig({ ...env, ...overrides });
+
+  const withChannel = async <T>(use: (channel: ConfirmChannel) => Promise<T>) => {
+    const channel = await session.openConfirmChannel();
+    try {
+      return await use(channel);
+    } finally {
+      await channel.close().catch(() => undefined);
+    }
+  };
+
+  const declare = (name: string, args: Record<string, unknown> = {}) =>
+    withChannel((channel) => channel.assertQueue(name, { durable: true, arguments: args })).then(() => undefined);
+  const publish: DistributorFixture['publish'] = (queue, count, prefix, options = {}) =>
+    withChannel(async (channel) => {
+      for (let i = 0; i < count; i++) {
+        channel.publish('', queue, Buffer.from(`${prefix}-${i}`), { persistent: true, messageId: `${prefix}-${i}`, ...options });
+      }
+      await channel.waitForConfirms();
+    });
+  const listed = async (queues: string[]) => {
+    await eventually(async () => {
+      const listing = await management.listQueues();
+      return queues.every((name) => (listing.find((q) => q.name === name)?.messages_ready ?? 0) > 0) || undefined;
+    }, `the management listing to show ${queues.join(', ')} with messages`);
+  };
+
+  return {
+    rabbit,
+    dynamo,
+    session,
+    env,
+    config,
+    warnings,
+    withChannel,
+    distributor: (overrides = {}, openChannel = () => session.openConfirmChannel()) =>
+      createDistributor({
+        settings: config(overrides),
+        listQueues: () => management.listQueues(),
+        openChannel,
+        state: new DynamoDistributorState(dynamo.doc, STATE_TABLE),
+        warn: (message, details) => warnings.push({ message, details }),
+      }),
+    declare,
+    publish,
+    listed,
+    async stage(target, targetArgs, staging) {
+      if (targetArgs) await declare(target, targetArgs);
+      for (const [name, count] of Object.entries(staging)) {
+        await declare(name);
+        await publish(name, count, name);
+      }
+      await listed(Object.keys(staging));
+      return Object.keys(staging);
+    },
+    depth: (queue) => withChannel(async (channel) => (await channel.checkQueue(queue)).messageCount),
+    drain: (queue) =>
+      withChannel(async (channel) => {
+        const expected = (await channel.checkQueue(queue)).messageCount;
+        const ids: string[] = [];
+        if (expected === 0) return ids;
+        await new Promise<void>((resolve, reject) => {
+          channel
+            .consume(
+              queue,
+              (message) => {
+                if (!message) return reject(new Error(`${queue} was deleted while draining`));
+                ids.push(String(message.properties.messageId));
+                if (ids.length === expected) resolve();
+              },
+              { noAck: true, consumerTag: 'drain' },
+            )
+            .catch(reject);
+        });
+        return ids;
+      }),
+    async close() {
+      await session.close();
+      await Promise.allSettled([rabbit.delete(), dynamo.stop()]);
+    },
+  };
+}
+
+/** Counts message ids: how many distinct, and how many seen more than once. */
+export function tally(ids: string[]): { unique: Set<string>; duplicates: number } {
+  const unique = new Set(ids);
+  return { unique, duplicates: ids.length - unique.size };
+}

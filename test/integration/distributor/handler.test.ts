@@ -1,0 +1,65 @@
+import type { Context, ScheduledEvent } from 'aws-lambda';
+import type { PassSummary } from '../../../lib/distributor/pass';
+import { distributorFixture, type DistributorFixture } from './fixture';
+
+type Handler = (event: ScheduledEvent, context: Context) => Promise<PassSummary>;
+
+describe('functions/distributor (the Lambda, in process)', () => {
+  let f: DistributorFixture;
+  let handler: Handler;
+  const saved = process.env;
+  beforeAll(async () => {
+    f = await distributorFixture();
+    // The SDK reads credentials when it first calls DynamoDB, so the environment stays until the end.
+    process.env = { ...saved, ...f.env, AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local' };
+    jest.isolateModules(() => {
+      handler = (require('../../../functions/distributor') as { handler: Handler }).handler;
+    });
+  });
+  afterAll(async () => {
+    process.env = saved;
+    await f?.close();
+  });
+
+  it('runs one pass, logs one structured summary and emits EMF metrics per target', async () => {
+    await f.stage('lambda-target', { 'x-max-length': 30 }, { 'lambda-target»/t1': 50 });
+
+    const lines: string[] = [];
+    const write = jest.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+      lines.push(String(chunk));
+      return true;
+    });
+    const context = {
+      functionName: 'distributor',
+      awsRequestId: 'req-1',
+      getRemainingTimeInMillis: () => 60_000,
+    } as unknown as Context;
+    let summary: PassSummary;
+    try {
+      summary = await handler({} as ScheduledEvent, context);
+    } finally {
+      write.mockRestore();
+    }
+
+    expect(summary.moved).toBe(30);
+    expect(await f.depth('lambda-target')).toBe(30);
+    const records = lines.flatMap((l) => l.split('\n')).filter(Boolean).map((l) => JSON.parse(l) as Record<string, any>);
+    const logged = records.filter((r) => r.message === 'Distribution pass');
+    expect(logged).toHaveLength(1);
+    expect(logged[0]!.pass.targets).toEqual([
+      expect.objectContaining({
+        target: 'lambda-target',
+        capacity: 30,
+        planned: 30,
+        moved: 30,
+        queues: [expect.objectContaining({ name: 'lambda-target»/t1', planned: 30, moved: 30 })],
+      }),
+    ]);
+    const emf = records.filter((r) => r._aws?.CloudWatchMetrics);
+    const perTarget = emf.filter((r) => r.target === 'lambda-target');
+    expect(perTarget.map((r) => r.TargetMoved).filter((v) => v !== undefined)).toEqual([30]);
+    expect(emf.some((r) => r.MessagesMoved === 30 && r.target === undefined)).toBe(true);
+    // No tenant ever becomes a metric dimension.
+    expect(JSON.stringify(emf.map((r) => r._aws.CloudWatchMetrics))).not.toContain('t1');
+  });
+});

@@ -1,0 +1,23 @@
+// Runs one pass of the real distributor handler in its own process, so that a test can SIGKILL it
+// at any point. Configured by the same environment as the Lambda.
+import type { Context, ScheduledEvent } from 'aws-lambda';
+import { handler } from '../../../functions/distributor';
+
+const remainingMs = Number(process.env.PASS_REMAINING_MS ?? 30_000);
+const deadline = Date.now() + remainingMs;
+const context = {
+  functionName: 'distributor',
+  functionVersion: '$LATEST',
+  invokedFunctionArn: 'arn:aws:lambda:us-east-1:123456789012:function:distributor',
+  memoryLimitInMB: '512',
+  awsRequestId: 'crash-test',
+  getRemainingTimeInMillis: () => deadline - Date.now(),
+} as unknown as Context;
+
+handler({} as ScheduledEvent, context).then(
+  () => process.exit(0),
+  (error: Error) => {
+    process.stderr.write(`${error.message}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,43 @@
+import { eventually } from '../../harness/eventually';
+import { distributorFixture, tally, type DistributorFixture } from './fixture';
+
+describe('a target deleted during a pass', () => {
+  let f: DistributorFixture;
+  beforeAll(async () => {
+    f = await distributorFixture();
+  });
+  afterAll(() => f?.close());
+
+  it('loses nothing: what was confirmed went down with the queue, the rest is back in staging', async () => {
+    const total = 2 * 10_000;
+    const staging = await f.stage('gone', {}, { 'gone»/a': total / 2, 'gone»/b': total / 2 });
+
+    // Watch what the broker hands back: every returned message must end up back in staging.
+    const returned = new Set<string>();
+    const watchedChannel = async () => {
+      const channel = await f.session.openConfirmChannel();
+      channel.on('return', (message: { properties: { messageId: string } }) => returned.add(message.properties.messageId));
+      return channel;
+    };
+    const settings = { DISTRIBUTOR_TARGETS: JSON.stringify({ gone: { maxLength: 1_000_000 } }) };
+    const pass = f.distributor(settings, watchedChannel).runPass(60_000);
+    await eventually(async () => ((await f.depth('gone')) >= 2_000 ? true : undefined), 'the pass to start filling the target', 30_000);
+    const { messageCount: deletedWithTarget } = await f.withChannel((channel) => channel.deleteQueue('gone'));
+    const summary = await pass;
+
+    const target = summary.targets[0]!;
+    expect(target.queues.some((q) => q.stopReason === 'target-missing')).toBe(true);
+    expect(target.moved).toBeLessThan(total);
+    const left = tally((await Promise.all(staging.map(f.drain))).flat());
+    expect(left.duplicates).toBe(0);
+    // Every message is back in staging or was confirmed by the broker into the target before it went.
+    expect(left.unique.size + target.moved).toBe(total);
+    expect(returned.size).toBeGreaterThan(0);
+    expect(target.requeued).toBe(returned.size);
+    expect([...returned].filter((id) => !left.unique.has(id))).toEqual([]);
+    // The broker also confirms messages routed to a queue while it is being deleted: they go with it,
+    // so the deleted queue's count can be lower than what was confirmed, by at most the messages in flight.
+    expect(deletedWithTarget).toBeLessThanOrEqual(target.moved);
+    expect(target.moved - deletedWithTarget).toBeLessThanOrEqual(2 * 500);
+  });
+});
