@@ -68,6 +68,7 @@ export const cleanupBench: Benchmark<Flags> = {
         'requests per step': fairway.requests / fairway.steps,
         'writes per step': fairway.writes / fairway.steps,
         'requests per document deleted': fairway.requests / fairway.deleted,
+        'time in DynamoDB ÷ run time': fairway.dynamoSeconds / (fairway.seconds * steppers),
         'by operation': fairway.byOperation,
       });
       if (steppers === 1) {
@@ -100,7 +101,10 @@ export const cleanupBench: Benchmark<Flags> = {
     const requests: Table = {
       title: 'Cleanup: DynamoDB requests per step (counted on the wire)',
       rows: perStep,
-      notes: ['A busy step found every operation claimed by another stepper and waited; it still costs its reads.'],
+      notes: [
+        'A busy step found every operation claimed by another stepper and waited; it still costs its reads. Time in ' +
+          'DynamoDB: the requests\' durations summed, over the steppers\' time (steppers × run time).',
+      ],
     };
     const supplier: Table = {
       title: `Cleanup: one supplier step over ${memory.matching} matching documents`,
@@ -180,6 +184,7 @@ async function jobToEmpty(pool: Pool, flags: Record<Flags, number>, steppers: nu
       busy: outcomes.busy ?? 0,
       requests: proxy.total(),
       writes: proxy.count(...dynamoWrites),
+      dynamoSeconds: proxy.waitedMs() / 1e3,
       byOperation: [...operations].map(([op, n]) => `${op} ${n}`).join(', '),
     };
   } finally {

@@ -12,9 +12,12 @@ export const dynamoWrites = ['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteI
 export async function countingDynamoProxy(upstreamEndpoint: string) {
   const upstream = new URL(upstreamEndpoint);
   const counts = new Map<string, number>();
+  let waitedMs = 0;
   const server = createServer((incoming, outgoing) => {
     const operation = String(incoming.headers['x-amz-target'] ?? 'unknown').split('.').pop()!;
     counts.set(operation, (counts.get(operation) ?? 0) + 1);
+    const started = performance.now();
+    outgoing.on('finish', () => (waitedMs += performance.now() - started));
     const forwarded = request(
       { host: upstream.hostname, port: upstream.port, method: incoming.method, path: incoming.url, headers: incoming.headers },
       (answer) => {
@@ -32,7 +35,12 @@ export async function countingDynamoProxy(upstreamEndpoint: string) {
     count: (...operations: string[]) => operations.reduce((sum, op) => sum + (counts.get(op) ?? 0), 0),
     total: () => [...counts.values()].reduce((a, b) => a + b, 0),
     byOperation: () => new Map(counts),
-    reset: () => counts.clear(),
+    /** Milliseconds requests spent in DynamoDB, summed (overlapping requests each count). */
+    waitedMs: () => waitedMs,
+    reset: () => {
+      counts.clear();
+      waitedMs = 0;
+    },
     close: () => {
       server.closeAllConnections(); // the SDK keeps its sockets alive
       return new Promise<void>((resolve) => server.close(() => resolve()));
