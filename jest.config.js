@@ -10,4 +10,8 @@ module.exports = {
   moduleNameMapper: { '^@middy/([^/]+)$': '<rootDir>/node_modules/@middy/$1/index.js' },
   transformIgnorePatterns: ['/node_modules/(?!@middy/)'],
   testTimeout: 60_000,
+  // Every service must answer before any test runs; a missing one fails the run, naming it.
+  globalSetup: '<rootDir>/test/harness/global-setup.ts',
+  // A test file whose setup failed halfway can leave a server open; CI must end all the same.
+  forceExit: true,
 };

@@ -37,7 +37,8 @@ export async function createTestVhost(): Promise<TestVhost> {
   };
 }
 
-function managementApi(baseUrl: string) {
+/** Calls the management API with the credentials of `baseUrl`; throws on a non-2xx answer. */
+export function managementApi(baseUrl: string) {
   const base = new URL(baseUrl);
   const authorization = `Basic ${Buffer.from(`${decodeURIComponent(base.username)}:${decodeURIComponent(base.password)}`).toString('base64')}`;
   const origin = `${base.protocol}//${base.host}`;
@@ -46,6 +47,7 @@ function managementApi(baseUrl: string) {
       method,
       headers: { authorization, 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(10_000),
     });
     if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${await response.text()}`);
     const text = await response.text();
