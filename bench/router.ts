@@ -168,6 +168,7 @@ const report: RouterReport = {
     throw new Error(`the router did not route ${failure.messageId}: ${failure.kind}, ${failure.reason}`);
   },
   counted: () => undefined,
+  tenantRouted: () => undefined,
 };
 
 function routerService(vhost: BenchVhost, dynamoEndpoint: string) {

@@ -1,6 +1,5 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ScheduledEvent } from 'aws-lambda';
+import { documentClient } from '../lib/aws/dynamo';
 import { loadDistributorConfig } from '../lib/config/distributor';
 import { createDistributor, type PassSummary } from '../lib/distributor/pass';
 import { reportPass } from '../lib/distributor/report';
@@ -13,9 +12,7 @@ import { logger, metrics } from '../lib/runtime/observability';
 const config = loadDistributorConfig(process.env);
 const session = new AmqpSession(config.AMQP_URL);
 const management = new ManagementClient(config.RABBITMQ_MANAGEMENT_URL, config.RABBITMQ_VHOST);
-const dynamo = DynamoDBDocumentClient.from(
-  new DynamoDBClient({ region: config.AWS_REGION, endpoint: config.DYNAMODB_ENDPOINT }),
-);
+const dynamo = documentClient(config);
 
 const distributor = createDistributor({
   settings: config,

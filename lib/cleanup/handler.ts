@@ -1,5 +1,3 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { CleanupConfig } from '../config/cleanup';
 import { logger, metrics } from '../runtime/observability';
 import { createCleanupEngine, type EngineAdapters, type StepResult } from './engine/engine';
@@ -12,12 +10,6 @@ export interface CleanupAdapters {
   doc: DocumentPort;
   random?: Random;
   clock?: () => number;
-}
-
-/** The DynamoDB client of a cleanup function, built once per container. */
-export function cleanupDocumentClient(config: CleanupConfig): DynamoDBDocumentClient {
-  const client = new DynamoDBClient({ region: config.AWS_REGION, endpoint: config.DYNAMODB_ENDPOINT });
-  return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
 }
 
 /**

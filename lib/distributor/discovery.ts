@@ -1,5 +1,5 @@
 import type { QueueInfo } from '../rabbitmq/management';
-import { stagingTarget } from './stagingQueueName';
+import { parseStagingQueueName } from '../routing/queue-names';
 
 /** A target with the staging queues that, by the management listing, hold messages. */
 export interface TargetGroup {
@@ -18,7 +18,7 @@ export function groupByTarget(queues: readonly QueueInfo[]): TargetGroup[] {
   const byName = new Map(queues.map((q) => [q.name, q]));
   const groups = new Map<string, TargetGroup>();
   for (const queue of queues) {
-    const target = stagingTarget(queue.name);
+    const target = parseStagingQueueName(queue.name)?.target;
     if (target === undefined || queue.messages_ready <= 0) continue;
     let group = groups.get(target);
     if (!group) {

@@ -19,10 +19,19 @@ export interface RecordFailure {
   reason: string;
 }
 
+/** What one batch routed for one tenant: the per-tenant figures live in logs, never in metric dimensions. */
+export interface TenantRouted {
+  tenant: string;
+  documents: number;
+  /** The tenant's priority level after its last check in the batch (1 = highest). */
+  level: number;
+}
+
 /** Where the router reports; never given a message body. */
 export interface RouterReport {
   failed(failure: RecordFailure): void;
   counted(metric: 'Routed' | FailureKind, count: number): void;
+  tenantRouted(routed: TenantRouted): void;
 }
 
 export interface RouterDeps {
@@ -42,6 +51,7 @@ interface Pending {
   message: RoutableMessage;
   queue: string;
   bypass: boolean;
+  level?: number;
   priority?: number;
 }
 
@@ -69,7 +79,7 @@ export function createRouter(deps: RouterDeps) {
       }
     });
 
-    let routed = 0;
+    const routed: Pending[] = [];
     let channel: ConfirmChannel | undefined;
     if (pending.length > 0) {
       try {
@@ -94,7 +104,7 @@ export function createRouter(deps: RouterDeps) {
         );
         outcomes.forEach((outcome, i) => {
           if (outcome.routed) {
-            routed++;
+            routed.push(pending[i]!);
           } else {
             deps.stagingQueues.forget(pending[i]!.queue);
             failures.push({ messageId: pending[i]!.record.messageId, kind: 'BrokerFailures', reason: outcome.reason });
@@ -106,7 +116,10 @@ export function createRouter(deps: RouterDeps) {
     }
 
     for (const failure of failures) deps.report.failed(failure);
-    deps.report.counted('Routed', routed);
+    for (const [tenant, items] of byTenant(routed)) {
+      deps.report.tenantRouted({ tenant, documents: items.length, level: items.at(-1)!.level! });
+    }
+    deps.report.counted('Routed', routed.length);
     for (const kind of ['Rejected', 'PriorityFailures', 'BrokerFailures'] as const) {
       deps.report.counted(kind, failures.filter((f) => f.kind === kind).length);
     }
@@ -138,13 +151,12 @@ async function ensureStagingQueues(stagingQueues: StagingQueues, pending: Pendin
 /** The k events of one tenant are k checks in batch order, in one write; tenants run in parallel. */
 async function checkPriorities(deps: RouterDeps, pending: Pending[], nowMs: number): Promise<Failed> {
   const failed: Failed = new Map();
-  const byTenant = new Map<string, Pending[]>();
-  for (const item of pending) byTenant.set(item.message.tenantId, [...(byTenant.get(item.message.tenantId) ?? []), item]);
   await Promise.all(
-    [...byTenant].map(async ([tenantId, items]) => {
+    [...byTenant(pending)].map(async ([tenantId, items]) => {
       try {
         const { levels } = await deps.counters.check(tenantId, items.length, nowMs);
         items.forEach((item, i) => {
+          item.level = levels[i]!;
           item.priority = deps.priorityOf(levels[i]!);
         });
       } catch (error) {
@@ -153,6 +165,13 @@ async function checkPriorities(deps: RouterDeps, pending: Pending[], nowMs: numb
     }),
   );
   return failed;
+}
+
+/** The items of each tenant, in batch order. */
+function byTenant(items: Pending[]): Map<string, Pending[]> {
+  const groups = new Map<string, Pending[]>();
+  for (const item of items) groups.set(item.message.tenantId, [...(groups.get(item.message.tenantId) ?? []), item]);
+  return groups;
 }
 
 function failureOf(messageId: string, kind: FailureKind, error: unknown): RecordFailure {

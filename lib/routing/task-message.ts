@@ -6,7 +6,7 @@ import { checkDiscriminator, checkTargetName } from './queue-names';
 
 /**
  * A Worker Framework task message as the after-process event (shape 2 of event.ts), as documented
- * in /work/shared/fixtures/taskmessage-NOTES.md (sources in its SOURCES.md):
+ * in test/fixtures/taskmessage-NOTES.md (sources in its SOURCES.md):
  *
  * - the SQS body is the TaskMessage v3 JSON (WorkerFramework worker-queue-sqs `WorkerPublisher`), and
  *   its SQS message attributes are the message's headers;

@@ -1,6 +1,6 @@
 import { connect } from 'amqplib';
 import { Client } from 'pg';
-import { managementApi } from './rabbit';
+import { managementApi } from '../../local/management-api';
 import { serviceUnavailable, services } from './services';
 
 /**

@@ -1,3 +1,4 @@
+import { managementApi } from '../../local/management-api';
 import { serviceUnavailable, services, uniqueName } from './services';
 
 export interface TestVhost {
@@ -34,23 +35,5 @@ export async function createTestVhost(): Promise<TestVhost> {
     managementUrl: services.managementUrl,
     api,
     delete: () => api('DELETE', `/api/vhosts/${encodeURIComponent(vhost)}`).then(() => undefined),
-  };
-}
-
-/** Calls the management API with the credentials of `baseUrl`; throws on a non-2xx answer. */
-export function managementApi(baseUrl: string) {
-  const base = new URL(baseUrl);
-  const authorization = `Basic ${Buffer.from(`${decodeURIComponent(base.username)}:${decodeURIComponent(base.password)}`).toString('base64')}`;
-  const origin = `${base.protocol}//${base.host}`;
-  return async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-    const response = await fetch(`${origin}${path}`, {
-      method,
-      headers: { authorization, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(10_000),
-    });
-    if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${await response.text()}`);
-    const text = await response.text();
-    return (text ? JSON.parse(text) : undefined) as T;
   };
 }

@@ -112,4 +112,96 @@ describe('serverless package (offline, no AWS credentials)', () => {
       t.Resources.RegistryTimebasedCleanupLambdaFunction!.Properties.Environment.Variables.CLEANUP_DRY_RUN;
     expect([dryRun(dev), dryRun(prod)]).toEqual(['true', 'false']);
   });
+  describe('CloudWatch: alarms to one topic, a dashboard, per-tenant figures from logs', () => {
+    const alarm = (id: string) => {
+      const resource = dev.Resources[id];
+      expect(resource?.Type).toBe('AWS::CloudWatch::Alarm');
+      return resource!.Properties;
+    };
+    const notifiesTopic = (props: Record<string, any>) =>
+      expect((props.AlarmActions as unknown[]).map(ref)).toEqual(['AlarmTopic']);
+    /** An alarm that fires as soon as `Statistic` of the metric is above zero in a period. */
+    const firesAboveZero = (id: string, Namespace: string, MetricName: string, Statistic: string) => {
+      const props = alarm(id);
+      expect(props).toMatchObject({ Namespace, MetricName, Statistic, Threshold: 0, ComparisonOperator: 'GreaterThanThreshold' });
+      return props;
+    };
+
+    it('alarms go to an SNS topic the stack outputs', () => {
+      expect(dev.Resources.AlarmTopic!.Type).toBe('AWS::SNS::Topic');
+      const alarms = ofType(dev, 'AWS::CloudWatch::Alarm');
+      expect(alarms).toHaveLength(8);
+      for (const [, a] of alarms) notifiesTopic(a.Properties);
+    });
+
+    it('the router DLQ alarm fires on one visible message in the after-process DLQ', () => {
+      const props = firesAboveZero('RouterDeadLetterQueueAlarm', 'AWS/SQS', 'ApproximateNumberOfMessagesVisible', 'Maximum');
+      expect(props.Dimensions).toHaveLength(1);
+      expect(props.Dimensions[0].Name).toBe('QueueName');
+      expect(ref(props.Dimensions[0].Value)).toBe('AfterProcessDeadLetterQueue');
+    });
+
+    it('the distributor alarm fires on Lambda errors of the distributor function in consecutive periods', () => {
+      const props = firesAboveZero('DistributorFailingAlarm', 'AWS/Lambda', 'Errors', 'Sum');
+      expect(props.EvaluationPeriods).toBeGreaterThan(1);
+      expect(props.DatapointsToAlarm).toBe(props.EvaluationPeriods);
+      expect(ref(props.Dimensions[0].Value)).toBe('DistributorLambdaFunction');
+    });
+
+    const jobs = [
+      ['RegistryTimebasedCleanup', 'registry-timebased-cleanup'],
+      ['RegistryStatus90Cleanup', 'registry-status90-cleanup'],
+      ['RepositoryCleanup', 'repository-cleanup'],
+    ];
+
+    it.each(jobs)('%s: one dead-lettered operation of job %s fires an alarm', (id, job) => {
+      const props = firesAboveZero(`${id}DeadLetteredAlarm`, 'Fairway', 'OperationsDeadLettered', 'Sum');
+      expect(props.Dimensions).toContainEqual({ Name: 'job', Value: job });
+    });
+
+    it.each(jobs)('%s: a stack of job %s that stops shrinking (steps run, nothing completes) fires an alarm', (id, job) => {
+      const props = alarm(`${id}StackStuckAlarm`);
+      const inputs = Object.fromEntries(
+        props.Metrics.filter((m: any) => m.MetricStat).map((m: any) => [m.MetricStat.Metric.MetricName, m]),
+      );
+      expect(Object.keys(inputs).sort()).toEqual(['LeasesLost', 'OperationsExecuted', 'OperationsFailed', 'StepsBusy']);
+      for (const input of Object.values<any>(inputs)) {
+        expect(input.MetricStat.Metric.Namespace).toBe('Fairway');
+        expect(input.MetricStat.Metric.Dimensions).toContainEqual({ Name: 'job', Value: job });
+      }
+      const decision = props.Metrics.find((m: any) => m.ReturnData);
+      expect(decision.Expression).toContain(`FILL(${inputs.OperationsExecuted.Id}, 0) == 0`);
+      expect(props).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+      expect(props.EvaluationPeriods).toBeGreaterThan(1);
+    });
+
+    it('the dashboard body is valid JSON with every placeholder bound, shows every alarm and searches namespace Fairway', () => {
+      const dashboards = ofType(dev, 'AWS::CloudWatch::Dashboard');
+      expect(dashboards).toHaveLength(1);
+      const [body, variables] = dashboards[0]![1].Properties.DashboardBody['Fn::Sub'] as [string, Record<string, unknown>];
+      const placeholders = [...body.matchAll(/\$\{([^}]+)\}/g)].map((m) => m[1]!);
+      for (const name of placeholders) expect(name.startsWith('AWS::') || name in variables).toBe(true);
+
+      const widgets = (JSON.parse(body) as { widgets: any[] }).widgets;
+      const alarmWidget = widgets.find((w) => w.type === 'alarm');
+      const alarmArns = (alarmWidget.properties.alarms as string[]).map((a) => ref(variables[a.slice(2, -1)]));
+      expect(alarmArns.sort()).toEqual(ofType(dev, 'AWS::CloudWatch::Alarm').map(([id]) => id).sort());
+
+      const searched = JSON.stringify(widgets).match(/MetricName=\\"(\w+)\\"/g)?.join(' ');
+      for (const metric of ['Routed', 'Rejected', 'TargetMoved', 'TargetCapacity', 'OperationsExecuted', 'DocumentsDeleted', 'OperationsDeadLettered']) {
+        expect(searched).toContain(metric);
+      }
+      const insight = widgets.find((w) => w.properties.insightRule);
+      expect(ref(variables[insight.properties.insightRule.ruleName.slice(2, -1)])).toBe('DocumentsByTenantInsightRule');
+    });
+
+    it('a Contributor Insights rule ranks tenants from the router log group, not one metric per tenant', () => {
+      const rules = ofType(dev, 'AWS::CloudWatch::InsightRule');
+      expect(rules).toHaveLength(1);
+      const rule = JSON.parse(rules[0]![1].Properties.RuleBody);
+      expect(rule.LogGroupNames).toEqual([dev.Resources.RouterLogGroup!.Properties.LogGroupName]);
+      expect(rule.Contribution.Keys).toEqual(['$.tenant']);
+      expect(rules[0]![1].Properties.RuleState).toBe('ENABLED');
+    });
+  });
 });

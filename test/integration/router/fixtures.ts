@@ -1,14 +1,15 @@
+import { fixturePath } from '../../fixtures';
 import { readFileSync } from 'node:fs';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { loadRouterConfig, type RouterConfig } from '../../../lib/config/router';
 import type { AfterProcessEvent } from '../../../lib/routing/event';
-import type { RecordFailure, RouterReport } from '../../../lib/routing/router';
+import type { RecordFailure, RouterReport, TenantRouted } from '../../../lib/routing/router';
 import type { EmbeddedDynamo } from '../../harness/dynamo';
 import type { TestVhost } from '../../harness/rabbit';
 
 /** Shared by the router's integration tests: SQS events shaped like AWS's sample, and a recording report. */
 
-const sample = (JSON.parse(readFileSync('/work/shared/fixtures/sqs-event.json', 'utf8')) as SQSEvent).Records[0]!;
+const sample = (JSON.parse(readFileSync(fixturePath('sqs-event.json'), 'utf8')) as SQSEvent).Records[0]!;
 let sequence = 0;
 
 export function sqsRecord(body: string | AfterProcessEvent, messageAttributes: SQSRecord['messageAttributes'] = {}): SQSRecord {
@@ -33,14 +34,16 @@ export const lambdaContext = { functionName: 'router', awsRequestId: 'test', get
 
 export function recordingReport() {
   const failures: RecordFailure[] = [];
+  const tenants: TenantRouted[] = [];
   const counts: Record<string, number> = {};
   const report: RouterReport = {
     failed: (failure) => failures.push(failure),
+    tenantRouted: (routed) => tenants.push(routed),
     counted: (metric, count) => {
       counts[metric] = (counts[metric] ?? 0) + count;
     },
   };
-  return { report, failures, counts };
+  return { report, failures, tenants, counts };
 }
 
 /** The router's configuration for a test vhost and dynalite, as the function reads it from its environment. */

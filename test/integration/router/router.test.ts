@@ -1,3 +1,4 @@
+import { fixturePath } from '../../fixtures';
 import { readFileSync } from 'node:fs';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { connect, type Channel, type ChannelModel, type GetMessage } from 'amqplib';
@@ -40,6 +41,7 @@ describe('router, end to end through the handler (real RabbitMQ, dynalite)', () 
   });
   beforeEach(() => {
     recorded.failures.length = 0;
+    recorded.tenants.length = 0;
   });
 
   const invoke = (records: ReturnType<typeof sqsRecord>[]) => handler(sqsEvent(records), lambdaContext);
@@ -59,6 +61,14 @@ describe('router, end to end through the handler (real RabbitMQ, dynalite)', () 
     expect(await invoke([sqsRecord(event('direct', 'quiet', 'quiet-0')), sqsRecord(event('direct', 'quiet', 'quiet-1'))])).toEqual({
       batchItemFailures: [],
     });
+    // One report line per tenant per batch, with the level after its last check (the insight rule's input).
+    expect(recorded.tenants).toEqual([
+      { tenant: 'noisy', documents: 10, level: 5 },
+      { tenant: 'noisy', documents: 10, level: 8 },
+      { tenant: 'noisy', documents: 10, level: 9 },
+      { tenant: 'noisy', documents: 10, level: 9 },
+      { tenant: 'quiet', documents: 2, level: 1 },
+    ]);
 
     const consumed = await drain('direct');
     const bodies = consumed.map((m) => m.content.toString());
@@ -113,7 +123,7 @@ describe('router, end to end through the handler (real RabbitMQ, dynalite)', () 
   });
 
   it('routes a Worker Framework task message to the staging queue its custom data names (fixture)', async () => {
-    const body = readFileSync('/work/shared/fixtures/taskmessage-document-tenant-workflow.json', 'utf8');
+    const body = readFileSync(fixturePath('taskmessage-document-tenant-workflow.json'), 'utf8');
     const attributes = { 'x-caf-worker-retry': { dataType: 'Number', stringValue: '1', stringListValues: [], binaryListValues: [] } };
     expect(await invoke([sqsRecord(body, attributes)])).toEqual({ batchItemFailures: [] });
 

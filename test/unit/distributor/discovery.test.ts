@@ -1,5 +1,4 @@
 import { groupByTarget } from '../../../lib/distributor/discovery';
-import { stagingTarget } from '../../../lib/distributor/stagingQueueName';
 import { weightOf } from '../../../lib/distributor/weights';
 import type { QueueInfo } from '../../../lib/rabbitmq/management';
 
@@ -10,16 +9,6 @@ const queue = (name: string, ready: number, args: Record<string, unknown> = {}):
   arguments: args,
   messages: ready,
   messages_ready: ready,
-});
-
-describe('stagingTarget', () => {
-  it.each([
-    ['worker-input»/tenant1/workflow1', 'worker-input'],
-    ['worker-input»/tenant1', 'worker-input'],
-    ['a»/t»odd', 'a'],
-    ['worker-input', undefined],
-    ['»/tenant1', undefined],
-  ])('%s → %s', (name, target) => expect(stagingTarget(name)).toBe(target));
 });
 
 describe('groupByTarget', () => {

@@ -1,10 +1,11 @@
+import { fixturePath } from '../../fixtures';
 import { readFileSync } from 'node:fs';
 import type { SQSRecord } from 'aws-lambda';
 import { InvalidEventError } from '../../../lib/routing/errors';
 import { parseAfterProcessRecord, type AfterProcessEvent } from '../../../lib/routing/event';
 import { stagingQueueName } from '../../../lib/routing/queue-names';
 
-const fixture = (name: string) => readFileSync(`/work/shared/fixtures/${name}`, 'utf8');
+const fixture = (name: string) => readFileSync(fixturePath(name), 'utf8');
 const record = (body: string, messageAttributes: SQSRecord['messageAttributes'] = {}) => ({ body, messageAttributes });
 const event = (overrides: Record<string, unknown> = {}, message: Record<string, unknown> = {}) =>
   JSON.stringify({ target: 'worker-in', tenantId: 't1', ...overrides, message: { body: 'hello', ...message } });
@@ -100,7 +101,7 @@ describe("Fairway's after-process event", () => {
   });
 });
 
-describe('Worker Framework task message (fixtures in /work/shared/fixtures)', () => {
+describe('Worker Framework task message (fixtures in test/fixtures)', () => {
   it('takes target from `to`, tenant from customData.tenantId, workflow from CAF_WORKFLOW_NAME', () => {
     const body = fixture('taskmessage-document-tenant-workflow.json');
     const parsed = parseAfterProcessRecord(

@@ -1,0 +1,62 @@
+import { parseArgs } from 'node:util';
+import { ConfigError, type Env } from '../../lib/config/env';
+import { UsageError, type Command } from './command';
+import { invokeCommand } from './commands/invoke';
+import { queuesCommand } from './commands/queues';
+import { stackCommand } from './commands/stack';
+import { tenantsCommand } from './commands/tenants';
+import { renderTables } from './output';
+
+export const commands: readonly Command[] = [tenantsCommand, queuesCommand, stackCommand, invokeCommand];
+
+export interface Io {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+const overview = () =>
+  [
+    'usage: fairway <command> [options] [--json]',
+    '',
+    ...commands.map((c) => `  ${c.name.padEnd(8)} ${c.summary}`),
+    '',
+    'Settings come from the environment, as for the functions (README "Operating Fairway").',
+    '--json prints one JSON document for scripts; `fairway <command> --help` shows a command’s options.',
+  ].join('\n');
+
+/** Runs one CLI command; returns the exit code (0 ok, 1 failed, 2 wrong usage or settings). */
+export async function runCli(argv: readonly string[], env: Env, io: Io): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    io.out(overview());
+    return name ? 0 : 2;
+  }
+  const command = commands.find((c) => c.name === name);
+  if (!command) {
+    io.err(`fairway: unknown command ${JSON.stringify(name)}\n\n${overview()}`);
+    return 2;
+  }
+  let json = false;
+  try {
+    const { values, positionals } = parseArgs({
+      args: [...rest],
+      options: { ...command.options, json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: true,
+      strict: true,
+    });
+    json = values.json === true;
+    if (values.help) {
+      io.out(command.usage);
+      return 0;
+    }
+    const result = await command.run({ positionals, options: values, env });
+    io.out(json ? JSON.stringify(result.data, null, 2) : (result.text ?? renderTables(result.tables)));
+    return 0;
+  } catch (error) {
+    const usage = error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
+    const message = error instanceof Error ? error.message : String(error);
+    if (json) io.out(JSON.stringify({ error: message }));
+    io.err(`fairway ${name}: ${message}${usage ? `\n\n${command.usage}` : ''}`);
+    return usage || error instanceof ConfigError ? 2 : 1;
+  }
+}

@@ -1,0 +1,31 @@
+import type { ParseArgsConfig } from 'node:util';
+import type { Env } from '../../lib/config/env';
+import type { Table } from './output';
+
+/** What a command returns: `data` is printed as JSON with `--json`; `tables` (or `text`) for people otherwise. */
+export interface CommandResult {
+  data: unknown;
+  tables: Table[];
+  text?: string;
+}
+
+export interface CommandInput {
+  positionals: string[];
+  options: Record<string, string | boolean | undefined>;
+  env: Env;
+}
+
+export interface Command {
+  name: string;
+  /** One line for `fairway --help`. */
+  summary: string;
+  /** Arguments and options, for `fairway <command> --help`. */
+  usage: string;
+  options: NonNullable<ParseArgsConfig['options']>;
+  run(input: CommandInput): Promise<CommandResult>;
+}
+
+/** A mistake in how the command was called: printed with the usage, exit code 2. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}

@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import { dynamoSettings } from '../../../lib/config/common';
+import { parseEnv } from '../../../lib/config/env';
+import { cleanupConfigSchema } from '../../../lib/config/cleanup';
+import { createCleanupOperator } from '../../../lib/cleanup/operator';
+import { cliDocumentClient } from '../../ops/dynamo';
+import { cleanupJobNames, type CleanupJobName } from '../../../lib/cleanup/jobs';
+import { UsageError, type Command } from '../command';
+
+const stackSettingsSchema = z.object({ ...dynamoSettings, CLEANUP_TABLE: cleanupConfigSchema.shape.CLEANUP_TABLE });
+
+export const stackCommand: Command = {
+  name: 'stack',
+  summary: 'a cleanup job’s stack: size, top, counts by kind, dead letters; --requeue/--drop a dead letter',
+  usage:
+    `fairway stack [<job>] [--top n] [--requeue <sk> | --drop <sk>] [--json]\n` +
+    `  jobs: ${cleanupJobNames.join(', ')} (without a job: the size of each)\n` +
+    '  Reads CLEANUP_TABLE. --requeue puts a dead-lettered operation back on top with its attempts reset;\n' +
+    '  --drop deletes it for good.',
+  options: { top: { type: 'string', default: '10' }, requeue: { type: 'string' }, drop: { type: 'string' } },
+  async run({ positionals, options, env }) {
+    const job = positionals[0] as CleanupJobName | undefined;
+    if (job !== undefined && !cleanupJobNames.includes(job)) {
+      throw new UsageError(`unknown job ${JSON.stringify(job)}; jobs are ${cleanupJobNames.join(', ')}`);
+    }
+    if ((options.requeue || options.drop) && !job) throw new UsageError('--requeue and --drop need a job');
+    if (options.requeue && options.drop) throw new UsageError('give either --requeue or --drop, not both');
+    const top = Number(options.top);
+    if (!Number.isInteger(top) || top < 0) throw new UsageError('--top must be a whole number');
+    const settings = parseEnv(stackSettingsSchema, env);
+    const doc = cliDocumentClient(settings, env);
+    const operator = createCleanupOperator(doc, settings.CLEANUP_TABLE);
+    try {
+      if (!job) {
+        const jobs = await Promise.all(
+          cleanupJobNames.map(async (name) => {
+            const [stack, dead] = await Promise.all([operator.stack(name, 0), operator.deadLetters(name)]);
+            return { job: name, size: stack.size, claimed: stack.claimed, deadLetters: dead.length };
+          }),
+        );
+        return { data: { jobs }, tables: [{ title: 'Cleanup stacks', rows: jobs }] };
+      }
+      if (typeof options.requeue === 'string') {
+        const { sk } = await operator.requeue(job, options.requeue);
+        return { data: { job, requeued: options.requeue, as: sk }, tables: [{ rows: [{ job, requeued: options.requeue, as: sk }] }] };
+      }
+      if (typeof options.drop === 'string') {
+        await operator.drop(job, options.drop);
+        return { data: { job, dropped: options.drop }, tables: [{ rows: [{ job, dropped: options.drop }] }] };
+      }
+      const [stack, deadLetters] = await Promise.all([operator.stack(job, top), operator.deadLetters(job)]);
+      return {
+        data: { ...stack, deadLetters },
+        tables: [
+          { title: `${job}: ${stack.size} operations (${stack.claimed} claimed)`, rows: Object.entries(stack.byKind).map(([kind, count]) => ({ kind, count })), empty: 'empty stack' },
+          { title: `Top ${top}`, rows: stack.top.map(({ sk, kind, attempts, claimedUntil, lastError }) => ({ sk, kind, attempts, claimedUntil, lastError })) },
+          { title: 'Dead letters', rows: deadLetters.map(({ sk, kind, attempts, error, deadAt }) => ({ sk, kind, attempts, deadAt, error })) },
+        ],
+      };
+    } finally {
+      doc.destroy();
+    }
+  },
+};

@@ -1,0 +1,102 @@
+import { z } from 'zod';
+import { parseEnv, type Env } from '../../lib/config/env';
+import { distributorConfigSchema } from '../../lib/config/distributor';
+import { targetCapacity } from '../../lib/distributor/capacity';
+import { planShares } from '../../lib/distributor/planner';
+import type { DistributorState } from '../../lib/distributor/stateStore';
+import { weightOf } from '../../lib/distributor/weights';
+import type { QueueInfo } from '../../lib/rabbitmq/management';
+import { parseStagingQueueName } from '../../lib/routing/queue-names';
+
+/** The distributor's settings without AMQP: the queue view reads the management API only. */
+const queueSettingsSchema = distributorConfigSchema.omit({ AMQP_URL: true });
+export type QueueSettings = z.infer<typeof queueSettingsSchema>;
+export const loadQueueSettings = (env: Env): QueueSettings => parseEnv(queueSettingsSchema, env);
+
+export interface TargetView {
+  target: string;
+  exists: boolean;
+  depth: number;
+  maxLength: number;
+  /** What the next pass may hand out (0 below the refill threshold). */
+  capacity: number;
+  stagingQueues: number;
+  staged: number;
+}
+
+export interface StagingView {
+  queue: string;
+  target: string;
+  tenant?: string;
+  workflow?: string;
+  depth: number;
+  weight: number;
+  /** Messages the next pass would move from it, by the distributor's own planner. */
+  nextShare: number;
+}
+
+/**
+ * Targets and staging queues as the next distribution pass would see them, planned with the
+ * distributor's own capacity rule and planner. Depths come from the management listing (about
+ * 5 s old), so the shares are what a pass would plan now, not a promise.
+ */
+export async function describeQueues(
+  listing: readonly QueueInfo[],
+  settings: Pick<
+    QueueSettings,
+    'DISTRIBUTOR_PLANNER' | 'DISTRIBUTOR_DEFAULT_MAX_LENGTH' | 'DISTRIBUTOR_TARGETS' | 'DISTRIBUTOR_WEIGHTS' | 'DISTRIBUTOR_REFILL_THRESHOLD_PERCENT'
+  >,
+  state?: Pick<DistributorState, 'readRotation'>,
+): Promise<{ targets: TargetView[]; staging: StagingView[] }> {
+  const weight = weightOf(settings.DISTRIBUTOR_WEIGHTS);
+  const byName = new Map(listing.map((q) => [q.name, q]));
+  const staged = new Map<string, StagingView[]>();
+  for (const queue of listing) {
+    const parts = parseStagingQueueName(queue.name);
+    if (!parts) continue;
+    const views = staged.get(parts.target) ?? [];
+    views.push({
+      queue: queue.name,
+      target: parts.target,
+      ...(parts.tenant ? { tenant: parts.tenant } : {}),
+      ...(parts.workflow ? { workflow: parts.workflow } : {}),
+      depth: queue.messages_ready,
+      weight: weight(queue.name),
+      nextShare: 0,
+    });
+    staged.set(parts.target, views);
+  }
+  const targets: TargetView[] = [];
+  for (const [target, views] of [...staged].sort(([a], [b]) => a.localeCompare(b))) {
+    views.sort((a, b) => a.queue.localeCompare(b.queue));
+    const queue = byName.get(target);
+    const capacity = targetCapacity({
+      maxLengthArgument: queue?.arguments['x-max-length'],
+      configuredMaxLength: settings.DISTRIBUTOR_TARGETS[target]?.maxLength,
+      defaultMaxLength: settings.DISTRIBUTOR_DEFAULT_MAX_LENGTH,
+      depth: queue?.messages_ready ?? 0,
+      refillThresholdPercent: settings.DISTRIBUTOR_REFILL_THRESHOLD_PERCENT,
+    });
+    const backlog = views.filter((v) => v.depth > 0);
+    if (queue && backlog.length > 0) {
+      const rotation = await state?.readRotation(target);
+      const plan = planShares({
+        capacity: capacity.capacity,
+        queues: backlog.map((v) => ({ name: v.queue, depth: v.depth, weight: v.weight })),
+        mode: settings.DISTRIBUTOR_PLANNER,
+        ...(rotation?.cursor !== undefined ? { rotationCursor: rotation.cursor } : {}),
+      });
+      for (const { name, share } of plan.shares) views.find((v) => v.queue === name)!.nextShare = share;
+    }
+    targets.push({
+      target,
+      exists: queue !== undefined,
+      depth: queue?.messages_ready ?? 0,
+      maxLength: capacity.maxLength,
+      capacity: queue ? capacity.capacity : 0,
+      stagingQueues: views.length,
+      staged: views.reduce((n, v) => n + v.depth, 0),
+    });
+  }
+  return { targets, staging: [...staged.values()].flat() };
+}

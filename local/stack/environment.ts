@@ -1,0 +1,54 @@
+/** Where the local stack's services listen. */
+export interface LocalEndpoints {
+  dynamoEndpoint: string;
+  amqpUrl: string;
+  managementUrl: string;
+  vhost: string;
+  nxrgUrl: string;
+  openxdsUrl: string;
+}
+
+/** The demo's retention rules (NXRG_DOCUMENT_TYPES lists every type the demo registry holds). */
+export const demoRetention = {
+  referral: { retentionDays: 3650 },
+  'lab-result': { retentionDays: 1825, basis: 'service' },
+  'discharge-letter': { retentionDays: 5475 },
+} as const;
+
+/**
+ * The environment every function gets on AWS (serverless.yml's provider and function blocks),
+ * pointed at the local services. Time-based settings are divided by `speed` with the schedules,
+ * so that 25 minutes of silence still restore a tenant, in 25 sped-up minutes.
+ */
+export function functionEnvironment(endpoints: LocalEndpoints, speed: number, documentTypes: readonly string[]): Record<string, string> {
+  return {
+    POWERTOOLS_SERVICE_NAME: 'fairway',
+    POWERTOOLS_METRICS_NAMESPACE: 'Fairway',
+    AWS_REGION: 'us-east-1',
+    // Any credentials do for the embedded DynamoDB; real ones must never be picked up by accident.
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+    AWS_SESSION_TOKEN: '',
+    AWS_PROFILE: '',
+    DYNAMODB_ENDPOINT: endpoints.dynamoEndpoint,
+    TENANT_TABLE: 'TenantCountersTable',
+    DISTRIBUTOR_TABLE: 'DistributorStateTable',
+    CLEANUP_TABLE: 'CleanupStackTable',
+    AMQP_URL: endpoints.amqpUrl,
+    RABBITMQ_MANAGEMENT_URL: endpoints.managementUrl,
+    RABBITMQ_VHOST: endpoints.vhost,
+    TENANT_PRIORITY_RESET_SECONDS: String(Math.max(1, Math.round(1500 / speed))),
+    // The management listing lags ~5 s; a short idle stop keeps a fast pass from waiting on it.
+    DISTRIBUTOR_IDLE_STOP_MS: '300',
+    NXRG_DATABASE_URL: endpoints.nxrgUrl,
+    OPENXDS_DATABASE_URL: endpoints.openxdsUrl,
+    CLEANUP_DRY_RUN: 'false',
+    NXRG_DOCUMENT_TYPES: documentTypes.join(','),
+    CLEANUP_TIMEBASED_DOCUMENT_TYPES: JSON.stringify(demoRetention),
+    CLEANUP_TIMEBASED_BATCH_SIZE: '250',
+    CLEANUP_STATUS90_SUFFIX_PAGE_SIZE: '500',
+    CLEANUP_STATUS90_CITIZEN_BATCH_SIZE: '250',
+    CLEANUP_STATUS90_BATCH_SIZE: '500',
+    CLEANUP_REPOSITORY_BATCH_SIZE: '500',
+  };
+}

@@ -1,0 +1,235 @@
+import { createWriteStream } from 'node:fs';
+import { connect } from 'amqplib';
+import { createCleanupOperator } from '../../lib/cleanup/operator';
+import type { PassSummary } from '../../lib/distributor/pass';
+import { ManagementClient } from '../../lib/rabbitmq/management';
+import { startDynamo } from '../embedded-dynamo';
+import { loadHandler } from '../functions';
+import { lambdaContext, scheduledEvent } from '../lambda-events';
+import { loadQueueSettings } from '../ops/queues';
+import { loadTenantSettings } from '../ops/tenants';
+import { serviceFunctions, type ServiceFunction } from '../service';
+import { DemoRegistry } from './demo-registry';
+import { createDemoVhost } from './demo-vhost';
+import { functionEnvironment } from './environment';
+import { Scheduler } from './scheduler';
+import { takeSnapshot, type Snapshot } from './snapshot';
+import { demoTenants, TrafficGenerator } from './traffic';
+import { ansi, renderView } from './view';
+import { SimulatedWorker } from './worker';
+
+export interface LocalStackOptions {
+  speed: number;
+  headless: boolean;
+  /** Seconds; headless runs stop earlier once the end states hold. */
+  duration?: number;
+  stage: string;
+  logFile: string;
+  amqpUrl: string;
+  managementUrl: string;
+}
+
+/** What `--headless` prints: the final state, and whether the end states held before the time was up. */
+export type HeadlessResult = Snapshot & { settled: boolean; uncaughtErrors: number };
+
+const target = 'worker-input';
+const minimumRunMs = 20_000;
+/** How many distributor passes the view averages "moved per pass" over. */
+const RECENT_PASSES = 10;
+/** Writes to the terminal, whatever the functions do with process.stdout. */
+const out = process.stdout.write.bind(process.stdout);
+const cleanups: Array<() => Promise<unknown>> = [];
+let stopping: Promise<void> | undefined;
+let headless = false;
+
+// In Lambda an uncaught error ends the container and the next event gets a fresh one; here it
+// would end the whole stack, so it is logged, counted in the view, and the stack goes on.
+const uncaught = { count: 0, last: '' };
+const recordUncaught = (error: unknown) => {
+  uncaught.count++;
+  uncaught.last = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`${JSON.stringify({ level: 'ERROR', message: 'uncaught error in the local stack', error: uncaught.last })}\n`);
+};
+
+/**
+ * `npm start`: the whole system on this machine, as it runs on AWS. Embedded DynamoDB and
+ * PostgreSQL, a RabbitMQ vhost of its own, the real handlers invoked with AWS-shaped events on
+ * serverless.yml's schedules (sped up), a traffic generator, a live view.
+ */
+export async function runLocalStack(options: LocalStackOptions): Promise<void> {
+  headless = options.headless;
+  process.on('SIGINT', () => void stopLocalStack(0));
+  process.on('SIGTERM', () => void stopLocalStack(0));
+  process.on('uncaughtException', recordUncaught);
+  process.on('unhandledRejection', recordUncaught);
+  try {
+    await start(options);
+  } catch (error) {
+    out(`${ansi.showCursor}npm start failed: ${(error as Error).message}\n`);
+    await stopLocalStack(1);
+  }
+}
+
+async function start(options: LocalStackOptions) {
+  const { speed, duration, amqpUrl, managementUrl } = options;
+  const startedAt = Date.now();
+  const progress = (line: string) => headless || out(`${line}\n`);
+  // The functions log to stdout as in Lambda; here their lines go to the log file, the view to the terminal.
+  const log = createWriteStream(options.logFile, { flags: 'w' });
+  const toLog = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+    log.write(chunk);
+    const done = rest.find((r) => typeof r === 'function') as (() => void) | undefined;
+    done?.();
+    return true;
+  }) as typeof process.stdout.write;
+  const [stdoutWrite, stderrWrite] = [process.stdout.write, process.stderr.write];
+  process.stdout.write = toLog;
+  process.stderr.write = toLog;
+  cleanups.push(() => {
+    [process.stdout.write, process.stderr.write] = [stdoutWrite, stderrWrite];
+    return new Promise((resolve) => log.end(resolve));
+  });
+
+  progress('Starting the Fairway local stack: RabbitMQ vhost, embedded DynamoDB, NXRG and OpenXDS (PGlite) with demo data…');
+  const vhost = await createDemoVhost(amqpUrl, managementUrl, `fairway-demo-${process.pid}`);
+  cleanups.push(() => vhost.delete());
+  const [dynamo, registry] = await Promise.all([startDynamo(), DemoRegistry.start()]);
+  cleanups.push(() => dynamo.stop(), () => registry.stop());
+  await dynamo.createTables();
+
+  const env = functionEnvironment(
+    { dynamoEndpoint: dynamo.endpoint, amqpUrl: vhost.amqpUrl, managementUrl, vhost: vhost.vhost, ...registry.urls },
+    speed,
+    registry.documentTypes,
+  );
+  Object.assign(process.env, env);
+
+  // The target queue a document worker reads: priorities on (SPEC §1), bounded so that the
+  // distributor's fair share decides who gets in.
+  const connection = await connect(vhost.amqpUrl);
+  const setup = await connection.createChannel();
+  await setup.assertQueue(target, { durable: true, arguments: { 'x-max-priority': 9, 'x-max-length': 60 } });
+  await connection.close();
+  const worker = new SimulatedWorker(vhost.amqpUrl, target, 15);
+  worker.start();
+  cleanups.push(() => worker.stop());
+
+  const functions = serviceFunctions(options.stage);
+  const router = await loadHandler('router');
+  const routerFn = functions.find((f) => f.name === 'router')!;
+  const tenantSettings = loadTenantSettings(env);
+  const traffic = new TrafficGenerator(
+    demoTenants(target, tenantSettings.rules.resetIntervalMs),
+    (event) => router(event, lambdaContext(routerFn.deployedName, routerFn.timeoutSeconds)) as never,
+    `fairway-${options.stage}-after-process`,
+  );
+
+  const fills = new Map<string, number>();
+  const recentPasses: PassSummary[] = [];
+  const invoke = async (fn: ServiceFunction) => {
+    const handler = await loadHandler(fn.name as never);
+    const result = await handler(scheduledEvent(`${fn.deployedName}-schedule`), lambdaContext(fn.deployedName, fn.timeoutSeconds));
+    // A cleanup invocation answers with its steps (lib/cleanup/handler.ts); a fill means the stack was empty.
+    if (fn.name === 'distributor' && recentPasses.push(result as PassSummary) > RECENT_PASSES) recentPasses.shift();
+    for (const step of [result].flat() as Array<{ job?: string; fill?: boolean } | undefined>) {
+      if (step?.fill && step.job) fills.set(step.job, (fills.get(step.job) ?? 0) + 1);
+    }
+    return result;
+  };
+  const scheduler = new Scheduler(functions, speed, invoke);
+  cleanups.push(() => scheduler.stop(), () => traffic.stop());
+  traffic.start();
+  scheduler.start();
+
+  const doc = dynamo.doc;
+  const sources = {
+    speed,
+    startedAt,
+    doc,
+    rules: tenantSettings.rules,
+    management: new ManagementClient(managementUrl, vhost.vhost),
+    queueSettings: loadQueueSettings(env),
+    operator: createCleanupOperator(doc, 'CleanupStackTable'),
+    registry,
+    traffic: traffic.traffic,
+    processed: worker.processed,
+    schedules: scheduler.stats,
+    fills,
+    recentPasses,
+  };
+  const notes = [
+    `RabbitMQ vhost ${vhost.vhost} (deleted on exit); function logs and EMF metrics: ${options.logFile}`,
+    'Operate it from another terminal (with RABBITMQ_MANAGEMENT_URL as given to npm start, for `queues`):',
+    `  ${operatorEnv(env)} npx fairway tenants|queues|stack`,
+  ];
+
+  if (headless) {
+    // Runs until the end states hold (or --duration is up), then prints the final state.
+    const deadline = startedAt + (duration ?? 120) * 1000;
+    let settled = false;
+    while (!settled && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      // A snapshot that fails (RabbitMQ restarting, say) only means: not settled yet.
+      settled = await takeSnapshot(sources).then((snapshot) => isSettled(snapshot, startedAt), () => false);
+    }
+    await traffic.stop();
+    await scheduler.stop();
+    const final: HeadlessResult = { ...(await takeSnapshot(sources)), settled, uncaughtErrors: uncaught.count };
+    await stopLocalStack(0, () => out(`${JSON.stringify(final, null, 2)}\n`));
+    return;
+  }
+
+  out(ansi.hideCursor + ansi.clearScreen);
+  let drawing = false;
+  const draw = async () => {
+    if (drawing || stopping) return;
+    drawing = true;
+    try {
+      const snapshot: Snapshot = await takeSnapshot(sources);
+      const errors = uncaught.count ? [`uncaught errors: ${uncaught.count} (last: ${uncaught.last.slice(0, 100)})`] : [];
+      if (!stopping) out(ansi.home + ansi.eraseLineEnds(renderView(snapshot, [...notes, ...errors])) + ansi.clearBelow);
+    } catch (error) {
+      if (!stopping) out(`${ansi.home}view: ${(error as Error).message}${ansi.clearBelow}`);
+    } finally {
+      drawing = false;
+    }
+  };
+  const timer = setInterval(draw, 500);
+  cleanups.push(async () => clearInterval(timer));
+  if (duration !== undefined) setTimeout(() => void stopLocalStack(0), duration * 1000);
+}
+
+/**
+ * The demo's end states: every tenant served, the registry's eligible documents gone, OpenXDS
+ * caught up, each stack drained (filled a second time) with no dead letters; after a minimum run
+ * so that the tenants' levels reflect their traffic.
+ */
+function isSettled(snapshot: Snapshot, startedAt: number): boolean {
+  return (
+    Date.now() - startedAt >= minimumRunMs &&
+    snapshot.tenants.every((t) => t.processed > 0) &&
+    snapshot.registry.eligible === 0 &&
+    snapshot.registry.repositoryPending === 0 &&
+    snapshot.jobs.every((j) => j.fills >= 2 && j.deadLetters === 0)
+  );
+}
+
+/** The variables that point the operator CLI at this local stack. */
+function operatorEnv(env: Record<string, string>): string {
+  return ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_REGION', 'DYNAMODB_ENDPOINT', 'TENANT_TABLE', 'DISTRIBUTOR_TABLE', 'CLEANUP_TABLE', 'RABBITMQ_VHOST', 'TENANT_PRIORITY_RESET_SECONDS']
+    .map((name) => `${name}=${env[name]}`)
+    .join(' ');
+}
+
+/** Stops in reverse order of start: traffic and schedules first, then queues, servers, vhost. */
+export function stopLocalStack(code: number, last?: () => void): Promise<void> {
+  stopping ??= (async () => {
+    for (const cleanup of cleanups.reverse()) {
+      await cleanup().catch((error: Error) => out(`while stopping: ${error.message}\n`));
+    }
+    if (!headless) out(`${ansi.showCursor}\nFairway local stack stopped: vhost deleted, embedded DynamoDB and PostgreSQL stopped.\n`);
+    last?.();
+    process.exit(code);
+  })();
+  return stopping;
+}

@@ -1,0 +1,202 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { connect, type ChannelModel } from 'amqplib';
+import { z } from 'zod';
+import { createCleanupEngine } from '../../../lib/cleanup/engine/engine';
+import { DynamoTenantCounterStore } from '../../../lib/priority/store';
+import { defaultRules } from '../../../lib/priority/core';
+import { runCli } from '../../../local/cli/cli';
+import { startDynamo, type EmbeddedDynamo } from '../../harness/dynamo';
+import { eventually } from '../../harness/eventually';
+import { createTestVhost, type TestVhost } from '../../harness/rabbit';
+
+/** Runs the CLI in this process, as `npx fairway …` would, and returns its exit code and output. */
+async function fairway(env: Record<string, string>, ...argv: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(argv, env, { out: (t) => (stdout += `${t}\n`), err: (t) => (stderr += `${t}\n`) });
+  return { code, stdout, stderr };
+}
+
+async function fairwayJson<T = any>(env: Record<string, string>, ...argv: string[]): Promise<T> {
+  const { code, stdout, stderr } = await fairway(env, ...argv, '--json');
+  if (code !== 0) throw new Error(`fairway ${argv.join(' ')} exited ${code}: ${stderr}`);
+  return JSON.parse(stdout) as T;
+}
+
+describe('operator CLI against dynalite and RabbitMQ', () => {
+  let dynamo: EmbeddedDynamo;
+  let vhost: TestVhost;
+  let amqp: ChannelModel;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    // One after the other, so that afterAll stops whatever did start.
+    dynamo = await startDynamo();
+    vhost = await createTestVhost();
+    await dynamo.createTables();
+    amqp = await connect(vhost.amqpUrl);
+    env = {
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+      DYNAMODB_ENDPOINT: dynamo.endpoint,
+      TENANT_TABLE: 'TenantCountersTable',
+      DISTRIBUTOR_TABLE: 'DistributorStateTable',
+      CLEANUP_TABLE: 'CleanupStackTable',
+      AMQP_URL: vhost.amqpUrl,
+      RABBITMQ_MANAGEMENT_URL: vhost.managementUrl,
+      RABBITMQ_VHOST: vhost.vhost,
+    };
+  });
+  afterAll(async () => {
+    await amqp?.close();
+    await Promise.all([dynamo?.stop(), vhost?.delete()]);
+  });
+
+  describe('tenants', () => {
+    it('lists counters with the router’s levels, busiest first, and resets one', async () => {
+      const store = new DynamoTenantCounterStore(dynamo.doc, 'TenantCountersTable', defaultRules);
+      const now = Date.now();
+      await store.check('noisy', 25, now);
+      await store.check('quiet', 1, now);
+
+      const { tenants } = await fairwayJson<{ tenants: any[] }>(env, 'tenants');
+      expect(tenants.map((t) => [t.tenant, t.count, t.level, t.resetDue])).toEqual([
+        ['noisy', -24, 9, false],
+        ['quiet', 0, 1, false],
+      ]);
+
+      expect(await fairwayJson(env, 'tenants', '--reset', 'noisy')).toEqual({ reset: 'noisy', existed: true });
+      const after = await fairwayJson<{ tenants: any[] }>(env, 'tenants');
+      expect(after.tenants.map((t) => t.tenant)).toEqual(['quiet']);
+      expect(await fairwayJson(env, 'tenants', '--reset', 'noisy')).toEqual({ reset: 'noisy', existed: false });
+    });
+
+    it('prints a table for people by default', async () => {
+      const { code, stdout } = await fairway(env, 'tenants');
+      expect(code).toBe(0);
+      expect(stdout).toMatch(/^tenant\s+count\s+level\s+lastUpdate\s+resetDue$/m);
+      expect(stdout).toMatch(/^quiet\s+0\s+1\s/m);
+    });
+  });
+
+  describe('queues', () => {
+    it('shows targets, staging depths and the shares the next pass would plan', async () => {
+      const channel = await amqp.createConfirmChannel();
+      await channel.assertQueue('scan', { durable: true, arguments: { 'x-max-priority': 9, 'x-max-length': 10 } });
+      const fill = async (queue: string, n: number) => {
+        await channel.assertQueue(queue, { durable: true, arguments: { 'x-max-priority': 9, 'x-max-length': 10_000 } });
+        for (let i = 0; i < n; i++) channel.sendToQueue(queue, Buffer.from(String(i)));
+        await channel.waitForConfirms();
+      };
+      await fill('scan»/big/ocr', 30);
+      await fill('scan»/small/ocr', 2);
+      await channel.close();
+
+      const view = await eventually(async () => {
+        const v = await fairwayJson<{ targets: any[]; staging: any[] }>(env, 'queues');
+        return v.staging.reduce((n: number, q: any) => n + q.depth, 0) === 32 ? v : undefined;
+      }, 'management stats of the staging queues');
+      expect(view.targets).toEqual([
+        { target: 'scan', exists: true, depth: 0, maxLength: 10, capacity: 10, stagingQueues: 2, staged: 32 },
+      ]);
+      // Water-filling: the small queue gets all it holds, the big one the rest of the room.
+      expect(view.staging.map((q) => [q.tenant, q.workflow, q.depth, q.nextShare])).toEqual([
+        ['big', 'ocr', 30, 8],
+        ['small', 'ocr', 2, 2],
+      ]);
+    });
+  });
+
+  describe('stack', () => {
+    const job = 'repository-cleanup';
+
+    beforeAll(async () => {
+      // A job whose operations always fail, so that the engine dead-letters them after one attempt.
+      const engine = createCleanupEngine(
+        {
+          name: job,
+          defaultOperation: { kind: 'fill', payload: {} },
+          kinds: {
+            fill: { payload: z.object({}), execute: async () => [1, 2, 3].map((n) => ({ kind: 'broken', payload: { n } })) },
+            broken: { payload: z.object({ n: z.number() }), execute: async () => Promise.reject(new Error('disk on fire')) },
+          },
+        },
+        { dryRun: false, maxAttempts: 1, leaseMs: 60_000, maxPayloadBytes: 10_000 },
+        { doc: dynamo.doc, table: 'CleanupStackTable' },
+      );
+      await engine.step(); // fills
+      await engine.step(); // one operation fails and is set aside
+    });
+
+    it('sizes every job’s stack', async () => {
+      const { jobs } = await fairwayJson<{ jobs: any[] }>(env, 'stack');
+      expect(jobs).toEqual([
+        { job: 'registry-timebased-cleanup', size: 0, claimed: 0, deadLetters: 0 },
+        { job: 'registry-status90-cleanup', size: 0, claimed: 0, deadLetters: 0 },
+        { job, size: 2, claimed: 0, deadLetters: 1 },
+      ]);
+    });
+
+    it('shows one job’s top, kinds and dead letters, then requeues and drops dead letters', async () => {
+      const stack = await fairwayJson(env, 'stack', job, '--top', '1');
+      expect(stack).toMatchObject({ job, size: 2, byKind: { broken: 2 } });
+      expect(stack.top).toHaveLength(1);
+      expect(stack.deadLetters).toHaveLength(1);
+      expect(stack.deadLetters[0].error).toContain('disk on fire');
+
+      const dead = stack.deadLetters[0].sk as string;
+      const requeued = await fairwayJson(env, 'stack', job, '--requeue', dead);
+      expect(requeued).toMatchObject({ job, requeued: dead });
+      const after = await fairwayJson(env, 'stack', job);
+      expect([after.size, after.deadLetters]).toEqual([3, []]);
+      expect(after.top[0].sk).toBe(requeued.as);
+
+      const { code, stderr } = await fairway(env, 'stack', job, '--drop', dead);
+      expect(code).toBe(1);
+      expect(stderr).toContain(dead);
+    });
+
+    it('refuses an unknown job, naming the jobs', async () => {
+      const { code, stderr } = await fairway(env, 'stack', 'no-such-job');
+      expect(code).toBe(2);
+      expect(stderr).toContain('registry-timebased-cleanup');
+    });
+  });
+
+  describe('invoke', () => {
+    it('routes a sample SQS batch through the real router handler', async () => {
+      const channel = await amqp.createChannel();
+      await channel.assertQueue('ocr', { durable: true, arguments: { 'x-max-priority': 9 } });
+      await channel.close();
+      const out = await fairwayJson(env, 'invoke', 'router', '--tenant', 'acme', '--target', 'ocr', '--workflow', 'w1', '--count', '3');
+      expect(out.event.Records).toHaveLength(3);
+      expect(out.event.Records[0].eventSource).toBe('aws:sqs');
+      expect(out.result).toEqual({ batchItemFailures: [] });
+      const check = await amqp.createChannel();
+      expect((await check.checkQueue('ocr»/acme/w1')).messageCount).toBe(3);
+      await check.close();
+    });
+
+    it('names the functions when the name is wrong', async () => {
+      const { code, stderr } = await fairway(env, 'invoke', 'routr');
+      expect(code).toBe(2);
+      expect(stderr).toContain('router, distributor');
+    });
+  });
+
+  it('runs as `npx fairway` (bin/fairway) with --json output a script can parse', async () => {
+    const { stdout } = await promisify(execFile)('node', [join(__dirname, '../../../bin/fairway'), 'tenants', '--json'], {
+      env: { ...process.env, ...env },
+    });
+    expect(JSON.parse(stdout).tenants).toContainEqual(expect.objectContaining({ tenant: 'quiet', count: 0, level: 1 }));
+  }, 60_000);
+
+  it('names missing settings and exits 2', async () => {
+    const { code, stderr } = await fairway({}, 'tenants');
+    expect(code).toBe(2);
+    expect(stderr).toContain('TENANT_TABLE: is required');
+  });
+});
