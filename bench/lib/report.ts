@@ -9,8 +9,17 @@ export function machineLine(): string {
   );
 }
 
+export type Row = Record<string, string | number>;
+
+/** What a benchmark reports: one table, with notes that say how to read it. */
+export interface Table {
+  title: string;
+  rows: Row[];
+  notes?: string[];
+}
+
 /** Prints rows as an aligned text table (also valid Markdown, for BENCHMARKS.md). */
-export function printTable(title: string, rows: Record<string, string | number>[]): void {
+export function printTable(title: string, rows: Row[]): void {
   console.log(`\n### ${title}\n`);
   if (rows.length === 0) return console.log('(no rows)');
   const headers = Object.keys(rows[0]!);
@@ -42,4 +51,18 @@ export function numberFlag(name: string, fallback: number): number {
   const value = Number(process.argv[index + 1]);
   if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} takes a positive number, got ${process.argv[index + 1]}`);
   return value;
+}
+
+/** Prints a benchmark's table followed by its notes. */
+export function printReport(table: Table): void {
+  printTable(table.title, table.rows);
+  for (const note of table.notes ?? []) console.log(`\n${note}`);
+}
+
+/** The median of a non-empty list (repeated runs on a shared machine: the median resists one slow outlier). */
+export function median(values: readonly number[]): number {
+  if (values.length === 0) throw new RangeError('median of an empty list');
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }

@@ -1,0 +1,9 @@
+import { cleanupBench } from './cleanup';
+import { discoveryBench } from './discovery';
+import { distributorBench } from './distributor';
+import { fairnessBench } from './fairness';
+import type { Benchmark } from './lib/benchmark';
+import { routerBench } from './router';
+
+/** Every benchmark, in the order `npm run bench` runs them. */
+export const benchmarks: Benchmark<any>[] = [routerBench, distributorBench, fairnessBench, discoveryBench, cleanupBench];

@@ -1,0 +1,69 @@
+import { spawn } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { projectRoot } from '../local/paths';
+import { benchmarks } from './benchmarks';
+import { flagsFromArgv, type Benchmark } from './lib/benchmark';
+import { machineLine, printReport } from './lib/report';
+
+/**
+ * `npm run bench [-- <name…>] [--<flag> N…] [--tiny]`
+ *
+ * With no name, runs every benchmark in turn, each in a child process of its own (so one
+ * bench's memory and sockets do not skew the next, and peak memory is measured in a clean
+ * process). With names, runs those in this process. Flags go to every bench that has them.
+ */
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  if (args.includes('--help')) return usage();
+  const named = args.filter((arg, i) => !arg.startsWith('--') && !args[i - 1]?.match(/^--(?!tiny$)/));
+  const unknown = named.filter((name) => !benchmarks.some((b) => b.name === name));
+  if (unknown.length > 0) throw new Error(`Unknown benchmark ${unknown.join(', ')}; known: ${benchmarks.map((b) => b.name).join(', ')}`);
+  const known = new Set(['tiny', ...benchmarks.flatMap((b) => Object.keys(b.flags))]);
+  const typos = args.filter((arg) => arg.startsWith('--') && !known.has(arg.slice(2)));
+  if (typos.length > 0) throw new Error(`Unknown flag ${typos.join(', ')}; see npm run bench -- --help`);
+
+  if (named.length === 0) {
+    console.log(machineLine());
+    console.log(`command: npm run bench${args.length ? ` -- ${args.join(' ')}` : ''}`);
+    let failed = 0;
+    for (const bench of benchmarks) failed += await runInChild(bench.name, args);
+    if (failed > 0) throw new Error(`${failed} benchmark(s) failed`);
+    return;
+  }
+  for (const name of named) await runHere(benchmarks.find((b) => b.name === name)!);
+}
+
+async function runHere(bench: Benchmark): Promise<void> {
+  const flags = flagsFromArgv(bench);
+  console.log(`\n## ${bench.name}: ${bench.summary}\n`);
+  console.log(machineLine());
+  console.log(`flags: ${Object.entries(flags).map(([k, v]) => `--${k} ${v}`).join(' ')}`);
+  const started = Date.now();
+  const tables = await bench.run(flags, (line) => console.error(`[${bench.name}] ${line}`));
+  for (const table of tables) printReport(table);
+  console.log(`\n(${bench.name} took ${((Date.now() - started) / 1000).toFixed(0)} s)`);
+}
+
+function runInChild(name: string, args: string[]): Promise<number> {
+  // run-ts.mjs sets argv[1] to this entry point: the child runs the same file from the same tree.
+  const entry = process.argv[1]!;
+  const child = spawn(
+    process.execPath,
+    ['--expose-gc', join(projectRoot(dirname(entry)), 'scripts/run-ts.mjs'), entry, name, ...args],
+    { stdio: 'inherit' },
+  );
+  return new Promise((resolve) => child.on('exit', (code) => resolve(code === 0 ? 0 : 1)));
+}
+
+function usage(): void {
+  console.log('npm run bench [-- <name…>] [--<flag> N…] [--tiny]\n');
+  for (const bench of benchmarks) {
+    console.log(`${bench.name}: ${bench.summary}`);
+    for (const [flag, spec] of Object.entries(bench.flags)) console.log(`  --${flag} N  ${spec.help} (quick ${spec.quick}, tiny ${spec.tiny})`);
+  }
+}
+
+main().catch((error: Error) => {
+  console.error(error.stack ?? error.message);
+  process.exitCode = 1;
+});
