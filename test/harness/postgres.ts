@@ -10,9 +10,8 @@ export interface TestSchema {
   drop(): Promise<void>;
 }
 
-/** A PostgreSQL schema of this test file's own, dropped with everything in it at the end. */
-export async function createTestSchema(): Promise<TestSchema> {
-  const schema = uniqueName('fairway');
+/** A PostgreSQL schema of this test file's own (or of the given name), dropped with everything in it at the end. */
+export async function createTestSchema(schema = uniqueName('fairway'), poolSize = 10): Promise<TestSchema> {
   const admin = new Pool({ connectionString: services.databaseUrl, max: 1 });
   try {
     await admin.query(`CREATE SCHEMA "${schema}"`);
@@ -22,7 +21,7 @@ export async function createTestSchema(): Promise<TestSchema> {
   }
   const url = new URL(services.databaseUrl);
   url.searchParams.set('options', `-c search_path="${schema}"`);
-  const pool = new Pool({ connectionString: url.toString() });
+  const pool = new Pool({ connectionString: url.toString(), max: poolSize });
   return {
     schema,
     url: url.toString(),

@@ -14,7 +14,7 @@ const ids = (rows: { id: string }[]) => rows.map((r) => r.id).sort();
 
 /** registry-timebased-cleanup: documents of a configured type older than its retention. */
 export async function expiredDocumentIds(nxrg: Pool, rules: readonly OracleRule[], now: Date): Promise<string[]> {
-  const found: string[] = [];
+  let found: string[] = [];
   for (const rule of rules) {
     const column = rule.basis === 'created' ? 'created_at' : 'service_time';
     const { rows } = await nxrg.query<{ id: string }>(
@@ -22,7 +22,8 @@ export async function expiredDocumentIds(nxrg: Pool, rules: readonly OracleRule[
        WHERE document_type = $1 AND ${column} IS NOT NULL AND ${column} < $2::timestamptz - $3 * interval '24 hours'`,
       [rule.documentType, now, rule.retentionDays],
     );
-    found.push(...rows.map((r) => r.id));
+    // concat, not push(...): a spread of a million ids overflows the call stack.
+    found = found.concat(rows.map((r) => r.id));
   }
   return found.sort();
 }
