@@ -1,11 +1,4 @@
-import type { ScheduledEvent } from 'aws-lambda';
-import { documentClient } from '../lib/aws/dynamo';
-import { createCleanupHandler } from '../lib/cleanup/handler';
-import { cleanupJob, jobDatabases } from '../lib/cleanup/jobs';
-import { loadCleanupConfig } from '../lib/config/cleanup';
-import { lambdaHandler } from '../lib/runtime/lambda';
+import { cleanupFunction } from '../lib/cleanup/function';
 
-const config = loadCleanupConfig(process.env);
-const core = createCleanupHandler(cleanupJob('repository-cleanup', process.env, jobDatabases(config)), config, { doc: documentClient(config) });
-
-export const handler = lambdaHandler<ScheduledEvent, unknown>(core);
+/** One step of the repository-cleanup job per scheduled invocation (SPEC §4). */
+export const handler = cleanupFunction('repository-cleanup');
