@@ -99,7 +99,7 @@ export const routerBench: Benchmark<Flags> = {
         ],
         notes: [
           'Each router invocation parses and validates the batch, checks each tenant in DynamoDB (dynalite, in process), ' +
-            'makes sure the staging queues exist (cached), opens a confirm channel, publishes with the priority and ' +
+            'makes sure the staging queues exist (cached), publishes on the container\'s confirm channel with the priority and ' +
             `waits for the confirms. The like-for-like baseline publishes the same messages, ${flags.batch} per confirm ` +
             'wait, on one long-lived channel; pipelined is the broker\'s ceiling, which a batch-at-a-time Lambda cannot reach. ' +
             'Lambda scales the router out instead: the SQS event source runs several batches at once, one per container ' +

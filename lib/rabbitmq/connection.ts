@@ -8,6 +8,7 @@ import { redactUrl } from './redact';
  */
 export class AmqpSession {
   private current?: Promise<ChannelModel>;
+  private shared?: Promise<ConfirmChannel>;
 
   constructor(
     private readonly url: string,
@@ -26,6 +27,23 @@ export class AmqpSession {
     // the failing operation itself still rejects.
     channel.on('error', () => undefined);
     return channel;
+  }
+
+  /**
+   * The container's long-lived confirm channel, opened on first use and again after it (or its
+   * connection) closed, so a warm invocation saves a channel open and close. Do not close it
+   * after use; close it only to discard a channel whose state is in doubt.
+   */
+  sharedConfirmChannel(): Promise<ConfirmChannel> {
+    if (!this.shared) {
+      const opening = this.openConfirmChannel();
+      const forget = () => {
+        if (this.shared === opening) this.shared = undefined;
+      };
+      this.shared = opening;
+      opening.then((channel) => channel.once('close', forget), forget);
+    }
+    return this.shared;
   }
 
   async close(): Promise<void> {

@@ -8,7 +8,8 @@ export interface Publication {
 
 const pending = Symbol('pending');
 
-export type PublishOutcome = { routed: true } | { routed: false; reason: string };
+/** `unconfirmed`: the broker had not answered when the wait ended; it may still confirm later. */
+export type PublishOutcome = { routed: true } | { routed: false; reason: string; unconfirmed?: true };
 
 /**
  * Publishes every message on one confirm channel with `mandatory` set, pipelined, and waits for
@@ -38,7 +39,9 @@ export async function publishAll(
     await withTimeout(Promise.all(confirms), confirmTimeoutMs);
     return publications.map((publication, i): PublishOutcome => {
       const answer = answers[i];
-      if (answer === pending) return { routed: false, reason: `the broker did not confirm within ${confirmTimeoutMs} ms` };
+      if (answer === pending) {
+        return { routed: false, reason: `the broker did not confirm within ${confirmTimeoutMs} ms`, unconfirmed: true };
+      }
       if (answer !== undefined) return { routed: false, reason: answer };
       if (returned.has(publication.queue)) {
         return { routed: false, reason: `the broker returned it: no queue ${JSON.stringify(publication.queue)} to route to` };

@@ -36,7 +36,7 @@ export interface RouterReport {
 
 export interface RouterDeps {
   counters: TenantCounterStore;
-  amqp: { openConfirmChannel(): Promise<ConfirmChannel> };
+  amqp: { sharedConfirmChannel(): Promise<ConfirmChannel> };
   stagingQueues: StagingQueues;
   targets: Readonly<Record<string, TargetSettings>>;
   priorityOf: PriorityMapping;
@@ -84,11 +84,13 @@ export function createRouter(deps: RouterDeps) {
     if (pending.length > 0) {
       try {
         // Before the priority checks, so that a broker that is down does not count documents twice.
-        channel = await deps.amqp.openConfirmChannel();
+        channel = await deps.amqp.sharedConfirmChannel();
       } catch (error) {
         pending = dropFailed(pending, new Map(pending.map((p) => [p, { kind: 'BrokerFailures', error }])), failures);
       }
     }
+    // The shared channel is kept for the next invocation unless this one leaves its state in doubt.
+    let channelInDoubt = true;
     try {
       pending = dropFailed(pending, await ensureStagingQueues(deps.stagingQueues, pending), failures);
       pending = dropFailed(pending, await checkPriorities(deps, pending, now()), failures);
@@ -110,9 +112,13 @@ export function createRouter(deps: RouterDeps) {
             failures.push({ messageId: pending[i]!.record.messageId, kind: 'BrokerFailures', reason: outcome.reason });
           }
         });
+        // Confirms still owed would arrive during the next invocation's publishes.
+        channelInDoubt = outcomes.some((outcome) => !outcome.routed && outcome.unconfirmed);
+      } else {
+        channelInDoubt = false;
       }
     } finally {
-      await channel?.close().catch(() => undefined);
+      if (channelInDoubt) await channel?.close().catch(() => undefined);
     }
 
     for (const failure of failures) deps.report.failed(failure);

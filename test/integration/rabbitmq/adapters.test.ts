@@ -58,6 +58,18 @@ describe('RabbitMQ adapters', () => {
     await channel.close();
   });
 
+  it('keeps one shared confirm channel until it closes, then opens another', async () => {
+    const first = await session.sharedConfirmChannel();
+    expect(await session.sharedConfirmChannel()).toBe(first);
+    // A passive check of a missing queue is a channel error: the broker closes the channel.
+    const closed = new Promise((resolve) => first.once('close', resolve));
+    await expect(first.checkQueue('no-such-queue')).rejects.toThrow(/NOT_FOUND/);
+    await closed;
+    const second = await session.sharedConfirmChannel();
+    expect(second).not.toBe(first);
+    await second.checkQueue('q1');
+  });
+
   it('never shows the password of a URL', () => {
     expect(redactUrl('amqp://user:s3cret@host:5672/vh')).toBe('amqp://user:***@host:5672/vh');
     expect(redactUrl('not a url')).not.toContain('not a url');

@@ -25,7 +25,7 @@ describe('publishAll', () => {
     );
     expect(outcomes).toEqual([
       { routed: true },
-      { routed: false, reason: 'the broker did not confirm within 50 ms' },
+      { routed: false, reason: 'the broker did not confirm within 50 ms', unconfirmed: true },
       { routed: false, reason: 'could not publish (Channel closed)' },
     ]);
     expect(channel.listenerCount('return')).toBe(0);
