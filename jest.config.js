@@ -14,4 +14,7 @@ module.exports = {
   globalSetup: '<rootDir>/test/harness/global-setup.ts',
   // A test file whose setup failed halfway can leave a server open; CI must end all the same.
   forceExit: true,
+  // One test file at a time: the router's broker-restart test stops the machine-wide RabbitMQ for
+  // a few seconds, which would fail whatever ran beside it. (2-core machines get one worker anyway.)
+  maxWorkers: 1,
 };
