@@ -1,16 +1,7 @@
 import { capacityUsed, jainIndex, overshoot } from './fairness-metrics';
 
-/** A seeded PRNG (mulberry32): the same seed gives the same scenarios, so runs compare. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
+/** Seeded, so the same seed gives the same scenarios and runs compare. */
+export { seededRandom } from '../../lib/cleanup/engine/random';
 
 export type CapacityClass = 'below' | 'above';
 
