@@ -4,6 +4,7 @@ import { loadRouterConfig } from '../lib/config/router';
 import type { RouterReport } from '../lib/routing/router';
 import { createRouterService } from '../lib/routing/service';
 import { startDynamo, type EmbeddedDynamo } from '../local/embedded-dynamo';
+import { sqsEvent } from '../local/lambda-events';
 import { publishConfirmed, taskMessage, type Outgoing } from './lib/amqp';
 import { ratio, type Benchmark } from './lib/benchmark';
 import { countingDynamoProxy, dynamoWrites } from './lib/dynamo-proxy';
@@ -207,28 +208,10 @@ async function routeAll(route: (event: SQSEvent) => Promise<{ batchItemFailures:
 }
 
 /** `count` events as SQS batches, tenants taking turns within each batch. */
+/** `count` task messages of the given tenants, round robin, as SQS batches of `size` (built before any timing). */
 function batches(count: number, size: number, tenants: string[]): SQSEvent[] {
-  const records: SQSRecord[] = Array.from({ length: count }, (_, i) => sqsRecord(i, tenants[i % tenants.length]!));
-  return Array.from({ length: Math.ceil(count / size) }, (_, b) => ({ Records: records.slice(b * size, (b + 1) * size) }));
-}
-
-function sqsRecord(index: number, tenant: string): SQSRecord {
-  return {
-    messageId: `bench-${index}`,
-    receiptHandle: `bench-${index}`,
-    body: taskMessage(tenant, index).toString('utf8'),
-    attributes: {
-      ApproximateReceiveCount: '1',
-      SentTimestamp: String(Date.now()),
-      SenderId: 'bench',
-      ApproximateFirstReceiveTimestamp: String(Date.now()),
-    },
-    messageAttributes: {},
-    md5OfBody: '',
-    eventSource: 'aws:sqs',
-    eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:after-process',
-    awsRegion: 'us-east-1',
-  };
+  const bodies = Array.from({ length: count }, (_, i) => taskMessage(tenants[i % tenants.length]!, i).toString('utf8'));
+  return Array.from({ length: Math.ceil(count / size) }, (_, b) => sqsEvent(bodies.slice(b * size, (b + 1) * size), 'after-process'));
 }
 
 /** The message the router would publish for a record (tenant from its customData), for the raw baselines. */

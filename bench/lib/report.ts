@@ -19,7 +19,7 @@ export interface Table {
 }
 
 /** Prints rows as an aligned text table (also valid Markdown, for BENCHMARKS.md). */
-export function printTable(title: string, rows: Row[]): void {
+function printTable(title: string, rows: Row[]): void {
   console.log(`\n### ${title}\n`);
   if (rows.length === 0) return console.log('(no rows)');
   const headers = Object.keys(rows[0]!);

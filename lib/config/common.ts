@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseEnv, setting, type Env } from './env';
+import { setting } from './env';
 
 /** Where the AWS SDK sends DynamoDB calls; an endpoint is set only for local or embedded DynamoDB. */
 export const dynamoSettings = {
@@ -20,9 +20,4 @@ export const postgresSettings = {
   OPENXDS_DATABASE_URL: setting.url(),
 };
 
-export const dynamoConfigSchema = z.object(dynamoSettings);
-export type DynamoConfig = z.infer<typeof dynamoConfigSchema>;
-
-export function loadDynamoConfig(env: Env): DynamoConfig {
-  return parseEnv(dynamoConfigSchema, env);
-}
+export type DynamoConfig = z.infer<z.ZodObject<typeof dynamoSettings>>;

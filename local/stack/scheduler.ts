@@ -24,7 +24,7 @@ export class Scheduler {
 
   constructor(
     private readonly functions: readonly ServiceFunction[],
-    private readonly speed: number,
+    speed: number,
     private readonly invoke: (fn: ServiceFunction) => Promise<unknown>,
   ) {
     this.stats = new Map(

@@ -230,4 +230,3 @@ export function createCleanupEngine(job: JobDefinition, settings: EngineSettings
   return { step };
 }
 
-export type CleanupEngine = ReturnType<typeof createCleanupEngine>;
