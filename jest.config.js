@@ -1,17 +1,32 @@
-/** Unit tests (test/unit) and integration tests against real services (test/integration) run together. */
-module.exports = {
+/** One shape for every test file; the projects below differ only in where they look and what they need. */
+const common = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/test'],
-  testMatch: ['**/*.test.ts'],
   transform: {
     '^.+\\.(t|j|mj)sx?$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
   },
   // middy 5+ is ESM-only; load it through swc as CommonJS (TOOLING.md).
   moduleNameMapper: { '^@middy/([^/]+)$': '<rootDir>/node_modules/@middy/$1/index.js' },
   transformIgnorePatterns: ['/node_modules/(?!@middy/)'],
+};
+
+/**
+ * `unit`: pure rules, no service and no network (`npm run test:unit` runs only these).
+ * `packaging`: the generated CloudFormation template, offline.
+ * `integration`: real RabbitMQ, PostgreSQL and embedded DynamoDB; every service must answer before any
+ * test runs, or the run stops naming the missing one (tests never skip).
+ */
+module.exports = {
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
+    { ...common, displayName: 'packaging', testMatch: ['<rootDir>/test/packaging/**/*.test.ts'] },
+    {
+      ...common,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/harness/global-setup.ts',
+    },
+  ],
   testTimeout: 60_000,
-  // Every service must answer before any test runs; a missing one fails the run, naming it.
-  globalSetup: '<rootDir>/test/harness/global-setup.ts',
   // A test file whose setup failed halfway can leave a server open; CI must end all the same.
   forceExit: true,
   // One test file at a time: the router's broker-restart test stops the machine-wide RabbitMQ for

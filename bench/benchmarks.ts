@@ -6,4 +6,11 @@ import type { Benchmark } from './lib/benchmark';
 import { routerBench } from './router';
 
 /** Every benchmark, in the order `npm run bench` runs them. */
-export const benchmarks: Benchmark<any>[] = [routerBench, distributorBench, fairnessBench, discoveryBench, cleanupBench];
+// biome-ignore lint/suspicious/noExplicitAny: each bench has its own flag names.
+export const benchmarks: Benchmark<any>[] = [
+  routerBench,
+  distributorBench,
+  fairnessBench,
+  discoveryBench,
+  cleanupBench,
+];

@@ -4,17 +4,17 @@ import type { Pool } from 'pg';
 import { createCleanupEngine } from '../lib/cleanup/engine/engine';
 import { seededRandom as engineRandom } from '../lib/cleanup/engine/random';
 import type { JobDefinition } from '../lib/cleanup/engine/types';
-import { chunk } from '../lib/cleanup/jobs/deletions';
 import { cleanupJob } from '../lib/cleanup/jobs';
+import { chunk } from '../lib/cleanup/jobs/deletions';
 import { TIMEBASED_JOB } from '../lib/cleanup/jobs/timebased';
 import { startDynamo } from '../local/embedded-dynamo';
 import { DEFAULT_DOCUMENT_TYPES, generateRegistry } from '../test/harness/registry/generate';
 import { expiredDocumentIds } from '../test/harness/registry/oracle';
 import { stepToEmpty } from '../test/harness/registry/step-to-empty';
-import { ratio, type Benchmark } from './lib/benchmark';
+import { type Benchmark, ratio } from './lib/benchmark';
 import { peakMemory } from './lib/counters';
 import { countingDynamoProxy, dynamoWrites } from './lib/dynamo-proxy';
-import { timed, type Row, type Table } from './lib/report';
+import { type Row, type Table, timed } from './lib/report';
 import { createBenchSchema } from './lib/services';
 
 type Flags = 'documents' | 'batch' | 'steppers' | 'memoryDocuments' | 'pageSize';
@@ -37,9 +37,14 @@ const ENGINE = { dryRun: false, maxAttempts: 3, leaseMs: 300_000, maxPayloadByte
  */
 export const cleanupBench: Benchmark<Flags> = {
   name: 'cleanup',
-  summary: 'timebased cleanup: documents deleted per second against raw DELETE batches, DynamoDB requests per step, supplier memory',
+  summary:
+    'timebased cleanup: documents deleted per second against raw DELETE batches, DynamoDB requests per step, supplier memory',
   flags: {
-    documents: { quick: 200_000, tiny: 2_000, help: 'documents in each generated registry (about half are past retention)' },
+    documents: {
+      quick: 200_000,
+      tiny: 2_000,
+      help: 'documents in each generated registry (about half are past retention)',
+    },
     batch: { quick: 1_000, tiny: 100, help: 'ids per batch delete (CLEANUP_TIMEBASED_BATCH_SIZE), and per raw DELETE' },
     steppers: { quick: 4, tiny: 2, help: 'concurrent steppers (invocations) compared with one' },
     memoryDocuments: { quick: 1_000_000, tiny: 5_000, help: 'matching documents under the measured supplier step' },
@@ -50,15 +55,32 @@ export const cleanupBench: Benchmark<Flags> = {
     const perStep: Row[] = [];
     let rawOne = 0;
     for (const steppers of [1, flags.steppers]) {
-      const raw = await withRegistry(flags.documents, DEFAULT_DOCUMENT_TYPES, async (pool) => rawDeletes(pool, flags.batch, steppers, false));
-      const fairway = await withRegistry(flags.documents, DEFAULT_DOCUMENT_TYPES, async (pool) => jobToEmpty(pool, flags, steppers));
-      if (fairway.deleted !== raw.deleted) throw new Error(`the job deleted ${fairway.deleted} documents, raw DELETEs ${raw.deleted}`);
+      const raw = await withRegistry(flags.documents, DEFAULT_DOCUMENT_TYPES, async (pool) =>
+        rawDeletes(pool, flags.batch, steppers, false),
+      );
+      const fairway = await withRegistry(flags.documents, DEFAULT_DOCUMENT_TYPES, async (pool) =>
+        jobToEmpty(pool, flags, steppers),
+      );
+      if (fairway.deleted !== raw.deleted)
+        throw new Error(`the job deleted ${fairway.deleted} documents, raw DELETEs ${raw.deleted}`);
       rawOne ||= raw.deleted / raw.seconds;
       const rawRate = raw.deleted / raw.seconds;
       const rate = fairway.deleted / fairway.seconds;
       rows.push(
-        { run: `raw DELETE … WHERE id = ANY($1), ${flags.batch} ids, ${steppers} connection(s) at once`, documents: raw.deleted, 'docs/s': rawRate, '÷ raw, same concurrency': 1, '÷ raw, 1 connection': ratio(rawRate, rawOne) },
-        { run: `Fairway timebased job to empty, ${steppers} stepper(s) at once`, documents: fairway.deleted, 'docs/s': rate, '÷ raw, same concurrency': ratio(rate, rawRate), '÷ raw, 1 connection': ratio(rate, rawOne) },
+        {
+          run: `raw DELETE … WHERE id = ANY($1), ${flags.batch} ids, ${steppers} connection(s) at once`,
+          documents: raw.deleted,
+          'docs/s': rawRate,
+          '÷ raw, same concurrency': 1,
+          '÷ raw, 1 connection': ratio(rawRate, rawOne),
+        },
+        {
+          run: `Fairway timebased job to empty, ${steppers} stepper(s) at once`,
+          documents: fairway.deleted,
+          'docs/s': rate,
+          '÷ raw, same concurrency': ratio(rate, rawRate),
+          '÷ raw, 1 connection': ratio(rate, rawOne),
+        },
       );
       perStep.push({
         steppers,
@@ -73,7 +95,9 @@ export const cleanupBench: Benchmark<Flags> = {
       });
       if (steppers === 1) {
         // Same DELETE plus the record the job keeps of each deletion: separates the database's work from the job's.
-        const recorded = await withRegistry(flags.documents, DEFAULT_DOCUMENT_TYPES, (pool) => rawDeletes(pool, flags.batch, 1, true));
+        const recorded = await withRegistry(flags.documents, DEFAULT_DOCUMENT_TYPES, (pool) =>
+          rawDeletes(pool, flags.batch, 1, true),
+        );
         const recordedRate = recorded.deleted / recorded.seconds;
         rows.push({
           run: `raw DELETE … RETURNING + INSERT INTO deleted_documents, ${flags.batch} ids, 1 connection`,
@@ -83,7 +107,9 @@ export const cleanupBench: Benchmark<Flags> = {
           '÷ raw, 1 connection': ratio(recordedRate, rawOne),
         });
       }
-      progress(`${steppers} stepper(s): job ${fairway.seconds.toFixed(1)} s, raw ${raw.seconds.toFixed(1)} s for ${raw.deleted} documents`);
+      progress(
+        `${steppers} stepper(s): job ${fairway.seconds.toFixed(1)} s, raw ${raw.seconds.toFixed(1)} s for ${raw.deleted} documents`,
+      );
     }
     const memory = await withRegistry(flags.memoryDocuments, ['referral'], (pool) => supplierMemory(pool, flags));
     progress(`supplier step over ${memory.matching} matching documents measured`);
@@ -103,13 +129,18 @@ export const cleanupBench: Benchmark<Flags> = {
       rows: perStep,
       notes: [
         'A busy step found every operation claimed by another stepper and waited; it still costs its reads. Time in ' +
-          'DynamoDB: the requests\' durations summed, over the steppers\' time (steppers × run time).',
+          "DynamoDB: the requests' durations summed, over the steppers' time (steppers × run time).",
       ],
     };
     const supplier: Table = {
       title: `Cleanup: one supplier step over ${memory.matching} matching documents`,
       rows: [
-        { step: 'fetch every matching id, then chunk (what the seed describes)', 'peak heap MiB': memory.naive.peakHeapMiB, seconds: memory.naive.seconds, 'heap ÷ naive': 1 },
+        {
+          step: 'fetch every matching id, then chunk (what the seed describes)',
+          'peak heap MiB': memory.naive.peakHeapMiB,
+          seconds: memory.naive.seconds,
+          'heap ÷ naive': 1,
+        },
         {
           step: `Fairway type-based step (page of ${flags.pageSize}, continuation)`,
           'peak heap MiB': memory.fairway.peakHeapMiB,
@@ -129,7 +160,11 @@ export const cleanupBench: Benchmark<Flags> = {
 };
 
 /** Runs `work` on a freshly generated registry in a schema of its own, dropped afterwards. */
-async function withRegistry<T>(documents: number, types: readonly string[], work: (pool: Pool) => Promise<T>): Promise<T> {
+async function withRegistry<T>(
+  documents: number,
+  types: readonly string[],
+  work: (pool: Pool) => Promise<T>,
+): Promise<T> {
   const schema = await createBenchSchema('cleanup');
   try {
     await generateRegistry(schema.pool, schema.pool, {
@@ -146,7 +181,12 @@ async function withRegistry<T>(documents: number, types: readonly string[], work
   }
 }
 
-function jobFor(pool: Pool, types: readonly string[], flags: Record<Flags, number>, retentionDays: number): JobDefinition {
+function jobFor(
+  pool: Pool,
+  types: readonly string[],
+  flags: Record<Flags, number>,
+  retentionDays: number,
+): JobDefinition {
   return cleanupJob(
     JOB,
     {
@@ -165,7 +205,11 @@ async function jobToEmpty(pool: Pool, flags: Record<Flags, number>, steppers: nu
   const before = await expired(pool, DEFAULT_DOCUMENT_TYPES, RETENTION_DAYS);
   const dynamo = await startDynamo();
   const proxy = await countingDynamoProxy(dynamo.endpoint);
-  const client = new DynamoDBClient({ endpoint: proxy.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  const client = new DynamoDBClient({
+    endpoint: proxy.endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
   const doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
   try {
     await dynamo.createTables();
@@ -196,7 +240,11 @@ async function jobToEmpty(pool: Pool, flags: Record<Flags, number>, steppers: nu
 
 /** The documents SPEC §4 says must go (the jobs' SQL oracle), for the baselines and the checks. */
 const expired = (pool: Pool, types: readonly string[], retentionDays: number) =>
-  expiredDocumentIds(pool, types.map((documentType) => ({ documentType, retentionDays, basis: 'created' as const })), NOW);
+  expiredDocumentIds(
+    pool,
+    types.map((documentType) => ({ documentType, retentionDays, basis: 'created' as const })),
+    NOW,
+  );
 
 const rawDelete = 'DELETE FROM documents WHERE id = ANY($1::uuid[])';
 const rawDeleteAndRecord = `WITH gone AS (DELETE FROM documents WHERE id = ANY($1::uuid[]) RETURNING id)
@@ -237,7 +285,10 @@ async function supplierMemory(pool: Pool, flags: Record<Flags, number>) {
         'SELECT id FROM documents WHERE document_type = $1 AND created_at < $2 ORDER BY created_at, id',
         ['referral', cutoff],
       );
-      return chunk(rows.map((r) => r.id), flags.batch).length;
+      return chunk(
+        rows.map((r) => r.id),
+        flags.batch,
+      ).length;
     }),
   );
 

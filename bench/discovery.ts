@@ -10,10 +10,10 @@ import { AmqpSession } from '../lib/rabbitmq/connection';
 import { ManagementClient, type QueueInfo } from '../lib/rabbitmq/management';
 import { startDynamo } from '../local/embedded-dynamo';
 import { publishConfirmed } from './lib/amqp';
-import { ratio, type Benchmark } from './lib/benchmark';
+import { type Benchmark, ratio } from './lib/benchmark';
 import { countingFetch } from './lib/counters';
 import { waitForListing } from './lib/listing';
-import { median, timed, type Table } from './lib/report';
+import { median, type Table, timed } from './lib/report';
 import { seededRandom } from './lib/scenarios';
 import { createBenchVhost } from './lib/services';
 
@@ -40,10 +40,16 @@ export const discoveryBench: Benchmark<Flags> = {
     try {
       await dynamo.createTables();
       const targets = Array.from({ length: flags.targets }, (_, i) => `worker-${i}-in`);
-      const staging = Array.from({ length: flags.queues }, (_, i) => `${targets[i % flags.targets]}»/tenant${i}/workflow`);
+      const staging = Array.from(
+        { length: flags.queues },
+        (_, i) => `${targets[i % flags.targets]}»/tenant${i}/workflow`,
+      );
       const channel = await model.createConfirmChannel();
       for (const name of [...targets, ...staging]) await channel.assertQueue(name, { durable: true });
-      await publishConfirmed(channel, staging.map((queue) => ({ queue, content: Buffer.from('{}') })));
+      await publishConfirmed(
+        channel,
+        staging.map((queue) => ({ queue, content: Buffer.from('{}') })),
+      );
       await channel.close();
       const management = new ManagementClient(vhost.managementUrl, vhost.vhost);
       await waitForListing(management, staging, 1, 60_000);
@@ -65,7 +71,8 @@ export const discoveryBench: Benchmark<Flags> = {
       });
       const pass = await timed(() => distributor.runPass(15 * 60_000));
       await session.close();
-      if (pass.result.moved !== staging.length) throw new Error(`the pass moved ${pass.result.moved} of ${staging.length} messages`);
+      if (pass.result.moved !== staging.length)
+        throw new Error(`the pass moved ${pass.result.moved} of ${staging.length} messages`);
       progress(`pass moved ${pass.result.moved} messages in ${pass.seconds.toFixed(1)} s`);
 
       const roundTrip = await medianSeconds(flags.repeats, () => management.getQueue(staging[0]!));
@@ -80,7 +87,10 @@ export const discoveryBench: Benchmark<Flags> = {
       const requests: Table = {
         title: `Discovery: management API requests in one pass over ${staging.length} staging queues of ${targets.length} targets`,
         rows: [
-          ...[...counter.byPath()].map(([path, count]) => ({ request: path.replace(vhost.vhost, '{vhost}'), 'requests per pass': count })),
+          ...[...counter.byPath()].map(([path, count]) => ({
+            request: path.replace(vhost.vhost, '{vhost}'),
+            'requests per pass': count,
+          })),
           { request: 'all management API requests', 'requests per pass': counter.total() },
           { request: `one per queue (what DESIGN rules out)`, 'requests per pass': totalQueues },
         ],
@@ -93,14 +103,26 @@ export const discoveryBench: Benchmark<Flags> = {
       const planning: Table = {
         title: `Discovery: planning ${flags.planQueues} staging queues against one management API round trip`,
         rows: [
-          { measured: 'one management API round trip (GET one queue)', 'ms (median)': roundTrip * 1e3, '÷ round trip': 1 },
+          {
+            measured: 'one management API round trip (GET one queue)',
+            'ms (median)': roundTrip * 1e3,
+            '÷ round trip': 1,
+          },
           {
             measured: `the pass's listing of ${totalQueues} queues (${pages} pages)`,
             'ms (median)': listing * 1e3,
             '÷ round trip': ratio(listing, roundTrip),
           },
-          { measured: `plan ${flags.planQueues} staging queues, 1 target`, 'ms (median)': planOne * 1e3, '÷ round trip': ratio(planOne, roundTrip) },
-          { measured: `plan ${flags.planQueues} staging queues, 100 targets`, 'ms (median)': planMany * 1e3, '÷ round trip': ratio(planMany, roundTrip) },
+          {
+            measured: `plan ${flags.planQueues} staging queues, 1 target`,
+            'ms (median)': planOne * 1e3,
+            '÷ round trip': ratio(planOne, roundTrip),
+          },
+          {
+            measured: `plan ${flags.planQueues} staging queues, 100 targets`,
+            'ms (median)': planMany * 1e3,
+            '÷ round trip': ratio(planMany, roundTrip),
+          },
         ],
         notes: [
           'Planning = what a pass computes between the listing and the moves: group the listing by target, each ' +
@@ -147,7 +169,8 @@ function syntheticListing(count: number, targets: number): QueueInfo[] {
     messages_ready: messages,
   });
   const listing = Array.from({ length: targets }, (_, t) => queue(`worker-${t}-in`, 100, { 'x-max-length': 5_000 }));
-  for (let i = 0; i < count; i++) listing.push(queue(`worker-${i % targets}-in»/tenant${i}/workflow`, Math.floor(1 / (random() + 0.001))));
+  for (let i = 0; i < count; i++)
+    listing.push(queue(`worker-${i % targets}-in»/tenant${i}/workflow`, Math.floor(1 / (random() + 0.001))));
   return listing;
 }
 

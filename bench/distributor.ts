@@ -1,14 +1,14 @@
-import { connect, type ChannelModel } from 'amqplib';
+import { type ChannelModel, connect } from 'amqplib';
 import { loadDistributorConfig } from '../lib/config/distributor';
 import { createDistributor } from '../lib/distributor/pass';
 import { DynamoDistributorState } from '../lib/distributor/stateStore';
 import { AmqpSession } from '../lib/rabbitmq/connection';
 import { ManagementClient } from '../lib/rabbitmq/management';
 import { startDynamo } from '../local/embedded-dynamo';
-import { publishConfirmed, rawPump, taskMessage, type Outgoing } from './lib/amqp';
-import { ratio, type Benchmark } from './lib/benchmark';
-import { median, timed } from './lib/report';
+import { type Outgoing, publishConfirmed, rawPump, taskMessage } from './lib/amqp';
+import { type Benchmark, ratio } from './lib/benchmark';
 import { waitForListing } from './lib/listing';
+import { median, timed } from './lib/report';
 import { createBenchVhost } from './lib/services';
 
 type Flags = 'messages' | 'queues' | 'prefetch' | 'concurrency' | 'rounds';
@@ -68,13 +68,17 @@ export const distributorBench: Benchmark<Flags> = {
       const measure = {
         raw1: async () => {
           await publishConfirmed(publisher, fill(['raw-source'], messages));
-          const { result, seconds } = await timed(() => rawPump(model, ['raw-source'], target, messages, flags.prefetch, 1));
+          const { result, seconds } = await timed(() =>
+            rawPump(model, ['raw-source'], target, messages, flags.prefetch, 1),
+          );
           await expectMoved(model, result, messages, 'the raw pump of one queue');
           return seconds;
         },
         rawSame: async () => {
           await publishConfirmed(publisher, fill(staging, perQueue));
-          const { result, seconds } = await timed(() => rawPump(model, staging, target, perQueue, flags.prefetch, flags.concurrency));
+          const { result, seconds } = await timed(() =>
+            rawPump(model, staging, target, perQueue, flags.prefetch, flags.concurrency),
+          );
           await expectMoved(model, result, messages, 'the raw pump of the staging queues');
           return seconds;
         },
@@ -110,8 +114,16 @@ export const distributorBench: Benchmark<Flags> = {
           title: `Distributor throughput: ${messages} messages (≈1 KB task messages, persistent, priorities 1–9) into one target`,
           rows: [
             row(`raw amqplib pump, 1 queue, prefetch ${flags.prefetch}`, raw1, rates.raw1),
-            row(`raw amqplib pump, ${flags.queues} queues, ${flags.concurrency} at a time, prefetch ${flags.prefetch}`, rawSame, rates.rawSame),
-            row(`Fairway pass, ${flags.queues} staging queues, ${flags.concurrency} at a time, prefetch ${flags.prefetch}`, fairway, rates.fairway),
+            row(
+              `raw amqplib pump, ${flags.queues} queues, ${flags.concurrency} at a time, prefetch ${flags.prefetch}`,
+              rawSame,
+              rates.rawSame,
+            ),
+            row(
+              `Fairway pass, ${flags.queues} staging queues, ${flags.concurrency} at a time, prefetch ${flags.prefetch}`,
+              fairway,
+              rates.fairway,
+            ),
           ],
           notes: [
             'Goal: Fairway ≥ 0.9 × the raw pump. "Same queues" is the like-for-like baseline (same queues, same ' +

@@ -1,12 +1,21 @@
-import { planShares, type PlannerMode } from '../lib/distributor/planner';
-import { ratio, type Benchmark } from './lib/benchmark';
+import { type PlannerMode, planShares } from '../lib/distributor/planner';
+import { type Benchmark, ratio } from './lib/benchmark';
 import type { Row } from './lib/report';
-import { generateScenario, seededRandom, simulate, type CapacityClass, type Outcome, type PlanPass } from './lib/scenarios';
+import {
+  type CapacityClass,
+  generateScenario,
+  type Outcome,
+  type PlanPass,
+  seededRandom,
+  simulate,
+} from './lib/scenarios';
 
 type Flags = 'scenarios' | 'passes' | 'seed';
 
-const planner = (mode: PlannerMode): PlanPass => (capacity, queues, rotationCursor) =>
-  planShares({ capacity, queues: queues.map((q) => ({ ...q, weight: 1 })), mode, rotationCursor });
+const planner =
+  (mode: PlannerMode): PlanPass =>
+  (capacity, queues, rotationCursor) =>
+    planShares({ capacity, queues: queues.map((q) => ({ ...q, weight: 1 })), mode, rotationCursor });
 
 /**
  * SPEC §3 fairness: the same randomized targets (skewed depths and arrivals, capacity below and
@@ -29,24 +38,39 @@ export const fairnessBench: Benchmark<Flags> = {
     };
     for (let i = 0; i < flags.scenarios; i++) {
       const scenario = generateScenario(random, i % 2 === 0 ? 'below' : 'above', flags.passes);
-      for (const mode of ['fair', 'reference'] as const) outcomes[mode][scenario.capacityClass].push(simulate(scenario, planner(mode)));
+      for (const mode of ['fair', 'reference'] as const)
+        outcomes[mode][scenario.capacityClass].push(simulate(scenario, planner(mode)));
     }
     progress(`${flags.scenarios} scenarios × ${flags.passes} passes simulated with both planners`);
 
     const rows: Row[] = [];
     for (const capacityClass of ['below', 'above'] as const) {
       for (const mode of ['fair', 'reference'] as const) {
-        rows.push(summarise(mode === 'fair' ? 'Fairway' : 'reference', capacityClass, outcomes[mode][capacityClass], flags.passes));
+        rows.push(
+          summarise(
+            mode === 'fair' ? 'Fairway' : 'reference',
+            capacityClass,
+            outcomes[mode][capacityClass],
+            flags.passes,
+          ),
+        );
       }
     }
-    const all = (mode: PlannerMode) => summarise('', 'all', [...outcomes[mode].below, ...outcomes[mode].above], flags.passes);
+    const all = (mode: PlannerMode) =>
+      summarise('', 'all', [...outcomes[mode].below, ...outcomes[mode].above], flags.passes);
     const [fair, reference] = [all('fair'), all('reference')];
     rows.push({
       planner: 'Fairway ÷ reference',
       capacity: 'all',
       scenarios: flags.scenarios,
-      'capacity used (mean)': ratio(fair['capacity used (mean)'] as number, reference['capacity used (mean)'] as number),
-      'capacity used (worst)': ratio(fair['capacity used (worst)'] as number, reference['capacity used (worst)'] as number),
+      'capacity used (mean)': ratio(
+        fair['capacity used (mean)'] as number,
+        reference['capacity used (mean)'] as number,
+      ),
+      'capacity used (worst)': ratio(
+        fair['capacity used (worst)'] as number,
+        reference['capacity used (worst)'] as number,
+      ),
       'passes overshooting': '',
       'overshoot (% of capacity)': '',
       'Jain (mean)': ratio(fair['Jain (mean)'] as number, reference['Jain (mean)'] as number),

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { projectRoot } from '../local/paths';
 import { benchmarks } from './benchmarks';
-import { flagsFromArgv, type Benchmark } from './lib/benchmark';
+import { type Benchmark, flagsFromArgv } from './lib/benchmark';
 import { machineLine, printReport } from './lib/report';
 
 /**
@@ -17,7 +17,8 @@ async function main(): Promise<void> {
   if (args.includes('--help')) return usage();
   const named = args.filter((arg, i) => !arg.startsWith('--') && !args[i - 1]?.match(/^--(?!tiny$)/));
   const unknown = named.filter((name) => !benchmarks.some((b) => b.name === name));
-  if (unknown.length > 0) throw new Error(`Unknown benchmark ${unknown.join(', ')}; known: ${benchmarks.map((b) => b.name).join(', ')}`);
+  if (unknown.length > 0)
+    throw new Error(`Unknown benchmark ${unknown.join(', ')}; known: ${benchmarks.map((b) => b.name).join(', ')}`);
   const known = new Set(['tiny', ...benchmarks.flatMap((b) => Object.keys(b.flags))]);
   const typos = args.filter((arg) => arg.startsWith('--') && !known.has(arg.slice(2)));
   if (typos.length > 0) throw new Error(`Unknown flag ${typos.join(', ')}; see npm run bench -- --help`);
@@ -37,7 +38,11 @@ async function runHere(bench: Benchmark): Promise<void> {
   const flags = flagsFromArgv(bench);
   console.log(`\n## ${bench.name}: ${bench.summary}\n`);
   console.log(machineLine());
-  console.log(`flags: ${Object.entries(flags).map(([k, v]) => `--${k} ${v}`).join(' ')}`);
+  console.log(
+    `flags: ${Object.entries(flags)
+      .map(([k, v]) => `--${k} ${v}`)
+      .join(' ')}`,
+  );
   const started = Date.now();
   const tables = await bench.run(flags, (line) => console.error(`[${bench.name}] ${line}`));
   for (const table of tables) printReport(table);
@@ -59,7 +64,8 @@ function usage(): void {
   console.log('npm run bench [-- <name…>] [--<flag> N…] [--tiny]\n');
   for (const bench of benchmarks) {
     console.log(`${bench.name}: ${bench.summary}`);
-    for (const [flag, spec] of Object.entries(bench.flags)) console.log(`  --${flag} N  ${spec.help} (quick ${spec.quick}, tiny ${spec.tiny})`);
+    for (const [flag, spec] of Object.entries(bench.flags))
+      console.log(`  --${flag} N  ${spec.help} (quick ${spec.quick}, tiny ${spec.tiny})`);
   }
 }
 

@@ -1,15 +1,15 @@
+import { type ChannelModel, connect } from 'amqplib';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
-import { connect, type ChannelModel } from 'amqplib';
 import { loadRouterConfig } from '../lib/config/router';
 import type { RouterReport } from '../lib/routing/router';
 import { createRouterService } from '../lib/routing/service';
-import { startDynamo, type EmbeddedDynamo } from '../local/embedded-dynamo';
+import { type EmbeddedDynamo, startDynamo } from '../local/embedded-dynamo';
 import { sqsEvent } from '../local/lambda-events';
-import { publishConfirmed, taskMessage, type Outgoing } from './lib/amqp';
-import { ratio, type Benchmark } from './lib/benchmark';
+import { type Outgoing, publishConfirmed, taskMessage } from './lib/amqp';
+import { type Benchmark, ratio } from './lib/benchmark';
 import { countingDynamoProxy, dynamoWrites } from './lib/dynamo-proxy';
-import { median, timed, type Table } from './lib/report';
-import { createBenchVhost, type BenchVhost } from './lib/services';
+import { median, type Table, timed } from './lib/report';
+import { type BenchVhost, createBenchVhost } from './lib/services';
 
 type Flags = 'events' | 'batch' | 'tenants' | 'containers' | 'rounds' | 'writeBatches';
 
@@ -44,7 +44,8 @@ export const routerBench: Benchmark<Flags> = {
       const setup = await model.createConfirmChannel();
       await setup.assertQueue(target, { durable: true, arguments: { 'x-max-priority': 9 } });
       const tenants = (count: number) => Array.from({ length: count }, (_, i) => `tenant${i}`);
-      for (const tenant of tenants(Math.max(flags.tenants, 10))) await setup.assertQueue(stagingOf(tenant), { durable: true, arguments: { 'x-max-priority': 9 } });
+      for (const tenant of tenants(Math.max(flags.tenants, 10)))
+        await setup.assertQueue(stagingOf(tenant), { durable: true, arguments: { 'x-max-priority': 9 } });
       await setup.close();
 
       const events = batches(flags.events, flags.batch, tenants(flags.tenants));
@@ -78,10 +79,16 @@ export const routerBench: Benchmark<Flags> = {
         await channel.close();
         rates.rawPipelined.push(flags.events / pipelined.seconds);
         await expectRouted(model, flags.events, tenants(flags.tenants), 'raw pipelined publishing');
-        progress(`round ${round + 1}: router ${routed.seconds.toFixed(2)} s, ${flags.containers} containers ${scaled.seconds.toFixed(2)} s, raw batched ${batched.seconds.toFixed(2)} s, raw pipelined ${pipelined.seconds.toFixed(2)} s`);
+        progress(
+          `round ${round + 1}: router ${routed.seconds.toFixed(2)} s, ${flags.containers} containers ${scaled.seconds.toFixed(2)} s, raw batched ${batched.seconds.toFixed(2)} s, raw pipelined ${pipelined.seconds.toFixed(2)} s`,
+        );
       }
 
-      const [router, rawBatched, rawPipelined] = [median(rates.router), median(rates.rawBatched), median(rates.rawPipelined)];
+      const [router, rawBatched, rawPipelined] = [
+        median(rates.router),
+        median(rates.rawBatched),
+        median(rates.rawPipelined),
+      ];
       const row = (run: string, rate: number, runs: number[]) => ({
         run,
         'events/s (median)': rate,
@@ -93,16 +100,24 @@ export const routerBench: Benchmark<Flags> = {
         title: `Router throughput: ${flags.events} events (≈1 KB task messages) in SQS batches of ${flags.batch}, ${flags.tenants} tenants`,
         rows: [
           row(`raw publish with confirm, ${flags.batch} per confirm wait, one channel`, rawBatched, rates.rawBatched),
-          row(`raw publish with confirm, ${flags.batch} per confirm wait, a new channel per batch`, median(rates.rawChannelPerBatch), rates.rawChannelPerBatch),
+          row(
+            `raw publish with confirm, ${flags.batch} per confirm wait, a new channel per batch`,
+            median(rates.rawChannelPerBatch),
+            rates.rawChannelPerBatch,
+          ),
           row('raw publish with confirm, all pipelined, one channel', rawPipelined, rates.rawPipelined),
           row('Fairway router handler core, 1 container: one batch after another', router, rates.router),
-          row(`Fairway router handler core, ${flags.containers} containers at once`, median(rates.scaled), rates.scaled),
+          row(
+            `Fairway router handler core, ${flags.containers} containers at once`,
+            median(rates.scaled),
+            rates.scaled,
+          ),
         ],
         notes: [
           'Each router invocation parses and validates the batch, checks each tenant in DynamoDB (dynalite, in process), ' +
-            'makes sure the staging queues exist (cached), publishes on the container\'s confirm channel with the priority and ' +
+            "makes sure the staging queues exist (cached), publishes on the container's confirm channel with the priority and " +
             `waits for the confirms. The like-for-like baseline publishes the same messages, ${flags.batch} per confirm ` +
-            'wait, on one long-lived channel; pipelined is the broker\'s ceiling, which a batch-at-a-time Lambda cannot reach. ' +
+            "wait, on one long-lived channel; pipelined is the broker's ceiling, which a batch-at-a-time Lambda cannot reach. " +
             'Lambda scales the router out instead: the SQS event source runs several batches at once, one per container ' +
             '(here each container has its own AMQP connection and DynamoDB client, all in this one process).',
         ],
@@ -155,7 +170,7 @@ async function writesPerEvent(
     title: `Router: DynamoDB writes per event, SQS batches of ${flags.batch}`,
     rows,
     notes: [
-      'Counted on the wire (a proxy in front of dynalite), after a first batch that creates the tenants\' counters. ' +
+      "Counted on the wire (a proxy in front of dynalite), after a first batch that creates the tenants' counters. " +
         'SPEC §1 lets the k events of one tenant in a batch be one conditional write, so the floor is ' +
         `tenants per batch ÷ ${flags.batch}. events/s here includes the proxy hop; time in DynamoDB sums the ` +
         "requests' durations (a batch's tenants are checked in parallel, so it can exceed 1).",
@@ -186,7 +201,12 @@ function routerService(vhost: BenchVhost, dynamoEndpoint: string) {
 }
 
 /** Routes every batch, `containers` router services taking the next batch as each finishes one. */
-async function routeInContainers(vhost: BenchVhost, dynamoEndpoint: string, events: SQSEvent[], containers: number): Promise<void> {
+async function routeInContainers(
+  vhost: BenchVhost,
+  dynamoEndpoint: string,
+  events: SQSEvent[],
+  containers: number,
+): Promise<void> {
   const queue = [...events];
   await Promise.all(
     Array.from({ length: containers }, async () => {
@@ -200,10 +220,14 @@ async function routeInContainers(vhost: BenchVhost, dynamoEndpoint: string, even
   );
 }
 
-async function routeAll(route: (event: SQSEvent) => Promise<{ batchItemFailures: unknown[] }>, events: SQSEvent[]): Promise<void> {
+async function routeAll(
+  route: (event: SQSEvent) => Promise<{ batchItemFailures: unknown[] }>,
+  events: SQSEvent[],
+): Promise<void> {
   for (const event of events) {
     const { batchItemFailures } = await route(event);
-    if (batchItemFailures.length > 0) throw new Error(`the router failed ${batchItemFailures.length} events of a batch`);
+    if (batchItemFailures.length > 0)
+      throw new Error(`the router failed ${batchItemFailures.length} events of a batch`);
   }
 }
 
@@ -211,7 +235,9 @@ async function routeAll(route: (event: SQSEvent) => Promise<{ batchItemFailures:
 /** `count` task messages of the given tenants, round robin, as SQS batches of `size` (built before any timing). */
 function batches(count: number, size: number, tenants: string[]): SQSEvent[] {
   const bodies = Array.from({ length: count }, (_, i) => taskMessage(tenants[i % tenants.length]!, i).toString('utf8'));
-  return Array.from({ length: Math.ceil(count / size) }, (_, b) => sqsEvent(bodies.slice(b * size, (b + 1) * size), 'after-process'));
+  return Array.from({ length: Math.ceil(count / size) }, (_, b) =>
+    sqsEvent(bodies.slice(b * size, (b + 1) * size), 'after-process'),
+  );
 }
 
 /** The message the router would publish for a record (tenant from its customData), for the raw baselines. */
@@ -242,7 +268,8 @@ async function expectRouted(model: ChannelModel, expected: number, tenants: stri
   try {
     let held = 0;
     for (const tenant of tenants) held += (await channel.checkQueue(stagingOf(tenant))).messageCount;
-    if (held !== expected) throw new Error(`after ${what} the staging queues hold ${held} messages; expected ${expected}`);
+    if (held !== expected)
+      throw new Error(`after ${what} the staging queues hold ${held} messages; expected ${expected}`);
     for (const tenant of tenants) await channel.purgeQueue(stagingOf(tenant));
   } finally {
     await channel.close();

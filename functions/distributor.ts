@@ -23,7 +23,7 @@ const distributor = createDistributor({
 });
 
 /** One distribution pass per scheduled invocation (SPEC §3). */
-export const handler = lambdaHandler<ScheduledEvent, PassSummary>(async (_event, context) => {
+export const handler = lambdaHandler<ScheduledEvent, PassSummary>({ logger, metrics }, async (_event, context) => {
   const summary = await distributor.runPass(context.getRemainingTimeInMillis());
   reportPass(summary, logger, metrics);
   return summary;

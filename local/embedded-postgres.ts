@@ -1,4 +1,4 @@
-import { createServer, type AddressInfo, type Server } from 'node:net';
+import { type AddressInfo, createServer, type Server } from 'node:net';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketHandler } from '@electric-sql/pglite-socket';
 
@@ -41,7 +41,8 @@ class SessionQueue {
 
   /** A client went away: its turn ends, and a transaction it left open is rolled back. */
   clearQueueForHandler(handlerId: number): void {
-    for (let i = this.waiting.length - 1; i >= 0; i--) if (this.waiting[i]!.handlerId === handlerId) this.waiting.splice(i, 1);
+    for (let i = this.waiting.length - 1; i >= 0; i--)
+      if (this.waiting[i]!.handlerId === handlerId) this.waiting.splice(i, 1);
   }
 
   async clearTransactionIfNeeded(handlerId: number): Promise<void> {

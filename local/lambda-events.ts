@@ -1,4 +1,4 @@
-import { randomUUID, createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { Context, ScheduledEvent, SQSEvent } from 'aws-lambda';
 
 /**

@@ -14,7 +14,8 @@ export function managementApi(baseUrl: string) {
       signal: AbortSignal.timeout(10_000),
     });
     const text = await response.text();
-    if (!response.ok) throw new Error(`${method} ${path.split('?')[0]} answered ${response.status}: ${text.slice(0, 200)}`);
+    if (!response.ok)
+      throw new Error(`${method} ${path.split('?')[0]} answered ${response.status}: ${text.slice(0, 200)}`);
     return (text ? JSON.parse(text) : undefined) as T;
   };
 }

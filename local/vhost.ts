@@ -25,5 +25,11 @@ export async function createVhost(amqpUrl: string, managementUrl: string, vhost:
   });
   const amqp = new URL(amqpUrl);
   amqp.pathname = `/${encodeURIComponent(vhost)}`;
-  return { vhost, amqpUrl: amqp.toString(), managementUrl, api, delete: () => api('DELETE', path).then(() => undefined) };
+  return {
+    vhost,
+    amqpUrl: amqp.toString(),
+    managementUrl,
+    api,
+    delete: () => api('DELETE', path).then(() => undefined),
+  };
 }

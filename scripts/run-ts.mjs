@@ -1,12 +1,12 @@
 #!/usr/bin/env node
+import { mkdirSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { basename, dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 // Runs a TypeScript entry point (bench, npm start, the operator CLI) the way Lambda runs the
 // handlers: bundled by esbuild into CommonJS. Bundling is what lets CommonJS code load
 // @middy/core, which is ESM-only; every other package stays external and loads from node_modules.
 import { build } from 'esbuild';
-import { createRequire } from 'node:module';
-import { mkdirSync, rmSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 const [entry, ...args] = process.argv.slice(2);
 if (!entry) {

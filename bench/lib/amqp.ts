@@ -49,7 +49,13 @@ export async function rawPump(
   return moved;
 }
 
-async function pumpOne(model: ChannelModel, source: string, target: string, count: number, prefetch: number): Promise<number> {
+async function pumpOne(
+  model: ChannelModel,
+  source: string,
+  target: string,
+  count: number,
+  prefetch: number,
+): Promise<number> {
   const consumer = await model.createChannel();
   const publisher = await model.createConfirmChannel();
   await consumer.prefetch(prefetch);
@@ -84,7 +90,10 @@ export function taskMessage(tenant: string, index: number): Buffer {
     JSON.stringify({
       document: {
         reference: `ref_${index}`,
-        fields: { CAF_WORKFLOW_NAME: [{ data: 'example_workflow' }], CAF_WORKFLOW_ACTION: [{ data: 'family_hashing' }] },
+        fields: {
+          CAF_WORKFLOW_NAME: [{ data: 'example_workflow' }],
+          CAF_WORKFLOW_ACTION: [{ data: 'family_hashing' }],
+        },
         failures: [],
       },
       customData: { tenantId: tenant, padding: 'x'.repeat(400) },

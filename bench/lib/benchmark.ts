@@ -18,14 +18,23 @@ export interface Benchmark<F extends string = string> {
 }
 
 /** The flag values for `bench`: `--<flag> N` from the command line, else `tiny` or `quick` defaults. */
-export function flagsFromArgv<F extends string>(bench: Benchmark<F>, tiny = process.argv.includes('--tiny')): Record<F, number> {
-  const entries = Object.entries<FlagSpec>(bench.flags).map(([name, spec]) => [name, numberFlag(name, tiny ? spec.tiny : spec.quick)]);
+export function flagsFromArgv<F extends string>(
+  bench: Benchmark<F>,
+  tiny = process.argv.includes('--tiny'),
+): Record<F, number> {
+  const entries = Object.entries<FlagSpec>(bench.flags).map(([name, spec]) => [
+    name,
+    numberFlag(name, tiny ? spec.tiny : spec.quick),
+  ]);
   return Object.fromEntries(entries) as Record<F, number>;
 }
 
 /** The sizes each bench uses in the smoke test. */
 export function tinyFlags<F extends string>(bench: Benchmark<F>): Record<F, number> {
-  return Object.fromEntries(Object.entries<FlagSpec>(bench.flags).map(([name, spec]) => [name, spec.tiny])) as Record<F, number>;
+  return Object.fromEntries(Object.entries<FlagSpec>(bench.flags).map(([name, spec]) => [name, spec.tiny])) as Record<
+    F,
+    number
+  >;
 }
 
 /** `a / b` for "Fairway ÷ baseline" columns; a dash when the baseline is zero. */

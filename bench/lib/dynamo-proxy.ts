@@ -14,12 +14,20 @@ export async function countingDynamoProxy(upstreamEndpoint: string) {
   const counts = new Map<string, number>();
   let waitedMs = 0;
   const server = createServer((incoming, outgoing) => {
-    const operation = String(incoming.headers['x-amz-target'] ?? 'unknown').split('.').pop()!;
+    const operation = String(incoming.headers['x-amz-target'] ?? 'unknown')
+      .split('.')
+      .pop()!;
     counts.set(operation, (counts.get(operation) ?? 0) + 1);
     const started = performance.now();
     outgoing.on('finish', () => (waitedMs += performance.now() - started));
     const forwarded = request(
-      { host: upstream.hostname, port: upstream.port, method: incoming.method, path: incoming.url, headers: incoming.headers },
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        method: incoming.method,
+        path: incoming.url,
+        headers: incoming.headers,
+      },
       (answer) => {
         outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(outgoing);

@@ -10,7 +10,8 @@
  */
 export function jainIndex(amounts: readonly number[]): number {
   if (amounts.length === 0) throw new RangeError("Jain's index needs at least one amount");
-  for (const x of amounts) if (!(x >= 0) || !Number.isFinite(x)) throw new RangeError(`amounts must be finite and ≥ 0, got ${x}`);
+  for (const x of amounts)
+    if (!(x >= 0) || !Number.isFinite(x)) throw new RangeError(`amounts must be finite and ≥ 0, got ${x}`);
   const sum = amounts.reduce((a, b) => a + b, 0);
   const squares = amounts.reduce((a, b) => a + b * b, 0);
   return squares === 0 ? 1 : (sum * sum) / (amounts.length * squares);

@@ -21,7 +21,10 @@ export interface Table {
 /** Prints rows as an aligned text table (also valid Markdown, for BENCHMARKS.md). */
 function printTable(title: string, rows: Row[]): void {
   console.log(`\n### ${title}\n`);
-  if (rows.length === 0) return console.log('(no rows)');
+  if (rows.length === 0) {
+    console.log('(no rows)');
+    return;
+  }
   const headers = Object.keys(rows[0]!);
   const cells = rows.map((row) => headers.map((h) => format(row[h])));
   const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
@@ -49,7 +52,8 @@ export function numberFlag(name: string, fallback: number): number {
   const index = process.argv.indexOf(`--${name}`);
   if (index < 0) return fallback;
   const value = Number(process.argv[index + 1]);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} takes a positive number, got ${process.argv[index + 1]}`);
+  if (!Number.isFinite(value) || value <= 0)
+    throw new Error(`--${name} takes a positive number, got ${process.argv[index + 1]}`);
   return value;
 }
 

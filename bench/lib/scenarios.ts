@@ -86,7 +86,11 @@ export function simulate(scenario: Scenario, plan: PlanPass): Outcome {
 
   for (const arrivals of scenario.arrivals) {
     const demand = depth.reduce((a, b) => a + b, 0);
-    const result = plan(scenario.capacity, names.map((name, i) => ({ name, depth: depth[i]! })), cursor);
+    const result = plan(
+      scenario.capacity,
+      names.map((name, i) => ({ name, depth: depth[i]! })),
+      cursor,
+    );
     cursor = result.rotationCursor;
     const share = new Map(result.shares.map((s) => [s.name, s.share]));
     let moved = 0;

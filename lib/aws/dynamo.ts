@@ -16,3 +16,8 @@ export function documentClient(config: DynamoConfig, credentials?: StaticCredent
   const client = new DynamoDBClient({ region: config.AWS_REGION, endpoint: config.DYNAMODB_ENDPOINT, credentials });
   return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
 }
+
+/** True when a conditional write was refused because its condition did not hold (the only such check in Fairway). */
+export function isConditionFailure(error: unknown): boolean {
+  return error instanceof Error && error.name === 'ConditionalCheckFailedException';
+}

@@ -3,8 +3,9 @@ import { documentClient } from '../aws/dynamo';
 import { loadCleanupConfig } from '../config/cleanup';
 import type { Env } from '../config/env';
 import { lambdaHandler } from '../runtime/lambda';
+import { logger, metrics } from '../runtime/observability';
 import { createCleanupHandler } from './handler';
-import { cleanupJob, jobDatabases, type CleanupJobName } from './jobs';
+import { type CleanupJobName, cleanupJob, jobDatabases } from './jobs';
 
 /**
  * The Lambda handler of one cleanup job: its configuration read and validated now (cold start),
@@ -12,6 +13,8 @@ import { cleanupJob, jobDatabases, type CleanupJobName } from './jobs';
  */
 export function cleanupFunction(name: CleanupJobName, env: Env = process.env) {
   const config = loadCleanupConfig(env);
-  const core = createCleanupHandler(cleanupJob(name, env, jobDatabases(config)), config, { doc: documentClient(config) });
-  return lambdaHandler<ScheduledEvent, unknown>(core);
+  const core = createCleanupHandler(cleanupJob(name, env, jobDatabases(config)), config, {
+    doc: documentClient(config),
+  });
+  return lambdaHandler<ScheduledEvent, unknown>({ logger, metrics }, core);
 }

@@ -1,8 +1,8 @@
 import type { CleanupConfig } from '../config/cleanup';
 import { logger, metrics } from '../runtime/observability';
 import { createCleanupEngine, type EngineAdapters, type StepResult } from './engine/engine';
-import { reportStep } from './engine/report';
 import type { Random } from './engine/random';
+import { reportStep } from './engine/report';
 import type { DocumentPort } from './engine/store';
 import type { JobDefinition } from './engine/types';
 
@@ -19,7 +19,12 @@ export interface CleanupAdapters {
  */
 export function createCleanupHandler(job: JobDefinition, config: CleanupConfig, adapters: CleanupAdapters) {
   const clock = adapters.clock ?? Date.now;
-  const engineAdapters: EngineAdapters = { doc: adapters.doc, table: config.CLEANUP_TABLE, clock, random: adapters.random };
+  const engineAdapters: EngineAdapters = {
+    doc: adapters.doc,
+    table: config.CLEANUP_TABLE,
+    clock,
+    random: adapters.random,
+  };
   const engine = createCleanupEngine(
     job,
     {
@@ -36,7 +41,10 @@ export function createCleanupHandler(job: JobDefinition, config: CleanupConfig, 
     const started = clock();
     const results: StepResult[] = [];
     metrics.addDimension('job', job.name);
-    while (results.length < config.CLEANUP_STEPS_PER_INVOCATION && (results.length === 0 || clock() - started < budgetMs)) {
+    while (
+      results.length < config.CLEANUP_STEPS_PER_INVOCATION &&
+      (results.length === 0 || clock() - started < budgetMs)
+    ) {
       let result: StepResult;
       try {
         result = await engine.step();

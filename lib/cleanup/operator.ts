@@ -1,6 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { OPERATION_PREFIX, deadLetterPartition, fillGeneration, operationKey, stackPartition } from './engine/keys';
-import { StackStore, conditionally, type DocumentPort } from './engine/store';
+import { deadLetterPartition, fillGeneration, OPERATION_PREFIX, operationKey, stackPartition } from './engine/keys';
+import { conditionally, type DocumentPort, StackStore } from './engine/store';
 
 /** One operation as an operator sees it. */
 export interface OperationView {
@@ -80,7 +80,9 @@ export function createCleanupOperator(doc: DocumentPort, table: string) {
     for (const op of operations) byKind[String(op.kind)] = (byKind[String(op.kind)] ?? 0) + 1;
     const shown = await Promise.all(
       operations.slice(0, top).map(async (op) => {
-        const { Item } = await doc.send(new GetCommand({ TableName: table, Key: { pk: stackPartition(job), sk: op.sk } }));
+        const { Item } = await doc.send(
+          new GetCommand({ TableName: table, Key: { pk: stackPartition(job), sk: op.sk } }),
+        );
         return Item ? [view(Item)] : [];
       }),
     );
@@ -140,7 +142,14 @@ export function createCleanupOperator(doc: DocumentPort, table: string) {
       doc.send(
         new PutCommand({
           TableName: table,
-          Item: { pk: stackPartition(job), sk: target, kind: dead.kind, payload: dead.payload, attempts: 0, requeuedFrom: sk },
+          Item: {
+            pk: stackPartition(job),
+            sk: target,
+            kind: dead.kind,
+            payload: dead.payload,
+            attempts: 0,
+            requeuedFrom: sk,
+          },
           ConditionExpression: 'attribute_not_exists(sk)',
         }),
       ),

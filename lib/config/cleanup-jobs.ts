@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { nxrgNamesSchema, type NxrgNames } from '../nxrg/names';
+import { ConfigError } from '../errors';
+import { type NxrgNames, nxrgNamesSchema } from '../nxrg/names';
 import { openxdsNamesSchema } from '../openxds/names';
-import { ConfigError, setting, type Env } from './env';
+import { type Env, setting } from './env';
 
 /**
  * The three cleanup jobs' own settings (SPEC §4), read once at cold start beside lib/config/cleanup.ts.
@@ -33,7 +34,12 @@ const documentTypeRuleSchema = z.strictObject({
 const commaList = () =>
   setting
     .text()
-    .transform((raw) => raw.split(',').map((s) => s.trim()).filter((s) => s !== ''))
+    .transform((raw) =>
+      raw
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s !== ''),
+    )
     .pipe(z.array(z.string()).min(1, { error: 'must list at least one document type' }));
 
 const nxrgSettings = {
@@ -60,7 +66,8 @@ export const timebasedJobSchema = z
     const known = new Set(env.NXRG_DOCUMENT_TYPES);
     for (const [type, rule] of Object.entries(env.CLEANUP_TIMEBASED_DOCUMENT_TYPES)) {
       const path = ['CLEANUP_TIMEBASED_DOCUMENT_TYPES', type];
-      if (!known.has(type)) ctx.addIssue({ code: 'custom', path, message: 'is not a document type listed in NXRG_DOCUMENT_TYPES' });
+      if (!known.has(type))
+        ctx.addIssue({ code: 'custom', path, message: 'is not a document type listed in NXRG_DOCUMENT_TYPES' });
       checkChildren(ctx, path, env.CLEANUP_TIMEBASED_PAGE_SIZE, rule.batchSize ?? env.CLEANUP_TIMEBASED_BATCH_SIZE);
     }
   });
@@ -75,7 +82,12 @@ export const status90JobSchema = z
     CLEANUP_STATUS90_BATCH_SIZE: batchSize(1_000),
   })
   .superRefine((env, ctx) =>
-    checkChildren(ctx, ['CLEANUP_STATUS90_SUFFIX_PAGE_SIZE'], env.CLEANUP_STATUS90_SUFFIX_PAGE_SIZE, env.CLEANUP_STATUS90_CITIZEN_BATCH_SIZE),
+    checkChildren(
+      ctx,
+      ['CLEANUP_STATUS90_SUFFIX_PAGE_SIZE'],
+      env.CLEANUP_STATUS90_SUFFIX_PAGE_SIZE,
+      env.CLEANUP_STATUS90_CITIZEN_BATCH_SIZE,
+    ),
   );
 
 export const repositoryJobSchema = z
@@ -86,7 +98,12 @@ export const repositoryJobSchema = z
     CLEANUP_REPOSITORY_BATCH_SIZE: batchSize(1_000),
   })
   .superRefine((env, ctx) =>
-    checkChildren(ctx, ['CLEANUP_REPOSITORY_PAGE_SIZE'], env.CLEANUP_REPOSITORY_PAGE_SIZE, env.CLEANUP_REPOSITORY_BATCH_SIZE),
+    checkChildren(
+      ctx,
+      ['CLEANUP_REPOSITORY_PAGE_SIZE'],
+      env.CLEANUP_REPOSITORY_PAGE_SIZE,
+      env.CLEANUP_REPOSITORY_BATCH_SIZE,
+    ),
   );
 
 function checkChildren(ctx: z.RefinementCtx, path: string[], page: number, batch: number) {
@@ -106,11 +123,17 @@ function checkChildren(ctx: z.RefinementCtx, path: string[], page: number, batch
 function parseJobEnv<S extends z.ZodType>(schema: S, env: Env): z.infer<S> {
   const result = schema.safeParse(env);
   if (result.success) return result.data;
-  throw new ConfigError(result.error.issues.map((issue) => `${issue.path.map(String).join('.') || '(environment)'}: ${issue.message}`));
+  throw new ConfigError(
+    result.error.issues.map((issue) => `${issue.path.map(String).join('.') || '(environment)'}: ${issue.message}`),
+  );
 }
 
 /** The settings every job shares: NXRG names, the deceased status, the per-step cap. */
-const registrySettings = (e: { NXRG_NAMES: NxrgNames; NXRG_DECEASED_STATUS: number; CLEANUP_MAX_DELETES_PER_STEP: number }) => ({
+const registrySettings = (e: {
+  NXRG_NAMES: NxrgNames;
+  NXRG_DECEASED_STATUS: number;
+  CLEANUP_MAX_DELETES_PER_STEP: number;
+}) => ({
   names: e.NXRG_NAMES,
   deceasedStatus: e.NXRG_DECEASED_STATUS,
   maxDeletesPerStep: e.CLEANUP_MAX_DELETES_PER_STEP,
@@ -125,12 +148,14 @@ export interface DocumentTypeRule {
 
 export function loadTimebasedJobConfig(env: Env) {
   const e = parseJobEnv(timebasedJobSchema, env);
-  const documentTypes: DocumentTypeRule[] = Object.entries(e.CLEANUP_TIMEBASED_DOCUMENT_TYPES).map(([documentType, rule]) => ({
-    documentType,
-    retentionDays: rule.retentionDays,
-    basis: rule.basis,
-    batchSize: rule.batchSize ?? e.CLEANUP_TIMEBASED_BATCH_SIZE,
-  }));
+  const documentTypes: DocumentTypeRule[] = Object.entries(e.CLEANUP_TIMEBASED_DOCUMENT_TYPES).map(
+    ([documentType, rule]) => ({
+      documentType,
+      retentionDays: rule.retentionDays,
+      basis: rule.basis,
+      batchSize: rule.batchSize ?? e.CLEANUP_TIMEBASED_BATCH_SIZE,
+    }),
+  );
   return {
     ...registrySettings(e),
     pageSize: e.CLEANUP_TIMEBASED_PAGE_SIZE,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { dynamoSettings, postgresSettings } from './common';
-import { parseEnv, setting, type Env } from './env';
+import { type Env, parseEnv, setting } from './env';
 
 /** The cleanup jobs' settings, read from the environment once at cold start (names as in serverless.yml). */
 export const cleanupConfigSchema = z.object({

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { setting } from './env';
 
 /** Where the AWS SDK sends DynamoDB calls; an endpoint is set only for local or embedded DynamoDB. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { dynamoSettings, rabbitSettings } from './common';
-import { parseEnv, setting, type Env } from './env';
+import { type Env, parseEnv, setting } from './env';
 
 const queueArguments = z.record(z.string(), z.unknown());
 

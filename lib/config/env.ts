@@ -1,12 +1,5 @@
 import { z } from 'zod';
-
-/** A setting that is missing or malformed. The message names every offending variable. */
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-  constructor(readonly problems: readonly string[]) {
-    super(`Invalid configuration: ${problems.join('; ')}. Fix these environment variables and redeploy.`);
-  }
-}
+import { ConfigError } from '../errors';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -28,8 +21,7 @@ const blankAsMissing = (value: unknown) => (value === '' ? undefined : value);
 export const setting = {
   text: () => z.preprocess(blankAsMissing, z.string({ error: 'is required' })),
   optionalText: () => z.preprocess(blankAsMissing, z.string().optional()),
-  url: () =>
-    z.preprocess(blankAsMissing, z.string({ error: 'is required' }).refine(isUrl, { error: 'must be a URL' })),
+  url: () => z.preprocess(blankAsMissing, z.string({ error: 'is required' }).refine(isUrl, { error: 'must be a URL' })),
   optionalUrl: () => z.preprocess(blankAsMissing, z.string().refine(isUrl, { error: 'must be a URL' }).optional()),
   int: (fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
     z.preprocess(

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defaultThresholds, reachableLevels, tenMinusLevel } from '../priority/core';
 import { dynamoSettings, rabbitSettings } from './common';
-import { parseEnv, setting, type Env } from './env';
+import { type Env, parseEnv, setting } from './env';
 
 const thresholdsSchema = z
   .array(z.strictObject({ below: z.number().int(), level: z.number().int().min(0) }))
@@ -38,7 +38,12 @@ export const routerConfigSchema = z
     /** Level → AMQP priority; RabbitMQ delivers a larger priority first. Default 10 − level. */
     TENANT_PRIORITY_AMQP_PRIORITIES: setting.json(
       priorityTableSchema,
-      Object.fromEntries(defaultThresholds.map((t) => t.level).concat(1).map((l) => [String(l), tenMinusLevel(l)])),
+      Object.fromEntries(
+        defaultThresholds
+          .map((t) => t.level)
+          .concat(1)
+          .map((l) => [String(l), tenMinusLevel(l)]),
+      ),
     ),
     /** Per target queue: `{"name": {"bypassStaging": true}}`, or the shape of its staging queues. */
     ROUTER_TARGETS: setting.json(targetsSchema, {}),
@@ -49,7 +54,9 @@ export const routerConfigSchema = z
   })
   .superRefine((config, ctx) => {
     const rules = { thresholds: config.TENANT_PRIORITY_THRESHOLDS, quietLevel: config.TENANT_PRIORITY_QUIET_LEVEL };
-    const missing = reachableLevels(rules).filter((level) => config.TENANT_PRIORITY_AMQP_PRIORITIES[String(level)] === undefined);
+    const missing = reachableLevels(rules).filter(
+      (level) => config.TENANT_PRIORITY_AMQP_PRIORITIES[String(level)] === undefined,
+    );
     if (missing.length > 0) {
       ctx.addIssue({
         code: 'custom',

@@ -5,7 +5,7 @@ import { targetCapacity } from './capacity';
 import { concurrencyLimit } from './concurrency';
 import { groupByTarget, type TargetGroup } from './discovery';
 import { moveMessages, type OpenChannel, type StopReason } from './mover';
-import { planShares, type PlanQueue } from './planner';
+import { type PlanQueue, planShares } from './planner';
 import { createQueue, readyCounts } from './queueProbe';
 import type { DistributorState } from './stateStore';
 import { weightOf } from './weights';
@@ -101,7 +101,10 @@ export function createDistributor(deps: DistributorDeps): Distributor {
     const failed = (error: unknown) => {
       summary.outcome = 'failed';
       summary.error = (error as Error).message;
-      deps.warn('Distribution to a target failed; the next pass retries it', { target: group.target, error: summary.error });
+      deps.warn('Distribution to a target failed; the next pass retries it', {
+        target: group.target,
+        error: summary.error,
+      });
       return summary;
     };
     try {
@@ -158,7 +161,7 @@ export function createDistributor(deps: DistributorDeps): Distributor {
       });
       if (plan.rotationCursor !== undefined && plan.rotationCursor !== rotation.cursor) {
         if (!(await state.writeRotation(group.target, plan.rotationCursor, rotation))) {
-          deps.warn('Rotation state changed under this pass; kept the other writer\'s', { target: group.target });
+          deps.warn("Rotation state changed under this pass; kept the other writer's", { target: group.target });
         }
       }
       summary.queues = await moveShares(group.target, queues, plan.shares, pass);
@@ -173,7 +176,10 @@ export function createDistributor(deps: DistributorDeps): Distributor {
     } finally {
       // An unreleased lease only delays the next pass until it expires.
       await state.releaseLease(group.target, pass.owner).catch((error: Error) =>
-        deps.warn('Could not release the lease; it expires by itself', { target: group.target, error: error.message }),
+        deps.warn('Could not release the lease; it expires by itself', {
+          target: group.target,
+          error: error.message,
+        }),
       );
     }
   }

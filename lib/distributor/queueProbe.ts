@@ -5,7 +5,10 @@ import type { OpenChannel } from './mover';
  * Exact ready counts over AMQP (a passive declare per queue), unlike the management listing
  * whose counts lag about 5 s. Undefined for a queue that does not exist.
  */
-export async function readyCounts(openChannel: OpenChannel, names: readonly string[]): Promise<Map<string, number | undefined>> {
+export async function readyCounts(
+  openChannel: OpenChannel,
+  names: readonly string[],
+): Promise<Map<string, number | undefined>> {
   const counts = new Map<string, number | undefined>();
   let channel: ConfirmChannel | undefined;
   try {
@@ -27,7 +30,11 @@ export async function readyCounts(openChannel: OpenChannel, names: readonly stri
 }
 
 /** Declares a missing target: durable, with the given arguments. */
-export async function createQueue(openChannel: OpenChannel, name: string, args: Record<string, unknown>): Promise<void> {
+export async function createQueue(
+  openChannel: OpenChannel,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<void> {
   const channel = await openChannel();
   try {
     await channel.assertQueue(name, { durable: true, arguments: args });

@@ -1,5 +1,5 @@
-import { MetricUnit, type Metrics } from '@aws-lambda-powertools/metrics';
 import type { Logger } from '@aws-lambda-powertools/logger';
+import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { PassSummary } from './pass';
 
 /**

@@ -1,5 +1,5 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { isConditionFailure } from '../aws/dynamo';
 
 export interface Rotation {
   cursor?: string;
@@ -74,7 +74,7 @@ export class DynamoDistributorState implements DistributorState {
       await this.doc.send(command as PutCommand);
       return true;
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
+      if (isConditionFailure(error)) return false;
       throw error;
     }
   }

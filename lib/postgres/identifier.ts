@@ -4,7 +4,9 @@ import { z } from 'zod';
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_$]{0,62}(\.[A-Za-z_][A-Za-z0-9_$]{0,62})?$/;
 
 export const identifier = () =>
-  z.string().regex(IDENTIFIER, { error: 'must be a table or column name (letters, digits, _; optionally schema.name)' });
+  z
+    .string()
+    .regex(IDENTIFIER, { error: 'must be a table or column name (letters, digits, _; optionally schema.name)' });
 
 /** Quotes a validated name for SQL text: `schema.table` becomes `"schema"."table"`. */
 export function quoteIdentifier(name: string): string {
@@ -17,5 +19,7 @@ export function quoteIdentifier(name: string): string {
 
 /** Quotes every value of a names object, for building statements. */
 export function quoteAll<T extends Record<string, string>>(names: T): { [K in keyof T]: string } {
-  return Object.fromEntries(Object.entries(names).map(([k, v]) => [k, quoteIdentifier(v)])) as { [K in keyof T]: string };
+  return Object.fromEntries(Object.entries(names).map(([k, v]) => [k, quoteIdentifier(v)])) as {
+    [K in keyof T]: string;
+  };
 }

@@ -61,7 +61,12 @@ export interface CheckResult {
 }
 
 /** `k` checks of one tenant at the same instant, in order: one check is `checks(state, now, 1, rules)`. */
-export function checks(state: TenantState | undefined, nowMs: number, k: number, rules: TenantPriorityRules): CheckResult {
+export function checks(
+  state: TenantState | undefined,
+  nowMs: number,
+  k: number,
+  rules: TenantPriorityRules,
+): CheckResult {
   if (!Number.isInteger(k) || k < 1) throw new RangeError(`checks: k must be a positive integer, got ${k}`);
   const first = isExpired(state, nowMs, rules) ? 0 : state!.count - 1;
   return countsFrom(first, k, nowMs, rules);

@@ -1,6 +1,6 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { countsFrom, type CheckResult, type TenantPriorityRules } from './core';
+import { type DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { isConditionFailure } from '../aws/dynamo';
+import { type CheckResult, countsFrom, type TenantPriorityRules } from './core';
 
 /** Applies checks of SPEC §1 to a tenant's shared counter. */
 export interface TenantCounterStore {
@@ -87,7 +87,7 @@ async function onConditionFailed<T>(write: () => Promise<T>): Promise<T | undefi
   try {
     return await write();
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException || (error as Error).name === 'ConditionalCheckFailedException') {
+    if (isConditionFailure(error)) {
       return undefined;
     }
     throw error;

@@ -1,4 +1,5 @@
-import { connect, type ChannelModel, type ConfirmChannel } from 'amqplib';
+import { type ChannelModel, type ConfirmChannel, connect } from 'amqplib';
+import { BrokerError } from '../errors';
 import { redactUrl } from './redact';
 
 /**
@@ -66,7 +67,7 @@ export class AmqpSession {
       return model;
     } catch (error) {
       this.current = undefined;
-      throw new Error(`Cannot connect to RabbitMQ at ${redactUrl(this.url)}: ${(error as Error).message}`, {
+      throw new BrokerError(`Cannot connect to RabbitMQ at ${redactUrl(this.url)}: ${(error as Error).message}`, {
         cause: error,
       });
     }

@@ -1,3 +1,4 @@
+import { ManagementApiError } from '../errors';
 import { redactUrl } from './redact';
 
 /** The queue fields Fairway reads from the management API. */
@@ -59,15 +60,21 @@ export class ManagementClient {
   }
 
   private async get<T>(path: string, allowNotFound = false): Promise<T> {
-    const response = await this.fetchFn(`${this.origin}${path}`, {
-      headers: { authorization: this.authorization },
-      signal: AbortSignal.timeout(10_000),
-    });
+    const where = `RabbitMQ management API at ${redactUrl(this.origin)}`;
+    let response: Response;
+    try {
+      response = await this.fetchFn(`${this.origin}${path}`, {
+        headers: { authorization: this.authorization },
+        signal: AbortSignal.timeout(10_000),
+      });
+    } catch (error) {
+      throw new ManagementApiError(`${where} is not reachable (${(error as Error).message})`, { cause: error });
+    }
     if (allowNotFound && response.status === 404) return undefined as T;
     if (!response.ok) {
-      throw new Error(
-        `RabbitMQ management API at ${redactUrl(this.origin)} answered ${response.status} to GET ${path.split('?')[0]}: ` +
-          `${(await response.text()).slice(0, 200)}`,
+      throw new ManagementApiError(
+        `${where} answered ${response.status} to GET ${path.split('?')[0]}: ${(await response.text()).slice(0, 200)}`,
+        { status: response.status },
       );
     }
     return (await response.json()) as T;

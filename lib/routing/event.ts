@@ -1,6 +1,7 @@
 import type { SQSRecord } from 'aws-lambda';
 import { z } from 'zod';
-import { InvalidEventError, parseOrReject } from './errors';
+import { InvalidEventError } from '../errors';
+import { parseOrReject } from './parse-or-reject';
 import { checkDiscriminator, checkTargetName, type StagingKey } from './queue-names';
 import { base64, fromTaskMessage, isTaskMessage } from './task-message';
 

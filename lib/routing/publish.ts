@@ -33,7 +33,11 @@ export async function publishAll(
     const confirms: Promise<void>[] = [];
     for (const [i, publication] of publications.entries()) {
       const { confirmed, writable } = publishOne(channel, publication);
-      confirms.push(confirmed.then((answer) => void (answers[i] = answer)));
+      confirms.push(
+        confirmed.then((answer) => {
+          answers[i] = answer;
+        }),
+      );
       if (!writable) await drainedOrClosed(channel);
     }
     await withTimeout(Promise.all(confirms), confirmTimeoutMs);
@@ -44,7 +48,10 @@ export async function publishAll(
       }
       if (answer !== undefined) return { routed: false, reason: answer };
       if (returned.has(publication.queue)) {
-        return { routed: false, reason: `the broker returned it: no queue ${JSON.stringify(publication.queue)} to route to` };
+        return {
+          routed: false,
+          reason: `the broker returned it: no queue ${JSON.stringify(publication.queue)} to route to`,
+        };
       }
       return { routed: true };
     });

@@ -1,4 +1,4 @@
-import { InvalidEventError } from './errors';
+import { InvalidEventError } from '../errors';
 
 /**
  * Staging queue names (SPEC §2): `target»/tenant/workflow`, the reference implementation's
@@ -78,7 +78,10 @@ export function checkDiscriminator(field: string, value: string): void {
   if (value.length === 0) throw new InvalidEventError(field, 'must not be empty');
   for (const reserved of [STAGING_SEPARATOR, DISCRIMINATOR_SEPARATOR]) {
     if (value.includes(reserved)) {
-      throw new InvalidEventError(field, `must not contain "${reserved}" (it separates the parts of a staging queue name)`);
+      throw new InvalidEventError(
+        field,
+        `must not contain "${reserved}" (it separates the parts of a staging queue name)`,
+      );
     }
   }
 }

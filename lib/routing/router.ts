@@ -1,11 +1,11 @@
-import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { ConfirmChannel } from 'amqplib';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { InvalidEventError } from '../errors';
 import type { PriorityMapping } from '../priority/core';
 import type { TenantCounterStore } from '../priority/store';
-import { InvalidEventError } from './errors';
 import { parseAfterProcessRecord, type RoutableMessage } from './event';
 import { publishAll } from './publish';
-import { defaultMutators, stagingQueueName, type QueueNameMutator } from './queue-names';
+import { defaultMutators, type QueueNameMutator, stagingQueueName } from './queue-names';
 import type { StagingQueues, TargetSettings } from './staging-queues';
 
 /** Why a record was not routed; bounded, so it can be a metric name. */

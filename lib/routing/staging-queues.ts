@@ -1,6 +1,6 @@
+import { InvalidEventError } from '../errors';
 import type { AmqpSession } from '../rabbitmq/connection';
 import type { ManagementClient, QueueInfo } from '../rabbitmq/management';
-import { InvalidEventError } from './errors';
 
 /** How a target is handled, from ROUTER_TARGETS; a shape given here wins over the management API. */
 export interface TargetSettings {
@@ -102,7 +102,10 @@ export class CachedStagingQueues implements StagingQueues {
     if (cached && cached.until > this.now()) return cached.shape;
     const info: QueueInfo | undefined = await this.management.getQueue(target);
     if (!info) {
-      throw new InvalidEventError('target', 'names a queue that does not exist, and ROUTER_TARGETS does not describe it');
+      throw new InvalidEventError(
+        'target',
+        'names a queue that does not exist, and ROUTER_TARGETS does not describe it',
+      );
     }
     const shape = { durable: info.durable, arguments: info.arguments };
     this.shapes.set(target, { shape, until: this.now() + this.cacheMs });

@@ -1,7 +1,8 @@
 import type { SQSMessageAttributes, SQSRecord } from 'aws-lambda';
 import { z } from 'zod';
-import { InvalidEventError, parseOrReject } from './errors';
+import { InvalidEventError } from '../errors';
 import type { RoutableMessage } from './event';
+import { parseOrReject } from './parse-or-reject';
 import { checkDiscriminator, checkTargetName } from './queue-names';
 
 /**
@@ -36,7 +37,9 @@ const envelopeSchema = z.looseObject({
   to: z.string(),
 });
 
-const fieldValues = z.array(z.looseObject({ data: z.unknown().optional(), encoding: z.string().nullish() }).nullable()).nullish();
+const fieldValues = z
+  .array(z.looseObject({ data: z.unknown().optional(), encoding: z.string().nullish() }).nullable())
+  .nullish();
 const fields = z.record(z.string(), fieldValues).nullish();
 
 const taskDataSchema = z.looseObject({
@@ -51,7 +54,8 @@ export function fromTaskMessage(json: object, record: Pick<SQSRecord, 'body' | '
   const taskData = parseOrReject(taskDataSchema, decodeTaskData(envelope.taskData), 'taskData');
 
   const tenantId = taskData.customData?.tenantId;
-  if (tenantId === undefined || tenantId === null) throw new InvalidEventError('taskData.customData.tenantId', 'is required');
+  if (tenantId === undefined || tenantId === null)
+    throw new InvalidEventError('taskData.customData.tenantId', 'is required');
   checkDiscriminator('taskData.customData.tenantId', tenantId);
 
   const workflow = workflowOf(taskData);

@@ -1,14 +1,17 @@
-import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { logger, metrics } from './observability';
+import type { Observability } from './observability';
 
 /**
  * Wraps a handler core with the middlewares every Fairway function shares:
  * structured logs carrying the Lambda context, and EMF metrics flushed after each invocation.
  */
-export function lambdaHandler<TEvent, TResult>(core: (event: TEvent, context: Context) => Promise<TResult>) {
+export function lambdaHandler<TEvent, TResult>(
+  { logger, metrics }: Observability,
+  core: (event: TEvent, context: Context) => Promise<TResult>,
+) {
   return middy(core)
     .use(injectLambdaContext(logger))
     .use(logMetrics(metrics, { captureColdStartMetric: true, throwOnEmptyMetrics: false }));

@@ -1,6 +1,22 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 
-/** One logger and one metrics sink per container; CloudWatch reads both (EMF for metrics). */
-export const logger = new Logger({ serviceName: 'fairway' });
-export const metrics = new Metrics({ namespace: 'Fairway', serviceName: 'fairway' });
+/** The logger and the metrics sink of one function; only `lib/<part>/service.ts` files build them. */
+export interface Observability {
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+}
+
+/**
+ * A logger and a metrics sink of one function's own, so functions that share a process (`npm start`,
+ * the CLI) never mix log fields or metric dimensions. Every log line names its function.
+ */
+export function createObservability(functionName: string): Observability {
+  return {
+    logger: new Logger({ serviceName: 'fairway', persistentKeys: { function: functionName } }),
+    metrics: new Metrics({ namespace: 'Fairway', serviceName: 'fairway' }),
+  };
+}
+
+/** Transitional container-wide pair, removed once every part builds its own through `createObservability`. */
+export const { logger, metrics } = createObservability('fairway');

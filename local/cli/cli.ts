@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
-import { ConfigError, type Env } from '../../lib/config/env';
-import { UsageError, type Command } from './command';
+import type { Env } from '../../lib/config/env';
+import { ConfigError } from '../../lib/errors';
+import { type Command, UsageError } from './command';
 import { invokeCommand } from './commands/invoke';
 import { queuesCommand } from './commands/queues';
 import { stackCommand } from './commands/stack';

@@ -5,6 +5,13 @@ import type { Env } from '../../lib/config/env';
 
 /** The functions' document client, with credentials taken from `env` (the CLI's) when it has them. */
 export function cliDocumentClient(config: DynamoConfig, env: Env): DynamoDBDocumentClient {
-  const { AWS_ACCESS_KEY_ID: accessKeyId, AWS_SECRET_ACCESS_KEY: secretAccessKey, AWS_SESSION_TOKEN: sessionToken } = env;
-  return documentClient(config, accessKeyId && secretAccessKey ? { accessKeyId, secretAccessKey, sessionToken } : undefined);
+  const {
+    AWS_ACCESS_KEY_ID: accessKeyId,
+    AWS_SECRET_ACCESS_KEY: secretAccessKey,
+    AWS_SESSION_TOKEN: sessionToken,
+  } = env;
+  return documentClient(
+    config,
+    accessKeyId && secretAccessKey ? { accessKeyId, secretAccessKey, sessionToken } : undefined,
+  );
 }

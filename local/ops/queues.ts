@@ -1,6 +1,6 @@
-import { z } from 'zod';
-import { parseEnv, type Env } from '../../lib/config/env';
+import type { z } from 'zod';
 import { distributorConfigSchema } from '../../lib/config/distributor';
+import { type Env, parseEnv } from '../../lib/config/env';
 import { targetCapacity } from '../../lib/distributor/capacity';
 import { planShares } from '../../lib/distributor/planner';
 import type { DistributorState } from '../../lib/distributor/stateStore';
@@ -44,7 +44,11 @@ export async function describeQueues(
   listing: readonly QueueInfo[],
   settings: Pick<
     QueueSettings,
-    'DISTRIBUTOR_PLANNER' | 'DISTRIBUTOR_DEFAULT_MAX_LENGTH' | 'DISTRIBUTOR_TARGETS' | 'DISTRIBUTOR_WEIGHTS' | 'DISTRIBUTOR_REFILL_THRESHOLD_PERCENT'
+    | 'DISTRIBUTOR_PLANNER'
+    | 'DISTRIBUTOR_DEFAULT_MAX_LENGTH'
+    | 'DISTRIBUTOR_TARGETS'
+    | 'DISTRIBUTOR_WEIGHTS'
+    | 'DISTRIBUTOR_REFILL_THRESHOLD_PERCENT'
   >,
   state?: Pick<DistributorState, 'readRotation'>,
 ): Promise<{ targets: TargetView[]; staging: StagingView[] }> {

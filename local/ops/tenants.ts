@@ -1,7 +1,7 @@
-import { DeleteCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import { dynamoSettings } from '../../lib/config/common';
-import { parseEnv, type Env } from '../../lib/config/env';
+import { type Env, parseEnv } from '../../lib/config/env';
 import { routerConfigSchema } from '../../lib/config/router';
 import { isExpired, levelOf, type TenantPriorityRules } from '../../lib/priority/core';
 
@@ -36,7 +36,12 @@ export interface TenantRow {
 }
 
 /** Every tenant counter (one Scan, paged): an operator's view, not a hot path. Busiest (lowest count) first. */
-export async function listTenants(doc: DynamoDBDocumentClient, table: string, rules: TenantPriorityRules, nowMs = Date.now()) {
+export async function listTenants(
+  doc: DynamoDBDocumentClient,
+  table: string,
+  rules: TenantPriorityRules,
+  nowMs = Date.now(),
+) {
   const rows: TenantRow[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {
@@ -62,6 +67,8 @@ export async function listTenants(doc: DynamoDBDocumentClient, table: string, ru
  * reset interval. Returns false if the tenant had no counter.
  */
 export async function resetTenant(doc: DynamoDBDocumentClient, table: string, tenant: string): Promise<boolean> {
-  const { Attributes } = await doc.send(new DeleteCommand({ TableName: table, Key: { pk: tenant }, ReturnValues: 'ALL_OLD' }));
+  const { Attributes } = await doc.send(
+    new DeleteCommand({ TableName: table, Key: { pk: tenant }, ReturnValues: 'ALL_OLD' }),
+  );
   return Attributes !== undefined;
 }

@@ -1,8 +1,13 @@
 import { Pool } from 'pg';
 import { DEFAULT_DOCUMENT_TYPES, generateRegistry } from '../../test/harness/registry/generate';
-import { deceasedDocumentIds, expiredDocumentIds, repositoryDeletableIds, type OracleRule } from '../../test/harness/registry/oracle';
+import {
+  deceasedDocumentIds,
+  expiredDocumentIds,
+  type OracleRule,
+  repositoryDeletableIds,
+} from '../../test/harness/registry/oracle';
+import { type EmbeddedPostgres, startEmbeddedPostgres } from '../embedded-postgres';
 import { demoRetention } from './environment';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from '../embedded-postgres';
 
 /** Figures of the demo registry the view shows and the acceptance test checks. */
 export interface RegistryFigures {

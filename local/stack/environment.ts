@@ -20,7 +20,11 @@ export const demoRetention = {
  * pointed at the local services. Time-based settings are divided by `speed` with the schedules,
  * so that 25 minutes of silence still restore a tenant, in 25 sped-up minutes.
  */
-export function functionEnvironment(endpoints: LocalEndpoints, speed: number, documentTypes: readonly string[]): Record<string, string> {
+export function functionEnvironment(
+  endpoints: LocalEndpoints,
+  speed: number,
+  documentTypes: readonly string[],
+): Record<string, string> {
   return {
     POWERTOOLS_SERVICE_NAME: 'fairway',
     POWERTOOLS_METRICS_NAMESPACE: 'Fairway',

@@ -8,12 +8,12 @@ import { loadHandler } from '../functions';
 import { lambdaContext, scheduledEvent } from '../lambda-events';
 import { loadQueueSettings } from '../ops/queues';
 import { loadTenantSettings } from '../ops/tenants';
-import { serviceFunctions, type ServiceFunction } from '../service';
+import { type ServiceFunction, serviceFunctions } from '../service';
 import { DemoRegistry } from './demo-registry';
 import { createDemoVhost } from './demo-vhost';
 import { functionEnvironment } from './environment';
 import { Scheduler } from './scheduler';
-import { takeSnapshot, type Snapshot } from './snapshot';
+import { type Snapshot, takeSnapshot } from './snapshot';
 import { demoTenants, TrafficGenerator } from './traffic';
 import { ansi, renderView } from './view';
 import { SimulatedWorker } from './worker';
@@ -48,7 +48,9 @@ const uncaught = { count: 0, last: '' };
 const recordUncaught = (error: unknown) => {
   uncaught.count++;
   uncaught.last = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`${JSON.stringify({ level: 'ERROR', message: 'uncaught error in the local stack', error: uncaught.last })}\n`);
+  process.stderr.write(
+    `${JSON.stringify({ level: 'ERROR', message: 'uncaught error in the local stack', error: uncaught.last })}\n`,
+  );
 };
 
 /**
@@ -90,11 +92,16 @@ async function start(options: LocalStackOptions) {
     return new Promise((resolve) => log.end(resolve));
   });
 
-  progress('Starting the Fairway local stack: RabbitMQ vhost, embedded DynamoDB, NXRG and OpenXDS (PGlite) with demo data…');
+  progress(
+    'Starting the Fairway local stack: RabbitMQ vhost, embedded DynamoDB, NXRG and OpenXDS (PGlite) with demo data…',
+  );
   const vhost = await createDemoVhost(amqpUrl, managementUrl, `fairway-demo-${process.pid}`);
   cleanups.push(() => vhost.delete());
   const [dynamo, registry] = await Promise.all([startDynamo(), DemoRegistry.start()]);
-  cleanups.push(() => dynamo.stop(), () => registry.stop());
+  cleanups.push(
+    () => dynamo.stop(),
+    () => registry.stop(),
+  );
   await dynamo.createTables();
 
   const env = functionEnvironment(
@@ -128,7 +135,10 @@ async function start(options: LocalStackOptions) {
   const recentPasses: PassSummary[] = [];
   const invoke = async (fn: ServiceFunction) => {
     const handler = await loadHandler(fn.name as never);
-    const result = await handler(scheduledEvent(`${fn.deployedName}-schedule`), lambdaContext(fn.deployedName, fn.timeoutSeconds));
+    const result = await handler(
+      scheduledEvent(`${fn.deployedName}-schedule`),
+      lambdaContext(fn.deployedName, fn.timeoutSeconds),
+    );
     // A cleanup invocation answers with its steps (lib/cleanup/handler.ts); a fill means the stack was empty.
     if (fn.name === 'distributor' && recentPasses.push(result as PassSummary) > RECENT_PASSES) recentPasses.shift();
     for (const step of [result].flat() as Array<{ job?: string; fill?: boolean } | undefined>) {
@@ -137,7 +147,10 @@ async function start(options: LocalStackOptions) {
     return result;
   };
   const scheduler = new Scheduler(functions, speed, invoke);
-  cleanups.push(() => scheduler.stop(), () => traffic.stop());
+  cleanups.push(
+    () => scheduler.stop(),
+    () => traffic.stop(),
+  );
   traffic.start();
   scheduler.start();
 
@@ -170,7 +183,10 @@ async function start(options: LocalStackOptions) {
     while (!settled && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 1000));
       // A snapshot that fails (RabbitMQ restarting, say) only means: not settled yet.
-      settled = await takeSnapshot(sources).then((snapshot) => isSettled(snapshot, startedAt), () => false);
+      settled = await takeSnapshot(sources).then(
+        (snapshot) => isSettled(snapshot, startedAt),
+        () => false,
+      );
     }
     await traffic.stop();
     await scheduler.stop();
@@ -186,7 +202,9 @@ async function start(options: LocalStackOptions) {
     drawing = true;
     try {
       const snapshot: Snapshot = await takeSnapshot(sources);
-      const errors = uncaught.count ? [`uncaught errors: ${uncaught.count} (last: ${uncaught.last.slice(0, 100)})`] : [];
+      const errors = uncaught.count
+        ? [`uncaught errors: ${uncaught.count} (last: ${uncaught.last.slice(0, 100)})`]
+        : [];
       if (!stopping) out(ansi.home + ansi.eraseLineEnds(renderView(snapshot, [...notes, ...errors])) + ansi.clearBelow);
     } catch (error) {
       if (!stopping) out(`${ansi.home}view: ${(error as Error).message}${ansi.clearBelow}`);
@@ -216,7 +234,17 @@ function isSettled(snapshot: Snapshot, startedAt: number): boolean {
 
 /** The variables that point the operator CLI at this local stack. */
 function operatorEnv(env: Record<string, string>): string {
-  return ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_REGION', 'DYNAMODB_ENDPOINT', 'TENANT_TABLE', 'DISTRIBUTOR_TABLE', 'CLEANUP_TABLE', 'RABBITMQ_VHOST', 'TENANT_PRIORITY_RESET_SECONDS']
+  return [
+    'AWS_ACCESS_KEY_ID',
+    'AWS_SECRET_ACCESS_KEY',
+    'AWS_REGION',
+    'DYNAMODB_ENDPOINT',
+    'TENANT_TABLE',
+    'DISTRIBUTOR_TABLE',
+    'CLEANUP_TABLE',
+    'RABBITMQ_VHOST',
+    'TENANT_PRIORITY_RESET_SECONDS',
+  ]
     .map((name) => `${name}=${env[name]}`)
     .join(' ');
 }
@@ -227,7 +255,10 @@ export function stopLocalStack(code: number, last?: () => void): Promise<void> {
     for (const cleanup of cleanups.reverse()) {
       await cleanup().catch((error: Error) => out(`while stopping: ${error.message}\n`));
     }
-    if (!headless) out(`${ansi.showCursor}\nFairway local stack stopped: vhost deleted, embedded DynamoDB and PostgreSQL stopped.\n`);
+    if (!headless)
+      out(
+        `${ansi.showCursor}\nFairway local stack stopped: vhost deleted, embedded DynamoDB and PostgreSQL stopped.\n`,
+      );
     last?.();
     process.exit(code);
   })();

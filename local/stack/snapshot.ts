@@ -1,9 +1,9 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { cleanupJobNames } from '../../lib/cleanup/jobs';
 import type { CleanupOperator } from '../../lib/cleanup/operator';
 import type { PassSummary } from '../../lib/distributor/pass';
-import type { ManagementClient } from '../../lib/rabbitmq/management';
 import type { TenantPriorityRules } from '../../lib/priority/core';
-import { cleanupJobNames } from '../../lib/cleanup/jobs';
+import type { ManagementClient } from '../../lib/rabbitmq/management';
 import { describeQueues, type QueueSettings } from '../ops/queues';
 import { listTenants } from '../ops/tenants';
 import type { DemoRegistry, RegistryFigures } from './demo-registry';
@@ -75,7 +75,11 @@ export async function takeSnapshot(s: SnapshotSources): Promise<Snapshot> {
     listTenants(s.doc, 'TenantCountersTable', s.rules),
     s.management.listQueues(),
     Promise.all(
-      cleanupJobNames.map(async (job) => ({ job, stack: await s.operator.stack(job, 0), dead: await s.operator.deadLetters(job) })),
+      cleanupJobNames.map(async (job) => ({
+        job,
+        stack: await s.operator.stack(job, 0),
+        dead: await s.operator.deadLetters(job),
+      })),
     ),
     s.registry.figures(),
   ]);
@@ -85,7 +89,8 @@ export async function takeSnapshot(s: SnapshotSources): Promise<Snapshot> {
   for (const queue of s.recentPasses.flatMap((pass) => pass.targets.flatMap((t) => t.queues))) {
     movedRecently.set(queue.name, (movedRecently.get(queue.name) ?? 0) + queue.moved);
   }
-  const perPass = (moved: number) => (s.recentPasses.length ? Math.round((moved / s.recentPasses.length) * 10) / 10 : 0);
+  const perPass = (moved: number) =>
+    s.recentPasses.length ? Math.round((moved / s.recentPasses.length) * 10) / 10 : 0;
   const tenantNames = [...new Set([...s.traffic.keys(), ...tenants.map((t) => t.tenant)])];
   const elapsedMs = Date.now() - s.startedAt;
   return {

@@ -54,7 +54,7 @@ export class TrafficGenerator {
 
   constructor(
     private readonly profiles: readonly TenantProfile[],
-    private readonly router: (event: SQSEvent) => Promise<SQSBatchResponse | void>,
+    private readonly router: (event: SQSEvent) => Promise<SQSBatchResponse | undefined>,
     private readonly queueName: string,
     private readonly tickMs = 200,
   ) {
@@ -81,7 +81,11 @@ export class TrafficGenerator {
         const stats = this.traffic.get(p.tenant)!;
         stats.sent++;
         const body = JSON.stringify({ tenant: p.tenant, document: stats.sent });
-        documents.push({ tenant: p.tenant, body: JSON.stringify(afterProcessEvent(p.target, p.tenant, p.workflow, body)), receives: 0 });
+        documents.push({
+          tenant: p.tenant,
+          body: JSON.stringify(afterProcessEvent(p.target, p.tenant, p.workflow, body)),
+          receives: 0,
+        });
         this.nextDue.set(p.tenant, at + p.everyMs);
       }
       return documents;

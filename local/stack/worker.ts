@@ -42,7 +42,9 @@ export class SimulatedWorker {
       });
       // A prefetch of one tick's work keeps the rest in the queue, where priorities order them.
       await channel.prefetch(Math.max(1, Math.ceil((this.perSecond * this.tickMs) / 1000)));
-      await channel.consume(this.queue, (message) => message && this.held.push(message), { consumerTag: `fairway-demo-worker` });
+      await channel.consume(this.queue, (message) => message && this.held.push(message), {
+        consumerTag: `fairway-demo-worker`,
+      });
       return channel;
     })().catch(() => (this.channel = undefined));
     return this.channel;

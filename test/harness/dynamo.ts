@@ -1,1 +1,1 @@
-export { startDynamo, tableDefinitions, type EmbeddedDynamo } from '../../local/embedded-dynamo';
+export { type EmbeddedDynamo, startDynamo, tableDefinitions } from '../../local/embedded-dynamo';

@@ -1,7 +1,7 @@
 import { connect } from 'amqplib';
 import { Client } from 'pg';
 import { managementApi } from '../../local/management-api';
-import { serviceUnavailable, services } from './services';
+import { services, serviceUnavailable } from './services';
 
 /**
  * Runs once before any test file: every service the integration tests need must answer, or the

@@ -1,5 +1,5 @@
 import { Pool } from 'pg';
-import { serviceUnavailable, services, uniqueName } from './services';
+import { services, serviceUnavailable, uniqueName } from './services';
 
 export interface TestSchema {
   schema: string;

@@ -1,5 +1,5 @@
 import { createVhost, type Vhost } from '../../local/vhost';
-import { serviceUnavailable, services, uniqueName } from './services';
+import { services, serviceUnavailable, uniqueName } from './services';
 
 export type TestVhost = Vhost;
 

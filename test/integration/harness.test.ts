@@ -1,7 +1,7 @@
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { connect } from 'amqplib';
-import { startDynamo, tableDefinitions, type EmbeddedDynamo } from '../harness/dynamo';
+import { type EmbeddedDynamo, startDynamo, tableDefinitions } from '../harness/dynamo';
 import { createTestSchema, type TestSchema } from '../harness/postgres';
 import { createTestVhost, type TestVhost } from '../harness/rabbit';
 

@@ -12,7 +12,13 @@ function packageTemplate(stage: string): Template {
   try {
     execFileSync('npx', ['serverless', 'package', '--stage', stage, '--package', dir], {
       cwd: join(__dirname, '../..'),
-      env: { ...process.env, AWS_ACCESS_KEY_ID: '', AWS_SECRET_ACCESS_KEY: '', AWS_PROFILE: '', SLS_TELEMETRY_DISABLED: '1' },
+      env: {
+        ...process.env,
+        AWS_ACCESS_KEY_ID: '',
+        AWS_SECRET_ACCESS_KEY: '',
+        AWS_PROFILE: '',
+        SLS_TELEMETRY_DISABLED: '1',
+      },
       stdio: 'pipe',
     });
     return JSON.parse(readFileSync(join(dir, 'cloudformation-template-update-stack.json'), 'utf8')) as Template;
@@ -102,7 +108,9 @@ describe('serverless package (offline, no AWS credentials)', () => {
     for (const statement of scoped) {
       for (const resource of [statement.Resource].flat()) {
         expect(resource).not.toBe('*');
-        expect(JSON.stringify(resource)).toMatch(/TenantCountersTable|DistributorStateTable|CleanupStackTable|AfterProcessQueue/);
+        expect(JSON.stringify(resource)).toMatch(
+          /TenantCountersTable|DistributorStateTable|CleanupStackTable|AfterProcessQueue/,
+        );
       }
     }
   });
@@ -123,7 +131,13 @@ describe('serverless package (offline, no AWS credentials)', () => {
     /** An alarm that fires as soon as `Statistic` of the metric is above zero in a period. */
     const firesAboveZero = (id: string, Namespace: string, MetricName: string, Statistic: string) => {
       const props = alarm(id);
-      expect(props).toMatchObject({ Namespace, MetricName, Statistic, Threshold: 0, ComparisonOperator: 'GreaterThanThreshold' });
+      expect(props).toMatchObject({
+        Namespace,
+        MetricName,
+        Statistic,
+        Threshold: 0,
+        ComparisonOperator: 'GreaterThanThreshold',
+      });
       return props;
     };
 
@@ -135,7 +149,12 @@ describe('serverless package (offline, no AWS credentials)', () => {
     });
 
     it('the router DLQ alarm fires on one visible message in the after-process DLQ', () => {
-      const props = firesAboveZero('RouterDeadLetterQueueAlarm', 'AWS/SQS', 'ApproximateNumberOfMessagesVisible', 'Maximum');
+      const props = firesAboveZero(
+        'RouterDeadLetterQueueAlarm',
+        'AWS/SQS',
+        'ApproximateNumberOfMessagesVisible',
+        'Maximum',
+      );
       expect(props.Dimensions).toHaveLength(1);
       expect(props.Dimensions[0].Name).toBe('QueueName');
       expect(ref(props.Dimensions[0].Value)).toBe('AfterProcessDeadLetterQueue');
@@ -159,36 +178,61 @@ describe('serverless package (offline, no AWS credentials)', () => {
       expect(props.Dimensions).toContainEqual({ Name: 'job', Value: job });
     });
 
-    it.each(jobs)('%s: a stack of job %s that stops shrinking (steps run, nothing completes) fires an alarm', (id, job) => {
-      const props = alarm(`${id}StackStuckAlarm`);
-      const inputs = Object.fromEntries(
-        props.Metrics.filter((m: any) => m.MetricStat).map((m: any) => [m.MetricStat.Metric.MetricName, m]),
-      );
-      expect(Object.keys(inputs).sort()).toEqual(['LeasesLost', 'OperationsExecuted', 'OperationsFailed', 'StepsBusy']);
-      for (const input of Object.values<any>(inputs)) {
-        expect(input.MetricStat.Metric.Namespace).toBe('Fairway');
-        expect(input.MetricStat.Metric.Dimensions).toContainEqual({ Name: 'job', Value: job });
-      }
-      const decision = props.Metrics.find((m: any) => m.ReturnData);
-      expect(decision.Expression).toContain(`FILL(${inputs.OperationsExecuted.Id}, 0) == 0`);
-      expect(props).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
-      expect(props.EvaluationPeriods).toBeGreaterThan(1);
-    });
+    it.each(jobs)(
+      '%s: a stack of job %s that stops shrinking (steps run, nothing completes) fires an alarm',
+      (id, job) => {
+        const props = alarm(`${id}StackStuckAlarm`);
+        const inputs = Object.fromEntries(
+          props.Metrics.filter((m: any) => m.MetricStat).map((m: any) => [m.MetricStat.Metric.MetricName, m]),
+        );
+        expect(Object.keys(inputs).sort()).toEqual([
+          'LeasesLost',
+          'OperationsExecuted',
+          'OperationsFailed',
+          'StepsBusy',
+        ]);
+        for (const input of Object.values<any>(inputs)) {
+          expect(input.MetricStat.Metric.Namespace).toBe('Fairway');
+          expect(input.MetricStat.Metric.Dimensions).toContainEqual({ Name: 'job', Value: job });
+        }
+        const decision = props.Metrics.find((m: any) => m.ReturnData);
+        expect(decision.Expression).toContain(`FILL(${inputs.OperationsExecuted.Id}, 0) == 0`);
+        expect(props).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+        expect(props.EvaluationPeriods).toBeGreaterThan(1);
+      },
+    );
 
     it('the dashboard body is valid JSON with every placeholder bound, shows every alarm and searches namespace Fairway', () => {
       const dashboards = ofType(dev, 'AWS::CloudWatch::Dashboard');
       expect(dashboards).toHaveLength(1);
-      const [body, variables] = dashboards[0]![1].Properties.DashboardBody['Fn::Sub'] as [string, Record<string, unknown>];
+      const [body, variables] = dashboards[0]![1].Properties.DashboardBody['Fn::Sub'] as [
+        string,
+        Record<string, unknown>,
+      ];
       const placeholders = [...body.matchAll(/\$\{([^}]+)\}/g)].map((m) => m[1]!);
       for (const name of placeholders) expect(name.startsWith('AWS::') || name in variables).toBe(true);
 
       const widgets = (JSON.parse(body) as { widgets: any[] }).widgets;
       const alarmWidget = widgets.find((w) => w.type === 'alarm');
       const alarmArns = (alarmWidget.properties.alarms as string[]).map((a) => ref(variables[a.slice(2, -1)]));
-      expect(alarmArns.sort()).toEqual(ofType(dev, 'AWS::CloudWatch::Alarm').map(([id]) => id).sort());
+      expect(alarmArns.sort()).toEqual(
+        ofType(dev, 'AWS::CloudWatch::Alarm')
+          .map(([id]) => id)
+          .sort(),
+      );
 
-      const searched = JSON.stringify(widgets).match(/MetricName=\\"(\w+)\\"/g)?.join(' ');
-      for (const metric of ['Routed', 'Rejected', 'TargetMoved', 'TargetCapacity', 'OperationsExecuted', 'DocumentsDeleted', 'OperationsDeadLettered']) {
+      const searched = JSON.stringify(widgets)
+        .match(/MetricName=\\"(\w+)\\"/g)
+        ?.join(' ');
+      for (const metric of [
+        'Routed',
+        'Rejected',
+        'TargetMoved',
+        'TargetCapacity',
+        'OperationsExecuted',
+        'DocumentsDeleted',
+        'OperationsDeadLettered',
+      ]) {
         expect(searched).toContain(metric);
       }
       const insight = widgets.find((w) => w.properties.insightRule);

@@ -1,4 +1,3 @@
-
 // The handlers read their configuration when their module loads (cold start), before any event.
 const functions = {
   router: ['TENANT_TABLE', 'AMQP_URL'],

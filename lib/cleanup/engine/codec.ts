@@ -54,7 +54,10 @@ export function encodeChildren(
   }
   return children.map((child, index) => {
     const kind = kindOf(kinds, child.kind);
-    if (!kind) throw new RejectedChildError(`operation kind "${supplier}" supplied child ${index} of unknown kind "${child.kind}"`);
+    if (!kind)
+      throw new RejectedChildError(
+        `operation kind "${supplier}" supplied child ${index} of unknown kind "${child.kind}"`,
+      );
     const checked = kind.payload.safeParse(child.payload);
     if (!checked.success) {
       throw new RejectedChildError(
@@ -63,7 +66,9 @@ export function encodeChildren(
     }
     const payload = JSON.stringify(child.payload) as string | undefined;
     if (payload === undefined) {
-      throw new RejectedChildError(`operation kind "${supplier}" supplied child ${index} of kind "${child.kind}" whose payload is not JSON`);
+      throw new RejectedChildError(
+        `operation kind "${supplier}" supplied child ${index} of kind "${child.kind}" whose payload is not JSON`,
+      );
     }
     const bytes = Buffer.byteLength(payload);
     if (bytes > maxPayloadBytes) {
@@ -77,7 +82,11 @@ export function encodeChildren(
 }
 
 /** Shuffles the children with the plan's seed and gives each a key under the plan's sequence. */
-export function placeChildren(children: readonly EncodedOperation[], plan: PushPlan, parent: string): PlacedOperation[] {
+export function placeChildren(
+  children: readonly EncodedOperation[],
+  plan: PushPlan,
+  parent: string,
+): PlacedOperation[] {
   return shuffled(children, seededRandom(plan.shuffleSeed)).map((child, position) => ({
     ...child,
     sk: operationKey(plan.sequence, position),
@@ -95,7 +104,11 @@ export type DecodedOperation =
 export function decodeOperation(item: Record<string, unknown>, kinds: Kinds): DecodedOperation {
   const stored = storedOperation.safeParse(item);
   if (!stored.success) {
-    return { ok: false, kind: String(item.kind ?? '(none)'), error: `stored item is malformed: ${z.prettifyError(stored.error)}` };
+    return {
+      ok: false,
+      kind: String(item.kind ?? '(none)'),
+      error: `stored item is malformed: ${z.prettifyError(stored.error)}`,
+    };
   }
   const { kind: name, payload: text } = stored.data;
   const operation = kindOf(kinds, name);

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { decodeOperation, encodeChildren, placeChildren, type EncodedOperation, type PushPlan } from './codec';
+import { decodeOperation, type EncodedOperation, encodeChildren, type PushPlan, placeChildren } from './codec';
 import { fillGeneration, isFillKey } from './keys';
 import { drawSeed, type Random } from './random';
-import { StackStore, type Candidate, type Claim, type DocumentPort, type StackItem } from './store';
+import { type Candidate, type Claim, type DocumentPort, type StackItem, StackStore } from './store';
 import type { JobDefinition, OperationContext } from './types';
 
 export interface EngineSettings {
@@ -229,4 +229,3 @@ export function createCleanupEngine(job: JobDefinition, settings: EngineSettings
 
   return { step };
 }
-

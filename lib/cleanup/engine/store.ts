@@ -1,14 +1,15 @@
 import {
   BatchWriteCommand,
   DeleteCommand,
+  type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
   QueryCommand,
   UpdateCommand,
-  type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
+import { isConditionFailure } from '../../aws/dynamo';
 import type { EncodedOperation, PlacedOperation, PushPlan } from './codec';
-import { FILL_PREFIX, OPERATION_PREFIX, SEQUENCE_KEY, deadLetterPartition, fillKey, stackPartition } from './keys';
+import { deadLetterPartition, FILL_PREFIX, fillKey, OPERATION_PREFIX, SEQUENCE_KEY, stackPartition } from './keys';
 
 /** The one DynamoDB call the engine makes; tests wrap it to inject failures at any call. */
 export type DocumentPort = Pick<DynamoDBDocumentClient, 'send'>;
@@ -31,8 +32,6 @@ export interface Claim {
 
 const BATCH_WRITE_TRIES = 10;
 const MAX_ERROR_LENGTH = 2000;
-
-const isConditionFailure = (error: unknown) => error instanceof Error && error.name === 'ConditionalCheckFailedException';
 
 /** Runs a conditional write; `false` when its condition did not hold (someone else got there first). */
 export async function conditionally(write: Promise<unknown>): Promise<boolean> {
@@ -113,7 +112,12 @@ export class StackStore {
           ConditionExpression:
             'attribute_exists(sk) AND attribute_not_exists(done) AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now)',
           ExpressionAttributeNames: { '#owner': 'owner' },
-          ExpressionAttributeValues: { ':owner': claim.owner, ':until': claim.leaseUntil, ':now': claim.now, ':one': 1 },
+          ExpressionAttributeValues: {
+            ':owner': claim.owner,
+            ':until': claim.leaseUntil,
+            ':now': claim.now,
+            ':one': 1,
+          },
           ReturnValues: 'ALL_NEW',
         }),
       );
@@ -136,7 +140,9 @@ export class StackStore {
       filledAt: new Date(claim.now).toISOString(),
     };
     const created = await conditionally(
-      this.doc.send(new PutCommand({ TableName: this.table, Item: item, ConditionExpression: 'attribute_not_exists(sk)' })),
+      this.doc.send(
+        new PutCommand({ TableName: this.table, Item: item, ConditionExpression: 'attribute_not_exists(sk)' }),
+      ),
     );
     return created ? item : undefined;
   }
@@ -173,7 +179,9 @@ export class StackStore {
       }));
       for (let tries = 1; requests.length > 0; tries++) {
         if (tries > BATCH_WRITE_TRIES) {
-          throw new Error(`DynamoDB left ${requests.length} children of job ${this.job} unprocessed after ${BATCH_WRITE_TRIES} tries`);
+          throw new Error(
+            `DynamoDB left ${requests.length} children of job ${this.job} unprocessed after ${BATCH_WRITE_TRIES} tries`,
+          );
         }
         if (tries > 1) await new Promise((resolve) => setTimeout(resolve, 10 * 2 ** tries));
         const { UnprocessedItems } = await this.doc.send(
@@ -211,11 +219,18 @@ export class StackStore {
 
   /** Gives a failed operation back to the stack with its error, for another attempt. */
   release(sk: string, owner: string, error: string): Promise<boolean> {
-    return this.updateOwned(sk, owner, 'SET lastError = :error REMOVE #owner, leaseUntil', { ':error': truncate(error) });
+    return this.updateOwned(sk, owner, 'SET lastError = :error REMOVE #owner, leaseUntil', {
+      ':error': truncate(error),
+    });
   }
 
   /** An update that applies only while `owner` still holds the item's claim; false once the claim was lost. */
-  private updateOwned(sk: string, owner: string, expression: string, values: Record<string, unknown>): Promise<boolean> {
+  private updateOwned(
+    sk: string,
+    owner: string,
+    expression: string,
+    values: Record<string, unknown>,
+  ): Promise<boolean> {
     return conditionally(
       this.doc.send(
         new UpdateCommand({
@@ -240,7 +255,12 @@ export class StackStore {
       this.doc.send(
         new PutCommand({
           TableName: this.table,
-          Item: { ...kept, pk: deadLetterPartition(this.job), error: truncate(error), deadAt: new Date(now).toISOString() },
+          Item: {
+            ...kept,
+            pk: deadLetterPartition(this.job),
+            error: truncate(error),
+            deadAt: new Date(now).toISOString(),
+          },
           ConditionExpression: 'attribute_not_exists(sk)',
         }),
       ),

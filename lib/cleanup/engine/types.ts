@@ -30,7 +30,7 @@ export interface OperationContext {
 export interface OperationKind<P = unknown> {
   /** Validates a payload read back from the stack; a payload that fails is set aside, not run. */
   payload: z.ZodType<P>;
-  execute(payload: P, context: OperationContext): Promise<Operation[] | void>;
+  execute(payload: P, context: OperationContext): Promise<Operation[] | undefined>;
 }
 
 export interface JobDefinition {
@@ -38,5 +38,6 @@ export interface JobDefinition {
   name: string;
   /** Executed when the stack is empty; its children fill the stack. */
   defaultOperation: Operation;
+  // biome-ignore lint/suspicious/noExplicitAny: each kind has its own payload type; the engine only routes by name.
   kinds: Readonly<Record<string, OperationKind<any>>>;
 }

@@ -65,7 +65,13 @@ export function batchDeleteKind<P extends { ids: string[] }>(
       if (!applies(batch)) return [];
       const ids = batch.ids.slice(0, cap);
       const deleted = await remove(batch, ids, { at: context.now(), dryRun: context.dryRun });
-      report.record({ job: context.job, operation: 'batch-delete', dryRun: context.dryRun, requested: ids.length, documentIds: deleted });
+      report.record({
+        job: context.job,
+        operation: 'batch-delete',
+        dryRun: context.dryRun,
+        requested: ids.length,
+        documentIds: deleted,
+      });
       return batch.ids.length > cap ? [{ kind: 'batch-delete', payload: { ...batch, ids: batch.ids.slice(cap) } }] : [];
     },
   };

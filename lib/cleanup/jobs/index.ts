@@ -6,7 +6,7 @@ import { NxrgRegistry } from '../../nxrg/registry';
 import { OpenxdsRepository } from '../../openxds/repository';
 import { logger } from '../../runtime/observability';
 import type { JobDefinition } from '../engine/types';
-import { logDeletions, type DeletionReport } from './deletions';
+import { type DeletionReport, logDeletions } from './deletions';
 import { REPOSITORY_JOB, repositoryJob } from './repository';
 import { STATUS90_JOB, status90Job } from './status90';
 import { TIMEBASED_JOB, timebasedJob } from './timebased';
@@ -59,6 +59,11 @@ const factories: Readonly<Record<CleanupJobName, JobFactory>> = {
  * The job registry: the definition each cleanup function runs. Validates the job's own settings in
  * `env` (a ConfigError naming every bad setting), so a function calls it at cold start.
  */
-export function cleanupJob(name: CleanupJobName, env: Env, databases: JobDatabases, report: DeletionReport = logDeletions): JobDefinition {
+export function cleanupJob(
+  name: CleanupJobName,
+  env: Env,
+  databases: JobDatabases,
+  report: DeletionReport = logDeletions,
+): JobDefinition {
   return factories[name](env, databases, report);
 }

@@ -3,7 +3,7 @@ import type { RepositoryJobConfig } from '../../config/cleanup-jobs';
 import type { NxrgRegistry } from '../../nxrg/registry';
 import type { OpenxdsRepository } from '../../openxds/repository';
 import type { JobDefinition, Operation, OperationKind } from '../engine/types';
-import { batchDeleteKind, chunk, documentIds, type DeletionReport } from './deletions';
+import { batchDeleteKind, chunk, type DeletionReport, documentIds } from './deletions';
 
 export const REPOSITORY_JOB = 'repository-cleanup';
 
@@ -40,7 +40,9 @@ export function repositoryJob({ config, registry, repository, report }: Reposito
     cap: config.maxDeletesPerStep,
     report,
     remove: (_batch, ids, deletion) =>
-      registry.settleRepositoryDeletions(ids, deletion, (confirmed) => repository.deleteDocuments(confirmed, deletion.dryRun)),
+      registry.settleRepositoryDeletions(ids, deletion, (confirmed) =>
+        repository.deleteDocuments(confirmed, deletion.dryRun),
+      ),
   });
 
   return {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Status90JobConfig } from '../../config/cleanup-jobs';
 import type { NxrgRegistry } from '../../nxrg/registry';
 import type { JobDefinition, Operation, OperationKind } from '../engine/types';
-import { batchDeleteKind, chunk, documentIds, type DeletionReport } from './deletions';
+import { batchDeleteKind, chunk, type DeletionReport, documentIds } from './deletions';
 
 export const STATUS90_JOB = 'registry-status90-cleanup';
 
@@ -64,7 +64,8 @@ export function status90Job({ config, registry, report }: Status90JobDeps): JobD
       const ids = await registry.deceasedDocumentPage(batch, batch.documentsAfter, config.batchSize);
       if (ids.length === 0) return [];
       const children: Operation[] = [{ kind: 'batch-delete', payload: { ids } }];
-      if (ids.length === config.batchSize) children.push(citizenBatch({ ...batch, documentsAfter: ids[ids.length - 1]! }));
+      if (ids.length === config.batchSize)
+        children.push(citizenBatch({ ...batch, documentsAfter: ids[ids.length - 1]! }));
       return children;
     },
   };

@@ -3,7 +3,7 @@ import type { DocumentTypeRule, TimebasedJobConfig } from '../../config/cleanup-
 import type { ExpiryRule, NxrgRegistry } from '../../nxrg/registry';
 import { logger } from '../../runtime/observability';
 import type { JobDefinition, Operation, OperationKind } from '../engine/types';
-import { batchDeleteKind, chunk, documentIds, type DeletionReport } from './deletions';
+import { batchDeleteKind, chunk, type DeletionReport, documentIds } from './deletions';
 
 export const TIMEBASED_JOB = 'registry-timebased-cleanup';
 
@@ -32,7 +32,8 @@ export function timebasedJob({ config, registry, report }: TimebasedJobDeps): Jo
   /** The rule as configured now: a type removed from the configuration is no longer deleted. */
   const ruleFor = (documentType: string): DocumentTypeRule | undefined => {
     const rule = rules.get(documentType);
-    if (!rule) logger.warn('document type is no longer configured; operation dropped', { job: TIMEBASED_JOB, documentType });
+    if (!rule)
+      logger.warn('document type is no longer configured; operation dropped', { job: TIMEBASED_JOB, documentType });
     return rule;
   };
   const expiry = (rule: DocumentTypeRule, now: Date): ExpiryRule => ({
@@ -58,7 +59,8 @@ export function timebasedJob({ config, registry, report }: TimebasedJobDeps): Jo
         kind: 'batch-delete',
         payload: { documentType, ids },
       }));
-      if (page.ids.length === config.pageSize && page.last) children.push(typeBased({ documentType, after: page.last }));
+      if (page.ids.length === config.pageSize && page.last)
+        children.push(typeBased({ documentType, after: page.last }));
       return children;
     },
   };
@@ -68,7 +70,10 @@ export function timebasedJob({ config, registry, report }: TimebasedJobDeps): Jo
     report,
     applies: ({ documentType }) => ruleFor(documentType) !== undefined,
     remove: ({ documentType }, ids, deletion) =>
-      registry.deleteExpired(ids, expiry(rules.get(documentType)!, deletion.at), { reason: TIMEBASED_JOB, ...deletion }),
+      registry.deleteExpired(ids, expiry(rules.get(documentType)!, deletion.at), {
+        reason: TIMEBASED_JOB,
+        ...deletion,
+      }),
   });
 
   return {

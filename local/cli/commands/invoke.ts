@@ -1,15 +1,20 @@
 import { readFileSync } from 'node:fs';
-import { functionNames, isFunctionName, loadHandler, type FunctionName } from '../../functions';
+import { type FunctionName, functionNames, isFunctionName, loadHandler } from '../../functions';
 import { afterProcessEvent, lambdaContext, scheduledEvent, sqsEvent } from '../../lambda-events';
 import { serviceFunctions } from '../../service';
-import { UsageError, type Command } from '../command';
+import { type Command, UsageError } from '../command';
 
 /** The event `name` receives on AWS: an SQS batch for the router, its schedule's event for the others. */
-export function sampleEvent(name: FunctionName, options: { tenant: string; target: string; workflow?: string; count: number; stage: string }) {
+export function sampleEvent(
+  name: FunctionName,
+  options: { tenant: string; target: string; workflow?: string; count: number; stage: string },
+) {
   const fn = serviceFunctions(options.stage).find((f) => f.name === name)!;
   if (name === 'router') {
     const bodies = Array.from({ length: options.count }, (_, i) =>
-      JSON.stringify(afterProcessEvent(options.target, options.tenant, options.workflow, JSON.stringify({ sample: i + 1 }))),
+      JSON.stringify(
+        afterProcessEvent(options.target, options.tenant, options.workflow, JSON.stringify({ sample: i + 1 })),
+      ),
     );
     return sqsEvent(bodies, `fairway-${options.stage}-after-process`);
   }
@@ -37,7 +42,8 @@ export const invokeCommand: Command = {
       throw new UsageError(`invoke needs a function name, one of: ${functionNames.join(', ')}`);
     }
     const count = Number(options.count);
-    if (!Number.isInteger(count) || count < 1 || count > 10) throw new UsageError('--count must be a whole number from 1 to 10 (an SQS batch)');
+    if (!Number.isInteger(count) || count < 1 || count > 10)
+      throw new UsageError('--count must be a whole number from 1 to 10 (an SQS batch)');
     const event = options.event
       ? (JSON.parse(readFileSync(String(options.event), 'utf8')) as unknown)
       : sampleEvent(name, {

@@ -28,7 +28,14 @@ export const queuesCommand: Command = {
           { title: 'Targets', rows: view.targets.map((t) => ({ ...t })), empty: 'no staging queues' },
           {
             title: 'Staging queues (nextShare: what the next pass would move)',
-            rows: view.staging.map(({ queue, tenant, workflow, depth, weight, nextShare }) => ({ queue, tenant, workflow, depth, weight, nextShare })),
+            rows: view.staging.map(({ queue, tenant, workflow, depth, weight, nextShare }) => ({
+              queue,
+              tenant,
+              workflow,
+              depth,
+              weight,
+              nextShare,
+            })),
             empty: 'no staging queues',
           },
         ],

@@ -1,11 +1,11 @@
 import { z } from 'zod';
+import { type CleanupJobName, cleanupJobNames } from '../../../lib/cleanup/jobs';
+import { createCleanupOperator } from '../../../lib/cleanup/operator';
+import { cleanupConfigSchema } from '../../../lib/config/cleanup';
 import { dynamoSettings } from '../../../lib/config/common';
 import { parseEnv } from '../../../lib/config/env';
-import { cleanupConfigSchema } from '../../../lib/config/cleanup';
-import { createCleanupOperator } from '../../../lib/cleanup/operator';
 import { cliDocumentClient } from '../../ops/dynamo';
-import { cleanupJobNames, type CleanupJobName } from '../../../lib/cleanup/jobs';
-import { UsageError, type Command } from '../command';
+import { type Command, UsageError } from '../command';
 
 const stackSettingsSchema = z.object({ ...dynamoSettings, CLEANUP_TABLE: cleanupConfigSchema.shape.CLEANUP_TABLE });
 
@@ -42,7 +42,10 @@ export const stackCommand: Command = {
       }
       if (typeof options.requeue === 'string') {
         const { sk } = await operator.requeue(job, options.requeue);
-        return { data: { job, requeued: options.requeue, as: sk }, tables: [{ rows: [{ job, requeued: options.requeue, as: sk }] }] };
+        return {
+          data: { job, requeued: options.requeue, as: sk },
+          tables: [{ rows: [{ job, requeued: options.requeue, as: sk }] }],
+        };
       }
       if (typeof options.drop === 'string') {
         await operator.drop(job, options.drop);
@@ -52,9 +55,25 @@ export const stackCommand: Command = {
       return {
         data: { ...stack, deadLetters },
         tables: [
-          { title: `${job}: ${stack.size} operations (${stack.claimed} claimed)`, rows: Object.entries(stack.byKind).map(([kind, count]) => ({ kind, count })), empty: 'empty stack' },
-          { title: `Top ${top}`, rows: stack.top.map(({ sk, kind, attempts, claimedUntil, lastError }) => ({ sk, kind, attempts, claimedUntil, lastError })) },
-          { title: 'Dead letters', rows: deadLetters.map(({ sk, kind, attempts, error, deadAt }) => ({ sk, kind, attempts, deadAt, error })) },
+          {
+            title: `${job}: ${stack.size} operations (${stack.claimed} claimed)`,
+            rows: Object.entries(stack.byKind).map(([kind, count]) => ({ kind, count })),
+            empty: 'empty stack',
+          },
+          {
+            title: `Top ${top}`,
+            rows: stack.top.map(({ sk, kind, attempts, claimedUntil, lastError }) => ({
+              sk,
+              kind,
+              attempts,
+              claimedUntil,
+              lastError,
+            })),
+          },
+          {
+            title: 'Dead letters',
+            rows: deadLetters.map(({ sk, kind, attempts, error, deadAt }) => ({ sk, kind, attempts, deadAt, error })),
+          },
         ],
       };
     } finally {

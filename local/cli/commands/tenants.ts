@@ -24,7 +24,13 @@ export const tenantsCommand: Command = {
       const tenants = await listTenants(doc, settings.table, settings.rules);
       return {
         data: { tenants },
-        tables: [{ title: `Tenants (${tenants.length})`, rows: tenants.map((t) => ({ ...t })), empty: 'no tenant has a counter yet' }],
+        tables: [
+          {
+            title: `Tenants (${tenants.length})`,
+            rows: tenants.map((t) => ({ ...t })),
+            empty: 'no tenant has a counter yet',
+          },
+        ],
       };
     } finally {
       doc.destroy();

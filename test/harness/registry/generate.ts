@@ -27,7 +27,8 @@ const TWENTY_YEARS_US = 20n * 365n * 86_400n * 1_000_000n;
 /** A deterministic pseudo-random 52-bit integer for a key (SQL expression). */
 const hash = (key: string) => `(('x' || substr(md5(${key}), 1, 13))::bit(52)::bigint)`;
 /** The CPR number of citizen number `i`: unique by its first six digits, a pseudo-random tail. */
-const cprOf = (i: string) => `lpad((${i})::text, 6, '0') || lpad((${hash(`$1 || 'tail' || (${i})`)} % 10000)::text, 4, '0')`;
+const cprOf = (i: string) =>
+  `lpad((${i})::text, 6, '0') || lpad((${hash(`$1 || 'tail' || (${i})`)} % 10000)::text, 4, '0')`;
 
 /**
  * Creates the NXRG and OpenXDS tables (default names) and fills them with a seeded pseudo-random
@@ -74,7 +75,9 @@ export async function generateRegistry(nxrg: Pool, openxds: Pool, sizes: Registr
   const ids = await nxrg.query<{ id: string }>(
     `SELECT id FROM documents UNION ALL SELECT document_id FROM deleted_documents WHERE openxds_deleted_at IS NULL`,
   );
-  await openxds.query(`INSERT INTO repository_documents (document_id) SELECT unnest($1::uuid[])`, [ids.rows.map((r) => r.id)]);
+  await openxds.query(`INSERT INTO repository_documents (document_id) SELECT unnest($1::uuid[])`, [
+    ids.rows.map((r) => r.id),
+  ]);
   await Promise.all([
     nxrg.query('ANALYZE citizens, documents, deleted_documents'),
     openxds.query('ANALYZE repository_documents'),

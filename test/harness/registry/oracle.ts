@@ -42,7 +42,9 @@ export async function repositoryDeletableIds(nxrg: Pool, openxds: Pool): Promise
     `SELECT document_id::text AS id FROM deleted_documents
      WHERE openxds_deleted_at IS NULL AND document_id NOT IN (SELECT id FROM documents)`,
   );
-  const stored = new Set(ids((await openxds.query<{ id: string }>('SELECT document_id::text AS id FROM repository_documents')).rows));
+  const stored = new Set(
+    ids((await openxds.query<{ id: string }>('SELECT document_id::text AS id FROM repository_documents')).rows),
+  );
   return ids(pending.rows).filter((id) => stored.has(id));
 }
 

@@ -45,10 +45,16 @@ export async function stepToEmpty(job: JobDefinition, options: StepToEmptyOption
       const engine = createCleanupEngine(
         counted,
         { dryRun: options.dryRun, maxAttempts: 3, leaseMs: 300_000, maxPayloadBytes: 350_000 },
-        { doc: options.doc, table: options.table, random: seededRandom(stepper + 1), clock: () => options.now.getTime() },
+        {
+          doc: options.doc,
+          table: options.table,
+          random: seededRandom(stepper + 1),
+          clock: () => options.now.getTime(),
+        },
       );
       while (fills < 2) {
-        if (++steps > (options.maxSteps ?? 20_000)) throw new Error(`${job.name}: stack not empty after ${steps} steps`);
+        if (++steps > (options.maxSteps ?? 20_000))
+          throw new Error(`${job.name}: stack not empty after ${steps} steps`);
         const result: StepResult = await engine.step();
         outcomes[result.outcome] = (outcomes[result.outcome] ?? 0) + 1;
         if (result.outcome === 'failed' || result.outcome === 'dead-lettered' || result.outcome === 'no-operations') {

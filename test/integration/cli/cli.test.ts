@@ -1,13 +1,13 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { connect, type ChannelModel } from 'amqplib';
+import { type ChannelModel, connect } from 'amqplib';
 import { z } from 'zod';
 import { createCleanupEngine } from '../../../lib/cleanup/engine/engine';
-import { DynamoTenantCounterStore } from '../../../lib/priority/store';
 import { defaultRules } from '../../../lib/priority/core';
+import { DynamoTenantCounterStore } from '../../../lib/priority/store';
 import { runCli } from '../../../local/cli/cli';
-import { startDynamo, type EmbeddedDynamo } from '../../harness/dynamo';
+import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
 import { eventually } from '../../harness/eventually';
 import { createTestVhost, type TestVhost } from '../../harness/rabbit';
 
@@ -120,8 +120,14 @@ describe('operator CLI against dynalite and RabbitMQ', () => {
           name: job,
           defaultOperation: { kind: 'fill', payload: {} },
           kinds: {
-            fill: { payload: z.object({}), execute: async () => [1, 2, 3].map((n) => ({ kind: 'broken', payload: { n } })) },
-            broken: { payload: z.object({ n: z.number() }), execute: async () => Promise.reject(new Error('disk on fire')) },
+            fill: {
+              payload: z.object({}),
+              execute: async () => [1, 2, 3].map((n) => ({ kind: 'broken', payload: { n } })),
+            },
+            broken: {
+              payload: z.object({ n: z.number() }),
+              execute: async () => Promise.reject(new Error('disk on fire')),
+            },
           },
         },
         { dryRun: false, maxAttempts: 1, leaseMs: 60_000, maxPayloadBytes: 10_000 },
@@ -171,7 +177,19 @@ describe('operator CLI against dynalite and RabbitMQ', () => {
       const channel = await amqp.createChannel();
       await channel.assertQueue('ocr', { durable: true, arguments: { 'x-max-priority': 9 } });
       await channel.close();
-      const out = await fairwayJson(env, 'invoke', 'router', '--tenant', 'acme', '--target', 'ocr', '--workflow', 'w1', '--count', '3');
+      const out = await fairwayJson(
+        env,
+        'invoke',
+        'router',
+        '--tenant',
+        'acme',
+        '--target',
+        'ocr',
+        '--workflow',
+        'w1',
+        '--count',
+        '3',
+      );
       expect(out.event.Records).toHaveLength(3);
       expect(out.event.Records[0].eventSource).toBe('aws:sqs');
       expect(out.result).toEqual({ batchItemFailures: [] });
@@ -188,9 +206,13 @@ describe('operator CLI against dynalite and RabbitMQ', () => {
   });
 
   it('runs as `npx fairway` (bin/fairway) with --json output a script can parse', async () => {
-    const { stdout } = await promisify(execFile)('node', [join(__dirname, '../../../bin/fairway'), 'tenants', '--json'], {
-      env: { ...process.env, ...env },
-    });
+    const { stdout } = await promisify(execFile)(
+      'node',
+      [join(__dirname, '../../../bin/fairway'), 'tenants', '--json'],
+      {
+        env: { ...process.env, ...env },
+      },
+    );
     expect(JSON.parse(stdout).tenants).toContainEqual(expect.objectContaining({ tenant: 'quiet', count: 0, level: 1 }));
   }, 60_000);
 

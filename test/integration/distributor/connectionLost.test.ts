@@ -1,5 +1,5 @@
 import { eventually } from '../../harness/eventually';
-import { distributorFixture, tally, type DistributorFixture } from './fixture';
+import { type DistributorFixture, distributorFixture, tally } from './fixture';
 
 describe('the connection closed by the broker during a pass', () => {
   let f: DistributorFixture;
@@ -14,9 +14,16 @@ describe('the connection closed by the broker during a pass', () => {
     const settings = { DISTRIBUTOR_TARGETS: JSON.stringify({ cut: { maxLength: 1_000_000 } }) };
     const pass = f.distributor(settings).runPass(60_000);
 
-    await eventually(async () => ((await f.depth('cut')) >= 2_000 ? true : undefined), 'the pass to start filling the target', 30_000);
+    await eventually(
+      async () => ((await f.depth('cut')) >= 2_000 ? true : undefined),
+      'the pass to start filling the target',
+      30_000,
+    );
     // As a broker restart would: every connection of the vhost goes (the test's own reconnects for the checks below).
-    const connections = await f.rabbit.api<{ name: string }[]>('GET', `/api/vhosts/${encodeURIComponent(f.rabbit.vhost)}/connections?columns=name`);
+    const connections = await f.rabbit.api<{ name: string }[]>(
+      'GET',
+      `/api/vhosts/${encodeURIComponent(f.rabbit.vhost)}/connections?columns=name`,
+    );
     expect(connections.length).toBeGreaterThan(0);
     for (const c of connections) await f.rabbit.api('DELETE', `/api/connections/${encodeURIComponent(c.name)}`);
     const summary = await pass;

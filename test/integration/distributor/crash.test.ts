@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { buildSync } from 'esbuild';
-import { distributorFixture, STATE_TABLE, tally, type DistributorFixture } from './fixture';
+import { type DistributorFixture, distributorFixture, STATE_TABLE, tally } from './fixture';
 
 const RUNS = 20;
 const STAGING = ['crash»/t1', 'crash»/t2/w1', 'crash»/t2/w2', 'crash»/t3'];

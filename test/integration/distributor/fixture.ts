@@ -1,10 +1,10 @@
 import type { ConfirmChannel, Options } from 'amqplib';
-import { loadDistributorConfig, type DistributorConfig } from '../../../lib/config/distributor';
+import { type DistributorConfig, loadDistributorConfig } from '../../../lib/config/distributor';
 import { createDistributor, type Distributor } from '../../../lib/distributor/pass';
 import { DynamoDistributorState } from '../../../lib/distributor/stateStore';
 import { AmqpSession } from '../../../lib/rabbitmq/connection';
 import { ManagementClient } from '../../../lib/rabbitmq/management';
-import { startDynamo, type EmbeddedDynamo } from '../../harness/dynamo';
+import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
 import { eventually } from '../../harness/eventually';
 import { createTestVhost, type TestVhost } from '../../harness/rabbit';
 
@@ -76,15 +76,22 @@ export async function distributorFixture(): Promise<DistributorFixture> {
   const publish: DistributorFixture['publish'] = (queue, count, prefix, options = {}) =>
     withChannel(async (channel) => {
       for (let i = 0; i < count; i++) {
-        channel.publish('', queue, Buffer.from(`${prefix}-${i}`), { persistent: true, messageId: `${prefix}-${i}`, ...options });
+        channel.publish('', queue, Buffer.from(`${prefix}-${i}`), {
+          persistent: true,
+          messageId: `${prefix}-${i}`,
+          ...options,
+        });
       }
       await channel.waitForConfirms();
     });
   const listed = async (queues: string[]) => {
-    await eventually(async () => {
-      const listing = await management.listQueues();
-      return queues.every((name) => (listing.find((q) => q.name === name)?.messages_ready ?? 0) > 0) || undefined;
-    }, `the management listing to show ${queues.join(', ')} with messages`);
+    await eventually(
+      async () => {
+        const listing = await management.listQueues();
+        return queues.every((name) => (listing.find((q) => q.name === name)?.messages_ready ?? 0) > 0) || undefined;
+      },
+      `the management listing to show ${queues.join(', ')} with messages`,
+    );
   };
 
   return {

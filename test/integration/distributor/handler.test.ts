@@ -1,6 +1,6 @@
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import type { PassSummary } from '../../../lib/distributor/pass';
-import { distributorFixture, type DistributorFixture } from './fixture';
+import { type DistributorFixture, distributorFixture } from './fixture';
 
 type Handler = (event: ScheduledEvent, context: Context) => Promise<PassSummary>;
 
@@ -43,7 +43,10 @@ describe('functions/distributor (the Lambda, in process)', () => {
 
     expect(summary.moved).toBe(30);
     expect(await f.depth('lambda-target')).toBe(30);
-    const records = lines.flatMap((l) => l.split('\n')).filter(Boolean).map((l) => JSON.parse(l) as Record<string, any>);
+    const records = lines
+      .flatMap((l) => l.split('\n'))
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, any>);
     const logged = records.filter((r) => r.message === 'Distribution pass');
     expect(logged).toHaveLength(1);
     expect(logged[0]!.pass.targets).toEqual([

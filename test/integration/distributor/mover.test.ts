@@ -1,5 +1,5 @@
-import { moveMessages, type MoveRequest } from '../../../lib/distributor/mover';
-import { distributorFixture, tally, type DistributorFixture } from './fixture';
+import { type MoveRequest, moveMessages } from '../../../lib/distributor/mover';
+import { type DistributorFixture, distributorFixture, tally } from './fixture';
 
 describe('moveMessages (real RabbitMQ)', () => {
   let f: DistributorFixture;

@@ -1,6 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { TargetSummary } from '../../../lib/distributor/pass';
-import { distributorFixture, STATE_TABLE, tally, type DistributorFixture } from './fixture';
+import { type DistributorFixture, distributorFixture, STATE_TABLE, tally } from './fixture';
 
 const byQueue = (target: TargetSummary | undefined) =>
   Object.fromEntries((target?.queues ?? []).map((q) => [q.name, q.moved]));
@@ -17,27 +17,41 @@ const scenario = (name: string, body: (f: DistributorFixture) => Promise<void>) 
   });
 
 describe('distribution pass (real RabbitMQ, dynalite)', () => {
-  scenario("the reference project's scenario: 2 × 500 into max length 200 → 100 each; full → nothing; after a purge → 100 each", async (f) => {
-    const staging = await f.stage('worker-input', { 'x-max-length': 200, 'x-max-priority': 9 }, {
-      'worker-input»/tenant1': 500,
-      'worker-input»/tenant2': 500,
-    });
-    const distributor = f.distributor();
+  scenario(
+    "the reference project's scenario: 2 × 500 into max length 200 → 100 each; full → nothing; after a purge → 100 each",
+    async (f) => {
+      const staging = await f.stage(
+        'worker-input',
+        { 'x-max-length': 200, 'x-max-priority': 9 },
+        {
+          'worker-input»/tenant1': 500,
+          'worker-input»/tenant2': 500,
+        },
+      );
+      const distributor = f.distributor();
 
-    const first = await distributor.runPass(60_000);
-    expect(byQueue(first.targets[0])).toEqual({ 'worker-input»/tenant1': 100, 'worker-input»/tenant2': 100 });
-    expect(first.targets[0]).toMatchObject({ outcome: 'distributed', maxLength: 200, depth: 0, capacity: 200, planned: 200, moved: 200 });
-    expect(await f.depth('worker-input')).toBe(200);
+      const first = await distributor.runPass(60_000);
+      expect(byQueue(first.targets[0])).toEqual({ 'worker-input»/tenant1': 100, 'worker-input»/tenant2': 100 });
+      expect(first.targets[0]).toMatchObject({
+        outcome: 'distributed',
+        maxLength: 200,
+        depth: 0,
+        capacity: 200,
+        planned: 200,
+        moved: 200,
+      });
+      expect(await f.depth('worker-input')).toBe(200);
 
-    const full = await distributor.runPass(60_000);
-    expect(full.targets[0]).toMatchObject({ outcome: 'below-threshold', depth: 200, capacity: 0, moved: 0 });
-    expect([await f.depth('worker-input'), ...(await Promise.all(staging.map(f.depth)))]).toEqual([200, 400, 400]);
+      const full = await distributor.runPass(60_000);
+      expect(full.targets[0]).toMatchObject({ outcome: 'below-threshold', depth: 200, capacity: 0, moved: 0 });
+      expect([await f.depth('worker-input'), ...(await Promise.all(staging.map(f.depth)))]).toEqual([200, 400, 400]);
 
-    await f.withChannel((channel) => channel.purgeQueue('worker-input'));
-    const again = await distributor.runPass(60_000);
-    expect(byQueue(again.targets[0])).toEqual({ 'worker-input»/tenant1': 100, 'worker-input»/tenant2': 100 });
-    expect([await f.depth('worker-input'), ...(await Promise.all(staging.map(f.depth)))]).toEqual([200, 300, 300]);
-  });
+      await f.withChannel((channel) => channel.purgeQueue('worker-input'));
+      const again = await distributor.runPass(60_000);
+      expect(byQueue(again.targets[0])).toEqual({ 'worker-input»/tenant1': 100, 'worker-input»/tenant2': 100 });
+      expect([await f.depth('worker-input'), ...(await Promise.all(staging.map(f.depth)))]).toEqual([200, 300, 300]);
+    },
+  );
 
   scenario('skewed room: staging depths 1, 5 and 1000 into free room 300 → 1, 5 and 294', async (f) => {
     await f.stage('skew', { 'x-max-length': 300 }, { 'skew»/a': 1, 'skew»/b': 5, 'skew»/c': 1000 });
@@ -54,12 +68,15 @@ describe('distribution pass (real RabbitMQ, dynalite)', () => {
     expect(byQueue(fair.targets[0])).toEqual({ 'weighted»/t2': 100, 'weighted»/vip/w1': 300 });
   });
 
-  scenario('the reference planner is selectable, for comparison: room 300 over depths 1, 5 and 1000 → 1, 5 and 100', async (f) => {
-    await f.stage('ref', { 'x-max-length': 300 }, { 'ref»/a': 1, 'ref»/b': 5, 'ref»/c': 1000 });
-    const reference = await f.distributor({ DISTRIBUTOR_PLANNER: 'reference' }).runPass(60_000);
-    expect(reference.planner).toBe('reference');
-    expect(byQueue(reference.targets[0])).toEqual({ 'ref»/a': 1, 'ref»/b': 5, 'ref»/c': 100 });
-  });
+  scenario(
+    'the reference planner is selectable, for comparison: room 300 over depths 1, 5 and 1000 → 1, 5 and 100',
+    async (f) => {
+      await f.stage('ref', { 'x-max-length': 300 }, { 'ref»/a': 1, 'ref»/b': 5, 'ref»/c': 1000 });
+      const reference = await f.distributor({ DISTRIBUTOR_PLANNER: 'reference' }).runPass(60_000);
+      expect(reference.planner).toBe('reference');
+      expect(byQueue(reference.targets[0])).toEqual({ 'ref»/a': 1, 'ref»/b': 5, 'ref»/c': 100 });
+    },
+  );
 
   scenario('keeps every message property and the body, and the target delivers by priority', async (f) => {
     await f.declare('props', { 'x-max-priority': 9 });
@@ -78,7 +95,11 @@ describe('distribution pass (real RabbitMQ, dynalite)', () => {
     };
     await f.withChannel(async (channel) => {
       for (const priority of [1, 9, 5]) {
-        channel.publish('', 'props»/t1', Buffer.from(`{"p":${priority}}`), { ...properties, priority, messageId: `m-${priority}` });
+        channel.publish('', 'props»/t1', Buffer.from(`{"p":${priority}}`), {
+          ...properties,
+          priority,
+          messageId: `m-${priority}`,
+        });
       }
       await channel.waitForConfirms();
     });
@@ -87,7 +108,11 @@ describe('distribution pass (real RabbitMQ, dynalite)', () => {
 
     const received = await f.withChannel(async (channel) => {
       const messages = [];
-      for (let message = await channel.get('props', { noAck: true }); message; message = await channel.get('props', { noAck: true })) {
+      for (
+        let message = await channel.get('props', { noAck: true });
+        message;
+        message = await channel.get('props', { noAck: true })
+      ) {
         messages.push(message);
       }
       return messages;
@@ -99,67 +124,82 @@ describe('distribution pass (real RabbitMQ, dynalite)', () => {
     }
   });
 
-  scenario('a staging queue without a target is skipped with a warning, or its target is created, as configured', async (f) => {
-    await f.stage('missing', null, { 'missing»/t1': 80 });
+  scenario(
+    'a staging queue without a target is skipped with a warning, or its target is created, as configured',
+    async (f) => {
+      await f.stage('missing', null, { 'missing»/t1': 80 });
 
-    const skipped = await f.distributor().runPass(60_000);
-    expect(skipped.targets[0]).toMatchObject({ target: 'missing', outcome: 'target-missing', moved: 0 });
-    expect(f.warnings.map((w) => w.details.target)).toEqual(['missing']);
-    await expect(f.depth('missing')).rejects.toThrow(/404|NOT_FOUND/);
+      const skipped = await f.distributor().runPass(60_000);
+      expect(skipped.targets[0]).toMatchObject({ target: 'missing', outcome: 'target-missing', moved: 0 });
+      expect(f.warnings.map((w) => w.details.target)).toEqual(['missing']);
+      await expect(f.depth('missing')).rejects.toThrow(/404|NOT_FOUND/);
 
-    const created = await f
-      .distributor({
-        DISTRIBUTOR_MISSING_TARGET: 'create',
-        DISTRIBUTOR_TARGETS: JSON.stringify({ missing: { arguments: { 'x-max-length': 50, 'x-max-priority': 9 } } }),
-      })
-      .runPass(60_000);
-    expect(created.targets[0]).toMatchObject({ outcome: 'distributed', created: true, maxLength: 50, moved: 50 });
-    const listed = await f.rabbit.api<{ arguments: Record<string, unknown>; durable: boolean }>(
-      'GET',
-      `/api/queues/${encodeURIComponent(f.rabbit.vhost)}/missing`,
-    );
-    expect(listed).toMatchObject({ durable: true, arguments: { 'x-max-length': 50, 'x-max-priority': 9 } });
-    expect([await f.depth('missing'), await f.depth('missing»/t1')]).toEqual([50, 30]);
-  });
+      const created = await f
+        .distributor({
+          DISTRIBUTOR_MISSING_TARGET: 'create',
+          DISTRIBUTOR_TARGETS: JSON.stringify({ missing: { arguments: { 'x-max-length': 50, 'x-max-priority': 9 } } }),
+        })
+        .runPass(60_000);
+      expect(created.targets[0]).toMatchObject({ outcome: 'distributed', created: true, maxLength: 50, moved: 50 });
+      const listed = await f.rabbit.api<{ arguments: Record<string, unknown>; durable: boolean }>(
+        'GET',
+        `/api/queues/${encodeURIComponent(f.rabbit.vhost)}/missing`,
+      );
+      expect(listed).toMatchObject({ durable: true, arguments: { 'x-max-length': 50, 'x-max-priority': 9 } });
+      expect([await f.depth('missing'), await f.depth('missing»/t1')]).toEqual([50, 30]);
+    },
+  );
 
-  scenario('with capacity smaller than the number of queues, the remainder rotates across passes (state in DynamoDB)', async (f) => {
-    await f.stage('rot', { 'x-max-length': 2 }, { 'rot»/a': 5, 'rot»/b': 5, 'rot»/c': 5 });
-    const distributor = f.distributor({ DISTRIBUTOR_REFILL_THRESHOLD_PERCENT: '0' });
+  scenario(
+    'with capacity smaller than the number of queues, the remainder rotates across passes (state in DynamoDB)',
+    async (f) => {
+      await f.stage('rot', { 'x-max-length': 2 }, { 'rot»/a': 5, 'rot»/b': 5, 'rot»/c': 5 });
+      const distributor = f.distributor({ DISTRIBUTOR_REFILL_THRESHOLD_PERCENT: '0' });
 
-    const served: string[][] = [];
-    for (let pass = 0; pass < 3; pass++) {
-      const summary = await distributor.runPass(60_000);
-      served.push(summary.targets[0]!.queues.filter((q) => q.moved > 0).map((q) => q.name));
-      await f.withChannel((channel) => channel.purgeQueue('rot'));
-    }
-    expect(served).toEqual([
-      ['rot»/a', 'rot»/b'],
-      ['rot»/a', 'rot»/c'],
-      ['rot»/b', 'rot»/c'],
-    ]);
-    const { Item } = await f.dynamo.doc.send(new GetCommand({ TableName: STATE_TABLE, Key: { pk: 'rotation#rot' } }));
-    expect(Item).toMatchObject({ cursor: 'rot»/c', version: 3 });
-  });
+      const served: string[][] = [];
+      for (let pass = 0; pass < 3; pass++) {
+        const summary = await distributor.runPass(60_000);
+        served.push(summary.targets[0]!.queues.filter((q) => q.moved > 0).map((q) => q.name));
+        await f.withChannel((channel) => channel.purgeQueue('rot'));
+      }
+      expect(served).toEqual([
+        ['rot»/a', 'rot»/b'],
+        ['rot»/a', 'rot»/c'],
+        ['rot»/b', 'rot»/c'],
+      ]);
+      const { Item } = await f.dynamo.doc.send(new GetCommand({ TableName: STATE_TABLE, Key: { pk: 'rotation#rot' } }));
+      expect(Item).toMatchObject({ cursor: 'rot»/c', version: 3 });
+    },
+  );
 
-  scenario('two passes started together never overfill a target, nor does a pass right after another (stale listing)', async (f) => {
-    // No x-max-length: only the distributor's own limit stands between the target and overfilling.
-    const staging = await f.stage('pair', {}, { 'pair»/a': 1000, 'pair»/b': 1000, 'pair»/c': 1000 });
-    const settings = { DISTRIBUTOR_TARGETS: JSON.stringify({ pair: { maxLength: 300 } }), DISTRIBUTOR_REFILL_THRESHOLD_PERCENT: '0' };
+  scenario(
+    'two passes started together never overfill a target, nor does a pass right after another (stale listing)',
+    async (f) => {
+      // No x-max-length: only the distributor's own limit stands between the target and overfilling.
+      const staging = await f.stage('pair', {}, { 'pair»/a': 1000, 'pair»/b': 1000, 'pair»/c': 1000 });
+      const settings = {
+        DISTRIBUTOR_TARGETS: JSON.stringify({ pair: { maxLength: 300 } }),
+        DISTRIBUTOR_REFILL_THRESHOLD_PERCENT: '0',
+      };
 
-    const [one, two] = await Promise.all([f.distributor(settings).runPass(60_000), f.distributor(settings).runPass(60_000)]);
-    expect(one.moved + two.moved).toBe(300);
-    // The second either found the lease taken, or took it after the first released it and found no room.
-    const [winner, other] = one.moved === 300 ? [one, two] : [two, one];
-    expect(winner.targets[0]!.outcome).toBe('distributed');
-    expect(['leased-elsewhere', 'below-threshold']).toContain(other.targets[0]!.outcome);
-    expect(await f.depth('pair')).toBe(300);
+      const [one, two] = await Promise.all([
+        f.distributor(settings).runPass(60_000),
+        f.distributor(settings).runPass(60_000),
+      ]);
+      expect(one.moved + two.moved).toBe(300);
+      // The second either found the lease taken, or took it after the first released it and found no room.
+      const [winner, other] = one.moved === 300 ? [one, two] : [two, one];
+      expect(winner.targets[0]!.outcome).toBe('distributed');
+      expect(['leased-elsewhere', 'below-threshold']).toContain(other.targets[0]!.outcome);
+      expect(await f.depth('pair')).toBe(300);
 
-    const after = await f.distributor(settings).runPass(60_000);
-    expect(after.targets[0]).toMatchObject({ depth: 300, capacity: 0, moved: 0 });
-    expect(await f.depth('pair')).toBe(300);
+      const after = await f.distributor(settings).runPass(60_000);
+      expect(after.targets[0]).toMatchObject({ depth: 300, capacity: 0, moved: 0 });
+      expect(await f.depth('pair')).toBe(300);
 
-    const ids = [...(await f.drain('pair')), ...(await Promise.all(staging.map(f.drain))).flat()];
-    expect(tally(ids)).toMatchObject({ duplicates: 0 });
-    expect(tally(ids).unique.size).toBe(3000);
-  });
+      const ids = [...(await f.drain('pair')), ...(await Promise.all(staging.map(f.drain))).flat()];
+      expect(tally(ids)).toMatchObject({ duplicates: 0 });
+      expect(tally(ids).unique.size).toBe(3000);
+    },
+  );
 });

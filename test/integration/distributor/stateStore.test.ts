@@ -1,5 +1,5 @@
 import { DynamoDistributorState } from '../../../lib/distributor/stateStore';
-import { startDynamo, type EmbeddedDynamo } from '../../harness/dynamo';
+import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
 
 describe('DynamoDistributorState (dynalite)', () => {
   let dynamo: EmbeddedDynamo;

@@ -1,5 +1,5 @@
 import { eventually } from '../../harness/eventually';
-import { distributorFixture, tally, type DistributorFixture } from './fixture';
+import { type DistributorFixture, distributorFixture, tally } from './fixture';
 
 describe('a target deleted during a pass', () => {
   let f: DistributorFixture;
@@ -16,12 +16,18 @@ describe('a target deleted during a pass', () => {
     const returned = new Set<string>();
     const watchedChannel = async () => {
       const channel = await f.session.openConfirmChannel();
-      channel.on('return', (message: { properties: { messageId: string } }) => returned.add(message.properties.messageId));
+      channel.on('return', (message: { properties: { messageId: string } }) =>
+        returned.add(message.properties.messageId),
+      );
       return channel;
     };
     const settings = { DISTRIBUTOR_TARGETS: JSON.stringify({ gone: { maxLength: 1_000_000 } }) };
     const pass = f.distributor(settings, watchedChannel).runPass(60_000);
-    await eventually(async () => ((await f.depth('gone')) >= 2_000 ? true : undefined), 'the pass to start filling the target', 30_000);
+    await eventually(
+      async () => ((await f.depth('gone')) >= 2_000 ? true : undefined),
+      'the pass to start filling the target',
+      30_000,
+    );
     const { messageCount: deletedWithTarget } = await f.withChannel((channel) => channel.deleteQueue('gone'));
     const summary = await pass;
 

@@ -20,7 +20,17 @@ describe('npm start --headless (bounded run of the whole local stack)', () => {
     logDir = mkdtempSync(join(tmpdir(), 'fairway-start-'));
     const { stdout } = await promisify(execFile)(
       'node',
-      ['scripts/run-ts.mjs', 'local/start.ts', '--headless', '--duration', '150', '--speed', '600', '--log', join(logDir, 'local.log')],
+      [
+        'scripts/run-ts.mjs',
+        'local/start.ts',
+        '--headless',
+        '--duration',
+        '150',
+        '--speed',
+        '600',
+        '--log',
+        join(logDir, 'local.log'),
+      ],
       {
         cwd: root,
         env: { ...process.env, AMQP_URL: services.amqpUrl, RABBITMQ_MANAGEMENT_URL: services.managementUrl },

@@ -19,7 +19,8 @@ describe('RabbitMQ adapters', () => {
   it('lists every queue of the vhost across pages, with arguments', async () => {
     const channel = await session.openConfirmChannel();
     const names = Array.from({ length: 7 }, (_, i) => `q${i}`);
-    for (const name of names) await channel.assertQueue(name, { durable: true, arguments: { 'x-max-length': 10 + Number(name[1]) } });
+    for (const name of names)
+      await channel.assertQueue(name, { durable: true, arguments: { 'x-max-length': 10 + Number(name[1]) } });
     await channel.close();
 
     const requests: string[] = [];
@@ -44,7 +45,10 @@ describe('RabbitMQ adapters', () => {
   it('opens a new connection after the broker closed the old one', async () => {
     const first = await session.connection();
     const ours = await eventually(async () => {
-      const connections = await rabbit.api<{ name: string; vhost: string }[]>('GET', '/api/connections?columns=name,vhost');
+      const connections = await rabbit.api<{ name: string; vhost: string }[]>(
+        'GET',
+        '/api/connections?columns=name,vhost',
+      );
       const found = connections.filter((c) => c.vhost === rabbit.vhost);
       return found.length > 0 ? found : undefined;
     }, 'the management API to list our connection');

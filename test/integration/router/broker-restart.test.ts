@@ -3,8 +3,9 @@ import { promisify } from 'node:util';
 import { connect } from 'amqplib';
 import { createRouterService } from '../../../lib/routing/service';
 import { lambdaHandler } from '../../../lib/runtime/lambda';
+import { createObservability } from '../../../lib/runtime/observability';
+import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
 import { eventually } from '../../harness/eventually';
-import { startDynamo, type EmbeddedDynamo } from '../../harness/dynamo';
 import { createTestVhost, type TestVhost } from '../../harness/rabbit';
 import { event, lambdaContext, recordingReport, routerConfig, sqsEvent, sqsRecord } from './fixtures';
 
@@ -31,7 +32,7 @@ describe('router across a RabbitMQ restart', () => {
   });
 
   it('reconnects in the next invocation and routes', async () => {
-    const handler = lambdaHandler(service.route);
+    const handler = lambdaHandler(createObservability('router'), service.route);
     const before = sqsRecord(event('worker-in', 't1', 'before'));
     expect(await handler(sqsEvent([before]), lambdaContext)).toEqual({ batchItemFailures: [] });
 
@@ -39,7 +40,14 @@ describe('router across a RabbitMQ restart', () => {
     await rabbitmqctl('start_app');
     await rabbitmqctl('await_startup');
     // The management listener comes back a little after the broker; the next test file needs it.
-    await eventually(() => rabbit.api('GET', '/api/overview').then(() => true, () => undefined), 'the management API after the restart');
+    await eventually(
+      () =>
+        rabbit.api('GET', '/api/overview').then(
+          () => true,
+          () => undefined,
+        ),
+      'the management API after the restart',
+    );
 
     const after = sqsRecord(event('worker-in', 't1', 'after'));
     expect(await handler(sqsEvent([after]), lambdaContext)).toEqual({ batchItemFailures: [] });
@@ -48,7 +56,11 @@ describe('router across a RabbitMQ restart', () => {
     try {
       const channel = await check.createChannel();
       const bodies: string[] = [];
-      for (let got = await channel.get('worker-in»/t1', { noAck: true }); got; got = await channel.get('worker-in»/t1', { noAck: true })) {
+      for (
+        let got = await channel.get('worker-in»/t1', { noAck: true });
+        got;
+        got = await channel.get('worker-in»/t1', { noAck: true })
+      ) {
         bodies.push(got.content.toString());
       }
       // Durable staging queue and persistent messages: the one routed before the restart survived it.

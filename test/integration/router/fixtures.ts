@@ -1,9 +1,9 @@
-import { fixturePath } from '../../fixtures';
 import { readFileSync } from 'node:fs';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { loadRouterConfig, type RouterConfig } from '../../../lib/config/router';
 import type { AfterProcessEvent } from '../../../lib/routing/event';
 import type { RecordFailure, RouterReport, TenantRouted } from '../../../lib/routing/router';
+import { fixturePath } from '../../fixtures';
 import type { EmbeddedDynamo } from '../../harness/dynamo';
 import type { TestVhost } from '../../harness/rabbit';
 
@@ -12,7 +12,10 @@ import type { TestVhost } from '../../harness/rabbit';
 const sample = (JSON.parse(readFileSync(fixturePath('sqs-event.json'), 'utf8')) as SQSEvent).Records[0]!;
 let sequence = 0;
 
-export function sqsRecord(body: string | AfterProcessEvent, messageAttributes: SQSRecord['messageAttributes'] = {}): SQSRecord {
+export function sqsRecord(
+  body: string | AfterProcessEvent,
+  messageAttributes: SQSRecord['messageAttributes'] = {},
+): SQSRecord {
   return {
     ...sample,
     messageId: `msg-${++sequence}`,
@@ -30,7 +33,11 @@ export const event = (target: string, tenantId: string, body: string, workflowNa
   message: { body },
 });
 
-export const lambdaContext = { functionName: 'router', awsRequestId: 'test', getRemainingTimeInMillis: () => 30_000 } as unknown as Context;
+export const lambdaContext = {
+  functionName: 'router',
+  awsRequestId: 'test',
+  getRemainingTimeInMillis: () => 30_000,
+} as unknown as Context;
 
 export function recordingReport() {
   const failures: RecordFailure[] = [];
@@ -47,7 +54,11 @@ export function recordingReport() {
 }
 
 /** The router's configuration for a test vhost and dynalite, as the function reads it from its environment. */
-export function routerConfig(rabbit: TestVhost, dynamo: EmbeddedDynamo, extra: Record<string, string> = {}): RouterConfig {
+export function routerConfig(
+  rabbit: TestVhost,
+  dynamo: EmbeddedDynamo,
+  extra: Record<string, string> = {},
+): RouterConfig {
   // The AWS SDK wants credentials even for dynalite.
   process.env.AWS_ACCESS_KEY_ID ??= 'local';
   process.env.AWS_SECRET_ACCESS_KEY ??= 'local';

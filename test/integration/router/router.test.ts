@@ -1,10 +1,11 @@
-import { fixturePath } from '../../fixtures';
 import { readFileSync } from 'node:fs';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { connect, type Channel, type ChannelModel, type GetMessage } from 'amqplib';
+import { type Channel, type ChannelModel, connect, type GetMessage } from 'amqplib';
 import { createRouterService } from '../../../lib/routing/service';
 import { lambdaHandler } from '../../../lib/runtime/lambda';
-import { startDynamo, type EmbeddedDynamo } from '../../harness/dynamo';
+import { createObservability } from '../../../lib/runtime/observability';
+import { fixturePath } from '../../fixtures';
+import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
 import { createTestVhost, type TestVhost } from '../../harness/rabbit';
 import { event, lambdaContext, recordingReport, routerConfig, sqsEvent, sqsRecord } from './fixtures';
 
@@ -15,7 +16,9 @@ describe('router, end to end through the handler (real RabbitMQ, dynalite)', () 
   let channel: Channel;
   let service: ReturnType<typeof createRouterService>;
   let recorded: ReturnType<typeof recordingReport>;
-  let handler: ReturnType<typeof lambdaHandler<Parameters<typeof service.route>[0], Awaited<ReturnType<typeof service.route>>>>;
+  let handler: ReturnType<
+    typeof lambdaHandler<Parameters<typeof service.route>[0], Awaited<ReturnType<typeof service.route>>>
+  >;
 
   beforeAll(async () => {
     [dynamo, rabbit] = await Promise.all([startDynamo(), createTestVhost()]);
@@ -23,16 +26,25 @@ describe('router, end to end through the handler (real RabbitMQ, dynalite)', () 
     connection = await connect(rabbit.amqpUrl);
     channel = await connection.createChannel();
     await channel.assertQueue('direct', { durable: true, arguments: { 'x-max-priority': 10 } });
-    await channel.assertQueue('worker-in', { durable: true, arguments: { 'x-max-priority': 10, 'x-max-length': 1000, 'x-overflow': 'reject-publish' } });
-    await channel.assertQueue('dataprocessing-entity-extract-in', { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+    await channel.assertQueue('worker-in', {
+      durable: true,
+      arguments: { 'x-max-priority': 10, 'x-max-length': 1000, 'x-overflow': 'reject-publish' },
+    });
+    await channel.assertQueue('dataprocessing-entity-extract-in', {
+      durable: true,
+      arguments: { 'x-queue-type': 'quorum' },
+    });
     recorded = recordingReport();
     service = createRouterService(
       routerConfig(rabbit, dynamo, {
-        ROUTER_TARGETS: JSON.stringify({ direct: { bypassStaging: true }, configured: { durable: false, arguments: { 'x-max-priority': 5 } } }),
+        ROUTER_TARGETS: JSON.stringify({
+          direct: { bypassStaging: true },
+          configured: { durable: false, arguments: { 'x-max-priority': 5 } },
+        }),
       }),
       recorded.report,
     );
-    handler = lambdaHandler(service.route);
+    handler = lambdaHandler(createObservability('router'), service.route);
   });
   afterAll(async () => {
     await service?.close();
@@ -48,17 +60,22 @@ describe('router, end to end through the handler (real RabbitMQ, dynalite)', () 
 
   async function drain(queue: string): Promise<GetMessage[]> {
     const messages: GetMessage[] = [];
-    for (let got = await channel.get(queue, { noAck: true }); got; got = await channel.get(queue, { noAck: true })) messages.push(got);
+    for (let got = await channel.get(queue, { noAck: true }); got; got = await channel.get(queue, { noAck: true }))
+      messages.push(got);
     return messages;
   }
 
   it('delivers a quiet tenant before a noisy one: level 1 is the larger AMQP priority', async () => {
     // 40 events of a noisy tenant in batches of 10, then 2 of a quiet one; nobody consumes meanwhile.
     for (let batch = 0; batch < 4; batch++) {
-      const records = Array.from({ length: 10 }, (_, i) => sqsRecord(event('direct', 'noisy', `noisy-${batch * 10 + i}`)));
+      const records = Array.from({ length: 10 }, (_, i) =>
+        sqsRecord(event('direct', 'noisy', `noisy-${batch * 10 + i}`)),
+      );
       expect(await invoke(records)).toEqual({ batchItemFailures: [] });
     }
-    expect(await invoke([sqsRecord(event('direct', 'quiet', 'quiet-0')), sqsRecord(event('direct', 'quiet', 'quiet-1'))])).toEqual({
+    expect(
+      await invoke([sqsRecord(event('direct', 'quiet', 'quiet-0')), sqsRecord(event('direct', 'quiet', 'quiet-1'))]),
+    ).toEqual({
       batchItemFailures: [],
     });
     // One report line per tenant per batch, with the level after its last check (the insight rule's input).
@@ -77,12 +94,23 @@ describe('router, end to end through the handler (real RabbitMQ, dynalite)', () 
     expect(bodies.slice(0, 5)).toEqual(['noisy-0', 'noisy-1', 'noisy-2', 'quiet-0', 'quiet-1']);
     expect(bodies.slice(5)).toEqual(Array.from({ length: 37 }, (_, i) => `noisy-${i + 3}`));
     const priorityOf = (body: string) => consumed.find((m) => m.content.toString() === body)!.properties.priority;
-    expect([priorityOf('noisy-0'), priorityOf('noisy-3'), priorityOf('noisy-20'), priorityOf('noisy-39'), priorityOf('quiet-1')]).toEqual([9, 8, 2, 1, 9]);
+    expect([
+      priorityOf('noisy-0'),
+      priorityOf('noisy-3'),
+      priorityOf('noisy-20'),
+      priorityOf('noisy-39'),
+      priorityOf('quiet-1'),
+    ]).toEqual([9, 8, 2, 1, 9]);
 
     // Within the reset interval the noisy tenant stays sunk: the quiet tenant now goes first outright.
     await invoke([1, 2, 3].map((i) => sqsRecord(event('direct', 'noisy', `noisy-late-${i}`))));
     await invoke([sqsRecord(event('direct', 'quiet', 'quiet-2'))]);
-    expect((await drain('direct')).map((m) => m.content.toString())).toEqual(['quiet-2', 'noisy-late-1', 'noisy-late-2', 'noisy-late-3']);
+    expect((await drain('direct')).map((m) => m.content.toString())).toEqual([
+      'quiet-2',
+      'noisy-late-1',
+      'noisy-late-2',
+      'noisy-late-3',
+    ]);
   });
 
   it('routes to target»/tenant/workflow, declaring it like its target, keeping every property and header', async () => {
@@ -100,7 +128,12 @@ describe('router, end to end through the handler (real RabbitMQ, dynalite)', () 
       appId: 'worker-x',
     };
     const result = await invoke([
-      sqsRecord({ target: 'worker-in', tenantId: 't1', workflowName: 'wf1', message: { body: '{"doc":1}', properties } }),
+      sqsRecord({
+        target: 'worker-in',
+        tenantId: 't1',
+        workflowName: 'wf1',
+        message: { body: '{"doc":1}', properties },
+      }),
       sqsRecord(event('worker-in', 't2', 'second')),
     ]);
     expect(result).toEqual({ batchItemFailures: [] });
@@ -117,18 +150,28 @@ describe('router, end to end through the handler (real RabbitMQ, dynalite)', () 
       `/api/queues/${encodeURIComponent(rabbit.vhost)}/${encodeURIComponent('worker-in»/t1/wf1')}`,
     );
     // Same durability and arguments, less the length limit that would drop or refuse waiting messages.
-    expect(queue).toMatchObject({ durable: true, auto_delete: false, exclusive: false, arguments: { 'x-max-priority': 10 } });
+    expect(queue).toMatchObject({
+      durable: true,
+      auto_delete: false,
+      exclusive: false,
+      arguments: { 'x-max-priority': 10 },
+    });
     expect(queue.arguments).not.toHaveProperty('x-max-length');
     expect(queue.arguments).not.toHaveProperty('x-overflow');
   });
 
   it('routes a Worker Framework task message to the staging queue its custom data names (fixture)', async () => {
     const body = readFileSync(fixturePath('taskmessage-document-tenant-workflow.json'), 'utf8');
-    const attributes = { 'x-caf-worker-retry': { dataType: 'Number', stringValue: '1', stringListValues: [], binaryListValues: [] } };
+    const attributes = {
+      'x-caf-worker-retry': { dataType: 'Number', stringValue: '1', stringListValues: [], binaryListValues: [] },
+    };
     expect(await invoke([sqsRecord(body, attributes)])).toEqual({ batchItemFailures: [] });
 
     const staging = 'dataprocessing-entity-extract-in»/tenant1/example_workflow';
-    const queue = await rabbit.api<{ durable: boolean; arguments: object }>('GET', `/api/queues/${encodeURIComponent(rabbit.vhost)}/${encodeURIComponent(staging)}`);
+    const queue = await rabbit.api<{ durable: boolean; arguments: object }>(
+      'GET',
+      `/api/queues/${encodeURIComponent(rabbit.vhost)}/${encodeURIComponent(staging)}`,
+    );
     expect(queue).toMatchObject({ durable: true, arguments: { 'x-queue-type': 'quorum' } });
     const [message] = await drain(staging);
     expect(message!.content.toString()).toBe(body);
@@ -143,7 +186,10 @@ describe('router, end to end through the handler (real RabbitMQ, dynalite)', () 
 
   it('takes a staging queue shape from ROUTER_TARGETS over the management API', async () => {
     expect(await invoke([sqsRecord(event('configured', 't1', 'x'))])).toEqual({ batchItemFailures: [] });
-    const queue = await rabbit.api<{ durable: boolean; arguments: object }>('GET', `/api/queues/${encodeURIComponent(rabbit.vhost)}/${encodeURIComponent('configured»/t1')}`);
+    const queue = await rabbit.api<{ durable: boolean; arguments: object }>(
+      'GET',
+      `/api/queues/${encodeURIComponent(rabbit.vhost)}/${encodeURIComponent('configured»/t1')}`,
+    );
     expect(queue).toMatchObject({ durable: false, arguments: { 'x-max-priority': 5 } });
   });
 
@@ -172,18 +218,29 @@ describe('router, end to end through the handler (real RabbitMQ, dynalite)', () 
     expect(recorded.failures[4]!.reason).toBe('message.body: must be a string');
     expect((await drain('worker-in»/good')).map((m) => m.content.toString())).toEqual(['g1', 'g2']);
     // No queue was made from a bad id.
-    const names = (await rabbit.api<{ name: string }[]>('GET', `/api/queues/${encodeURIComponent(rabbit.vhost)}?columns=name`)).map((q) => q.name);
+    const names = (
+      await rabbit.api<{ name: string }[]>('GET', `/api/queues/${encodeURIComponent(rabbit.vhost)}?columns=name`)
+    ).map((q) => q.name);
     expect(names.filter((n) => n.includes('other') || n.includes('long') || n.includes('no-such'))).toEqual([]);
   });
 
   it('never reports a returned message as routed, and redeclares a staging queue deleted behind its cache', async () => {
     expect(await invoke([sqsRecord(event('worker-in', 'gone', 'first'))])).toEqual({ batchItemFailures: [] });
-    await rabbit.api('DELETE', `/api/queues/${encodeURIComponent(rabbit.vhost)}/${encodeURIComponent('worker-in»/gone')}`);
+    await rabbit.api(
+      'DELETE',
+      `/api/queues/${encodeURIComponent(rabbit.vhost)}/${encodeURIComponent('worker-in»/gone')}`,
+    );
 
     const lost = sqsRecord(event('worker-in', 'gone', 'second'));
     const elsewhere = sqsRecord(event('worker-in', 'other', 'fine'));
     expect(await invoke([lost, elsewhere])).toEqual({ batchItemFailures: [{ itemIdentifier: lost.messageId }] });
-    expect(recorded.failures).toEqual([expect.objectContaining({ messageId: lost.messageId, kind: 'BrokerFailures', reason: expect.stringMatching(/returned/) })]);
+    expect(recorded.failures).toEqual([
+      expect.objectContaining({
+        messageId: lost.messageId,
+        kind: 'BrokerFailures',
+        reason: expect.stringMatching(/returned/),
+      }),
+    ]);
 
     // SQS redelivers it; the cache forgot the queue, so it is declared again.
     expect(await invoke([lost])).toEqual({ batchItemFailures: [] });
@@ -193,8 +250,14 @@ describe('router, end to end through the handler (real RabbitMQ, dynalite)', () 
 
   it('fails the records the broker nacked and reports the rest of the batch routed', async () => {
     // A full queue that refuses publishes makes the broker nack them: a real, per-message failure.
-    await channel.assertQueue('full', { durable: true, arguments: { 'x-max-length': 1, 'x-overflow': 'reject-publish' } });
-    const nacking = createRouterService(routerConfig(rabbit, dynamo, { ROUTER_TARGETS: '{"full":{"bypassStaging":true}}' }), recorded.report);
+    await channel.assertQueue('full', {
+      durable: true,
+      arguments: { 'x-max-length': 1, 'x-overflow': 'reject-publish' },
+    });
+    const nacking = createRouterService(
+      routerConfig(rabbit, dynamo, { ROUTER_TARGETS: '{"full":{"bypassStaging":true}}' }),
+      recorded.report,
+    );
     try {
       const records = ['a', 'b', 'c'].map((body) => sqsRecord(event('full', 't', body)));
       const result = await nacking.route(sqsEvent(records));
@@ -210,10 +273,15 @@ describe('router, end to end through the handler (real RabbitMQ, dynalite)', () 
   });
 
   it('fails a bypass target that does not exist instead of dropping its message', async () => {
-    const service2 = createRouterService(routerConfig(rabbit, dynamo, { ROUTER_TARGETS: '{"missing":{"bypassStaging":true}}' }), recorded.report);
+    const service2 = createRouterService(
+      routerConfig(rabbit, dynamo, { ROUTER_TARGETS: '{"missing":{"bypassStaging":true}}' }),
+      recorded.report,
+    );
     try {
       const record = sqsRecord(event('missing', 't', 'x'));
-      expect(await service2.route(sqsEvent([record]))).toEqual({ batchItemFailures: [{ itemIdentifier: record.messageId }] });
+      expect(await service2.route(sqsEvent([record]))).toEqual({
+        batchItemFailures: [{ itemIdentifier: record.messageId }],
+      });
     } finally {
       await service2.close();
     }
@@ -226,10 +294,14 @@ describe('router, end to end through the handler (real RabbitMQ, dynalite)', () 
     );
     try {
       const records = [sqsRecord(event('worker-in', 'offline', 'a')), sqsRecord(event('worker-in', 'offline', 'b'))];
-      expect(await unreachable.route(sqsEvent(records))).toEqual({ batchItemFailures: records.map((r) => ({ itemIdentifier: r.messageId })) });
+      expect(await unreachable.route(sqsEvent(records))).toEqual({
+        batchItemFailures: records.map((r) => ({ itemIdentifier: r.messageId })),
+      });
       expect(recorded.failures.map((f) => f.kind)).toEqual(['BrokerFailures', 'BrokerFailures']);
       expect(recorded.failures[0]!.reason).not.toContain('secret');
-      const { Item } = await dynamo.doc.send(new GetCommand({ TableName: 'TenantCountersTable', Key: { pk: 'offline' } }));
+      const { Item } = await dynamo.doc.send(
+        new GetCommand({ TableName: 'TenantCountersTable', Key: { pk: 'offline' } }),
+      );
       expect(Item).toBeUndefined();
     } finally {
       await unreachable.close();

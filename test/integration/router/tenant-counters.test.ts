@@ -1,8 +1,8 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { checks, defaultRules } from '../../../lib/priority/core';
 import { DynamoTenantCounterStore } from '../../../lib/priority/store';
-import { startDynamo, type EmbeddedDynamo } from '../../harness/dynamo';
+import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
 
 const table = 'TenantCountersTable';
 const t0 = Date.UTC(2026, 0, 1);
@@ -56,7 +56,8 @@ describe('DynamoDB tenant counters', () => {
     const replay = checks(undefined, t0, 2000, defaultRules).levels;
     expect(all.map((s) => s.level).sort()).toEqual([...replay].sort());
     // Each checker's own counts only go down.
-    for (const seen of perChecker) expect(seen.map((s) => s.count)).toEqual([...seen.map((s) => s.count)].sort((x, y) => y - x));
+    for (const seen of perChecker)
+      expect(seen.map((s) => s.count)).toEqual([...seen.map((s) => s.count)].sort((x, y) => y - x));
   });
 
   it('gives up with an error naming the tenant when every conditional write keeps failing', async () => {
@@ -69,9 +70,15 @@ describe('DynamoDB tenant counters', () => {
       },
     } as unknown as DynamoDBDocumentClient;
     const pauses: number[] = [];
-    const flaky = new DynamoTenantCounterStore(conflicting, table, defaultRules, { maxAttempts: 3, baseDelayMs: 4 }, async (ms) => {
-      pauses.push(ms);
-    });
+    const flaky = new DynamoTenantCounterStore(
+      conflicting,
+      table,
+      defaultRules,
+      { maxAttempts: 3, baseDelayMs: 4 },
+      async (ms) => {
+        pauses.push(ms);
+      },
+    );
     await expect(flaky.check('c', 1, t0)).rejects.toThrow('Tenant counter of "c" kept changing under 3 attempts');
     expect(sent).toEqual(['UpdateCommand', 'PutCommand', 'UpdateCommand', 'PutCommand', 'UpdateCommand', 'PutCommand']);
     expect(pauses).toHaveLength(2);

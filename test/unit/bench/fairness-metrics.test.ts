@@ -1,5 +1,5 @@
 import { capacityUsed, jainIndex, overshoot } from '../../../bench/lib/fairness-metrics';
-import { generateScenario, seededRandom, simulate, type PlanPass } from '../../../bench/lib/scenarios';
+import { generateScenario, type PlanPass, seededRandom, simulate } from '../../../bench/lib/scenarios';
 
 describe("Jain's fairness index", () => {
   it.each([
@@ -64,7 +64,14 @@ describe('simulation', () => {
       shares: queues.map((q, i) => ({ name: q.name, share: i < capacity ? 1 : 0 })),
     });
     const outcome = simulate(scenario, firstTwo);
-    expect(outcome).toMatchObject({ capacity: 2, capacityUsed: 1, overshootPasses: 0, starved: 2, longestWait: 8, backloggedQueues: 4 });
+    expect(outcome).toMatchObject({
+      capacity: 2,
+      capacityUsed: 1,
+      overshootPasses: 0,
+      starved: 2,
+      longestWait: 8,
+      backloggedQueues: 4,
+    });
     expect(outcome.jain).toBeCloseTo(0.5, 12);
   });
 

@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { ConfigError, parseEnv, setting } from '../../../lib/config/env';
 import { loadCleanupConfig } from '../../../lib/config/cleanup';
+import { parseEnv, setting } from '../../../lib/config/env';
 import { loadRouterConfig } from '../../../lib/config/router';
+import { ConfigError } from '../../../lib/errors';
 
 const schema = z.object({
   NAME: setting.text(),
@@ -64,7 +65,9 @@ describe('parseEnv', () => {
 
 describe('function configuration', () => {
   it('the router needs its table and RabbitMQ settings', () => {
-    expect(() => loadRouterConfig({})).toThrow(/AMQP_URL: is required.*RABBITMQ_MANAGEMENT_URL: is required.*TENANT_TABLE/);
+    expect(() => loadRouterConfig({})).toThrow(
+      /AMQP_URL: is required.*RABBITMQ_MANAGEMENT_URL: is required.*TENANT_TABLE/,
+    );
   });
 
   it('cleanup defaults to a real run only when told, and reads DYNAMODB_ENDPOINT for local use', () => {
@@ -74,6 +77,10 @@ describe('function configuration', () => {
       OPENXDS_DATABASE_URL: 'postgres://h/xds',
       DYNAMODB_ENDPOINT: 'http://127.0.0.1:8000',
     });
-    expect(config).toMatchObject({ CLEANUP_DRY_RUN: false, AWS_REGION: 'us-east-1', DYNAMODB_ENDPOINT: 'http://127.0.0.1:8000' });
+    expect(config).toMatchObject({
+      CLEANUP_DRY_RUN: false,
+      AWS_REGION: 'us-east-1',
+      DYNAMODB_ENDPOINT: 'http://127.0.0.1:8000',
+    });
   });
 });

@@ -26,7 +26,11 @@ describe('createDistributor: targets it cannot lease', () => {
       writeRotation: jest.fn(),
     };
     const distributor = createDistributor({
-      settings: loadDistributorConfig({ DISTRIBUTOR_TABLE: 't', AMQP_URL: 'amqp://h', RABBITMQ_MANAGEMENT_URL: 'http://h' }),
+      settings: loadDistributorConfig({
+        DISTRIBUTOR_TABLE: 't',
+        AMQP_URL: 'amqp://h',
+        RABBITMQ_MANAGEMENT_URL: 'http://h',
+      }),
       listQueues: async () => [queue('a', 0), queue('a»/t1', 5), queue('b»/t1', 7)],
       openChannel,
       state,
@@ -41,6 +45,8 @@ describe('createDistributor: targets it cannot lease', () => {
     expect(summary.moved).toBe(0);
     expect(openChannel).not.toHaveBeenCalled();
     expect(state.releaseLease).not.toHaveBeenCalled();
-    expect(warnings).toEqual([{ message: expect.stringContaining('failed'), details: { target: 'a', error: 'DynamoDB throttled' } }]);
+    expect(warnings).toEqual([
+      { message: expect.stringContaining('failed'), details: { target: 'a', error: 'DynamoDB throttled' } },
+    ]);
   });
 });

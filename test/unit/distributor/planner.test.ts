@@ -1,20 +1,34 @@
 import fc from 'fast-check';
-import { planShares, type PlanQueue } from '../../../lib/distributor/planner';
+import { type PlanQueue, planShares } from '../../../lib/distributor/planner';
 
 const q = (name: string, depth: number, weight = 1): PlanQueue => ({ name, depth, weight });
-const sharesOf = (capacity: number, queues: PlanQueue[], rotationCursor?: string, mode: 'fair' | 'reference' = 'fair') =>
-  Object.fromEntries(planShares({ capacity, queues, mode, rotationCursor }).shares.map((s) => [s.name, s.share]));
+const sharesOf = (
+  capacity: number,
+  queues: PlanQueue[],
+  rotationCursor?: string,
+  mode: 'fair' | 'reference' = 'fair',
+) => Object.fromEntries(planShares({ capacity, queues, mode, rotationCursor }).shares.map((s) => [s.name, s.share]));
 
 describe('planShares (fair)', () => {
   it.each([
     ['two equal backlogs split the room (reference scenario)', 200, [q('a', 500), q('b', 500)], { a: 100, b: 100 }],
-    ['capacity a small queue cannot use goes to the others', 300, [q('a', 1), q('b', 5), q('c', 1000)], { a: 1, b: 5, c: 294 }],
+    [
+      'capacity a small queue cannot use goes to the others',
+      300,
+      [q('a', 1), q('b', 5), q('c', 1000)],
+      { a: 1, b: 5, c: 294 },
+    ],
     ['no capacity, nothing moves', 0, [q('a', 10), q('b', 10)], { a: 0, b: 0 }],
     ['less backlog than room: everything moves', 100, [q('a', 10), q('b', 20)], { a: 10, b: 20 }],
     ['backlog exactly the room', 30, [q('a', 10), q('b', 20)], { a: 10, b: 20 }],
     ['empty queues get nothing', 10, [q('a', 0), q('b', 50)], { a: 0, b: 10 }],
     ['weights divide a shared backlog', 40, [q('a', 100, 3), q('b', 100, 1)], { a: 30, b: 10 }],
-    ['a heavy queue that runs dry leaves its room to the light one', 40, [q('a', 5, 3), q('b', 100, 1)], { a: 5, b: 35 }],
+    [
+      'a heavy queue that runs dry leaves its room to the light one',
+      40,
+      [q('a', 5, 3), q('b', 100, 1)],
+      { a: 5, b: 35 },
+    ],
     ['remainder goes in name order from the start', 10, [q('c', 50), q('a', 50), q('b', 50)], { a: 4, b: 3, c: 3 }],
     ['no overshoot when capacity < N', 2, [q('a', 9), q('b', 9), q('c', 9)], { a: 1, b: 1, c: 0 }],
   ])('%s', (_what, capacity, queues, expected) => {
@@ -54,11 +68,14 @@ describe('planShares (reference mode, for comparison)', () => {
   });
 });
 
-const queuesArb = fc
-  .uniqueArray(
-    fc.record({ name: fc.string({ minLength: 1, maxLength: 6 }), depth: fc.nat(2000), weight: fc.integer({ min: 1, max: 5 }) }),
-    { minLength: 1, maxLength: 12, selector: (x) => x.name },
-  );
+const queuesArb = fc.uniqueArray(
+  fc.record({
+    name: fc.string({ minLength: 1, maxLength: 6 }),
+    depth: fc.nat(2000),
+    weight: fc.integer({ min: 1, max: 5 }),
+  }),
+  { minLength: 1, maxLength: 12, selector: (x) => x.name },
+);
 const inputArb = fc.record({
   capacity: fc.nat(5000),
   queues: queuesArb,
@@ -106,7 +123,9 @@ describe('planShares (fair) properties', () => {
         fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 30, maxLength: 30 }),
         (n, rawCapacity, weights) => {
           const capacity = Math.min(rawCapacity, n - 1);
-          const queues = Array.from({ length: n }, (_, i) => q(`tenant${String(i).padStart(2, '0')}`, 1_000_000, weights[i]!));
+          const queues = Array.from({ length: n }, (_, i) =>
+            q(`tenant${String(i).padStart(2, '0')}`, 1_000_000, weights[i]!),
+          );
           const served = new Set<string>();
           let cursor: string | undefined;
           for (let pass = 0; pass < n; pass++) {

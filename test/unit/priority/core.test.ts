@@ -5,8 +5,8 @@ import {
   levelOf,
   mappingFromTable,
   reachableLevels,
-  tenMinusLevel,
   type TenantState,
+  tenMinusLevel,
 } from '../../../lib/priority/core';
 
 const t0 = Date.UTC(2026, 0, 1);
@@ -71,7 +71,13 @@ describe('k checks at once', () => {
   it('equal k single checks in order', () => {
     fc.assert(
       fc.property(
-        fc.option(fc.record({ count: fc.integer({ min: -40, max: 5 }), lastUpdateMs: fc.integer({ min: t0 - 3_000_000, max: t0 }) }), { nil: undefined }),
+        fc.option(
+          fc.record({
+            count: fc.integer({ min: -40, max: 5 }),
+            lastUpdateMs: fc.integer({ min: t0 - 3_000_000, max: t0 }),
+          }),
+          { nil: undefined },
+        ),
         fc.integer({ min: 1, max: 30 }),
         (state, k) => {
           const batch = checks(state, t0, k, defaultRules);

@@ -1,9 +1,9 @@
-import { fixturePath } from '../../fixtures';
 import { readFileSync } from 'node:fs';
 import type { SQSRecord } from 'aws-lambda';
-import { InvalidEventError } from '../../../lib/routing/errors';
-import { parseAfterProcessRecord, type AfterProcessEvent } from '../../../lib/routing/event';
+import { InvalidEventError } from '../../../lib/errors';
+import { type AfterProcessEvent, parseAfterProcessRecord } from '../../../lib/routing/event';
 import { stagingQueueName } from '../../../lib/routing/queue-names';
+import { fixturePath } from '../../fixtures';
 
 const fixture = (name: string) => readFileSync(fixturePath(name), 'utf8');
 const record = (body: string, messageAttributes: SQSRecord['messageAttributes'] = {}) => ({ body, messageAttributes });
@@ -97,7 +97,9 @@ describe("Fairway's after-process event", () => {
 
   it('lets a tenant id make a staging name that is over 255 bytes only to be rejected there', () => {
     const parsed = parseAfterProcessRecord(record(event({ tenantId: 't'.repeat(300) })));
-    expect(() => stagingQueueName(parsed)).toThrow(/^target, tenantId: together make a staging queue name of 312 bytes/);
+    expect(() => stagingQueueName(parsed)).toThrow(
+      /^target, tenantId: together make a staging queue name of 312 bytes/,
+    );
   });
 });
 
@@ -105,7 +107,9 @@ describe('Worker Framework task message (fixtures in test/fixtures)', () => {
   it('takes target from `to`, tenant from customData.tenantId, workflow from CAF_WORKFLOW_NAME', () => {
     const body = fixture('taskmessage-document-tenant-workflow.json');
     const parsed = parseAfterProcessRecord(
-      record(body, { 'x-caf-worker-retry': { dataType: 'Number', stringValue: '2', stringListValues: [], binaryListValues: [] } }),
+      record(body, {
+        'x-caf-worker-retry': { dataType: 'Number', stringValue: '2', stringListValues: [], binaryListValues: [] },
+      }),
     );
     expect(parsed).toEqual({
       target: 'dataprocessing-entity-extract-in',
@@ -121,19 +125,49 @@ describe('Worker Framework task message (fixtures in test/fixtures)', () => {
   it('keeps SQS message attributes as headers, binary ones as bytes', () => {
     const attributes = JSON.parse(fixture('sqs-event-message-attributes.json')).Records[0].messageAttributes;
     const parsed = parseAfterProcessRecord(record(fixture('taskmessage-document-tenant-workflow.json'), attributes));
-    expect(parsed.properties.headers).toEqual({ Attribute1: 'AttributeValue1', Attribute2: '123', Attribute3: Buffer.from('1100') });
+    expect(parsed.properties.headers).toEqual({
+      Attribute1: 'AttributeValue1',
+      Attribute2: '123',
+      Attribute3: Buffer.from('1100'),
+    });
   });
 
   const withTaskData = (taskData: unknown, envelope: Record<string, unknown> = {}) => {
     const message = JSON.parse(fixture('taskmessage-document-tenant-workflow.json'));
-    return JSON.stringify({ ...message, taskData: Buffer.from(JSON.stringify(taskData)).toString('base64'), ...envelope });
+    return JSON.stringify({
+      ...message,
+      taskData: Buffer.from(JSON.stringify(taskData)).toString('base64'),
+      ...envelope,
+    });
   };
 
   it.each<[string, unknown, string | undefined]>([
-    ['customData.workflowName when there is no field', { document: { fields: {} }, customData: { tenantId: 't', workflowName: 'enrichment' } }, 'enrichment'],
-    ['the field before customData', { document: { fields: { CAF_WORKFLOW_NAME: [{ data: 'f' }] } }, customData: { tenantId: 't', workflowName: 'c' } }, 'f'],
-    ['no storage reference as a name', { document: { fields: { CAF_WORKFLOW_NAME: [{ data: 'ref', encoding: 'storage_ref' }] } }, customData: { tenantId: 't', workflowName: 'c' } }, 'c'],
-    ['the top-level fields of a DocumentWorker task', { fields: { CAF_WORKFLOW_NAME: [{ data: 'top' }] }, customData: { tenantId: 't' } }, 'top'],
+    [
+      'customData.workflowName when there is no field',
+      { document: { fields: {} }, customData: { tenantId: 't', workflowName: 'enrichment' } },
+      'enrichment',
+    ],
+    [
+      'the field before customData',
+      {
+        document: { fields: { CAF_WORKFLOW_NAME: [{ data: 'f' }] } },
+        customData: { tenantId: 't', workflowName: 'c' },
+      },
+      'f',
+    ],
+    [
+      'no storage reference as a name',
+      {
+        document: { fields: { CAF_WORKFLOW_NAME: [{ data: 'ref', encoding: 'storage_ref' }] } },
+        customData: { tenantId: 't', workflowName: 'c' },
+      },
+      'c',
+    ],
+    [
+      'the top-level fields of a DocumentWorker task',
+      { fields: { CAF_WORKFLOW_NAME: [{ data: 'top' }] }, customData: { tenantId: 't' } },
+      'top',
+    ],
     ['none when empty', { customData: { tenantId: 't', workflowName: '' } }, undefined],
   ])('finds the workflow: %s', (_, taskData, workflow) => {
     expect(parseAfterProcessRecord(record(withTaskData(taskData))).workflowName).toBe(workflow);
@@ -142,12 +176,28 @@ describe('Worker Framework task message (fixtures in test/fixtures)', () => {
   it.each<[string, string, string[]]>([
     // to: null and no tenantId (older custom data keys projectId/workflowId)
     ['the data-processing example', fixture('taskmessage-dataprocessing-workflow.json'), ['to']],
-    ['the unstowing example (custom data partitionId, jobId)', fixture('taskmessage-taskunstowing.json'), ['taskData.customData.tenantId']],
+    [
+      'the unstowing example (custom data partitionId, jobId)',
+      fixture('taskmessage-taskunstowing.json'),
+      ['taskData.customData.tenantId'],
+    ],
     ['a tenant containing /', withTaskData({ customData: { tenantId: 'a/b' } }), ['taskData.customData.tenantId']],
-    ['a workflow field containing »', withTaskData({ document: { fields: { CAF_WORKFLOW_NAME: [{ data: 'w»x' }] } }, customData: { tenantId: 't' } }), ['taskData.document.fields.CAF_WORKFLOW_NAME']],
-    ['taskData that is not base64 JSON', JSON.stringify({ ...JSON.parse(fixture('taskmessage-taskunstowing.json')), taskData: 'bm90IGpzb24=' }), ['taskData']],
+    [
+      'a workflow field containing »',
+      withTaskData({ document: { fields: { CAF_WORKFLOW_NAME: [{ data: 'w»x' }] } }, customData: { tenantId: 't' } }),
+      ['taskData.document.fields.CAF_WORKFLOW_NAME'],
+    ],
+    [
+      'taskData that is not base64 JSON',
+      JSON.stringify({ ...JSON.parse(fixture('taskmessage-taskunstowing.json')), taskData: 'bm90IGpzb24=' }),
+      ['taskData'],
+    ],
     ['taskData that is not base64', withTaskData({}, { taskData: 'not base64!' }), ['taskData']],
-    ['custom data that is not a string map', withTaskData({ customData: { tenantId: 5 } }), ['taskData.customData.tenantId']],
+    [
+      'custom data that is not a string map',
+      withTaskData({ customData: { tenantId: 5 } }),
+      ['taskData.customData.tenantId'],
+    ],
   ])('rejects %s, naming the field', (_, body, fields) => {
     expect(rejection(body).fields).toEqual(fields);
   });

@@ -6,7 +6,13 @@ import { publishAll } from '../../../lib/routing/publish';
 // or refuse one synchronously because the channel closed between two publishes.
 class SilentChannel extends EventEmitter {
   published: string[] = [];
-  publish(_exchange: string, queue: string, _body: Buffer, options: { mandatory?: boolean }, confirm: (error?: Error) => void) {
+  publish(
+    _exchange: string,
+    queue: string,
+    _body: Buffer,
+    options: { mandatory?: boolean },
+    confirm: (error?: Error) => void,
+  ) {
     if (queue === 'closed') throw new Error('Channel closed');
     expect(options.mandatory).toBe(true);
     this.published.push(queue);

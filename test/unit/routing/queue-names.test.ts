@@ -2,18 +2,26 @@ import fc from 'fast-check';
 import {
   defaultMutators,
   parseStagingQueueName,
-  stagingQueueName,
-  STAGING_SEPARATOR,
   type QueueNameMutator,
+  STAGING_SEPARATOR,
   type StagingKey,
+  stagingQueueName,
 } from '../../../lib/routing/queue-names';
 
 describe('stagingQueueName', () => {
   it.each<[string, StagingKey, string]>([
     // MessageRouterTests.processDocumentMessageRouter (reference implementation)
-    ['tenant and workflow', { target: 'dataprocessing-entity-extract-in', tenantId: 'poc-tenant', workflowName: 'enrichment' }, 'dataprocessing-entity-extract-in»/poc-tenant/enrichment'],
+    [
+      'tenant and workflow',
+      { target: 'dataprocessing-entity-extract-in', tenantId: 'poc-tenant', workflowName: 'enrichment' },
+      'dataprocessing-entity-extract-in»/poc-tenant/enrichment',
+    ],
     // WorkflowWorkerTest.tenantIdRerouteTest (worker-workflow)
-    ['numeric tenant', { target: 'action_1-in', tenantId: '1', workflowName: 'sample-message-prioritization-workflow' }, 'action_1-in»/1/sample-message-prioritization-workflow'],
+    [
+      'numeric tenant',
+      { target: 'action_1-in', tenantId: '1', workflowName: 'sample-message-prioritization-workflow' },
+      'action_1-in»/1/sample-message-prioritization-workflow',
+    ],
     ['tenant only', { target: 'worker-input', tenantId: 'tenant1' }, 'worker-input»/tenant1'],
     ['a target with a slash', { target: 'a/b', tenantId: 't' }, 'a/b»/t'],
   ])('%s', (_, key, name) => {
@@ -26,7 +34,10 @@ describe('stagingQueueName', () => {
 
   it('runs a chain a user extended, in order', () => {
     type Regional = StagingKey & { region?: string };
-    const chain: QueueNameMutator<Regional>[] = [...defaultMutators, { field: 'region', discriminator: (k) => k.region }];
+    const chain: QueueNameMutator<Regional>[] = [
+      ...defaultMutators,
+      { field: 'region', discriminator: (k) => k.region },
+    ];
     const keys: Regional[] = [
       { target: 'q', tenantId: 't', workflowName: 'w', region: 'eu' },
       { target: 'q', tenantId: 't', region: 'eu' },
@@ -39,11 +50,19 @@ describe('stagingQueueName', () => {
     ['an empty workflow', { target: 'q', tenantId: 't', workflowName: '' }, /^workflowName: must not be empty$/],
     ['a tenant containing »', { target: 'q', tenantId: 'a»b' }, /^tenantId: must not contain "»"/],
     ['a tenant containing /', { target: 'q', tenantId: 'other/x' }, /^tenantId: must not contain "\/"/],
-    ['a workflow containing /', { target: 'q', tenantId: 't', workflowName: 'w/x' }, /^workflowName: must not contain "\/"/],
+    [
+      'a workflow containing /',
+      { target: 'q', tenantId: 't', workflowName: 'w/x' },
+      /^workflowName: must not contain "\/"/,
+    ],
     ['a target containing »', { target: 'q»/other', tenantId: 't' }, /^target: must not contain "»"/],
     ['an empty target', { target: '', tenantId: 't' }, /^target: must not be empty$/],
     ['a reserved target', { target: 'amq.direct', tenantId: 't' }, /^target: names starting with "amq." are reserved/],
-    ['a name over 255 bytes', { target: 'q', tenantId: 'é'.repeat(126) }, /^target, tenantId: together make a staging queue name of 256 bytes; RabbitMQ allows at most 255$/],
+    [
+      'a name over 255 bytes',
+      { target: 'q', tenantId: 'é'.repeat(126) },
+      /^target, tenantId: together make a staging queue name of 256 bytes; RabbitMQ allows at most 255$/,
+    ],
     ['a target over 255 bytes', { target: 'x'.repeat(256), tenantId: 't' }, /^target: is 256 bytes/],
   ])('rejects %s, never rewrites it', (_, key, message) => {
     expect(() => stagingQueueName(key)).toThrow(message);
@@ -57,11 +76,20 @@ describe('stagingQueueName', () => {
 
 describe('parseStagingQueueName', () => {
   it.each([
-    ['worker-input»/tenant1/workflow1', { target: 'worker-input', tenant: 'tenant1', workflow: 'workflow1', discriminators: ['tenant1', 'workflow1'] }],
+    [
+      'worker-input»/tenant1/workflow1',
+      { target: 'worker-input', tenant: 'tenant1', workflow: 'workflow1', discriminators: ['tenant1', 'workflow1'] },
+    ],
     ['worker-input»/tenant1', { target: 'worker-input', tenant: 'tenant1', discriminators: ['tenant1'] }],
     // the reference's integration tests and README write no slash after »
-    ['elastic-query-worker»tenant1', { target: 'elastic-query-worker', tenant: 'tenant1', discriminators: ['tenant1'] }],
-    ['worker-input»tenant1/workflow1', { target: 'worker-input', tenant: 'tenant1', workflow: 'workflow1', discriminators: ['tenant1', 'workflow1'] }],
+    [
+      'elastic-query-worker»tenant1',
+      { target: 'elastic-query-worker', tenant: 'tenant1', discriminators: ['tenant1'] },
+    ],
+    [
+      'worker-input»tenant1/workflow1',
+      { target: 'worker-input', tenant: 'tenant1', workflow: 'workflow1', discriminators: ['tenant1', 'workflow1'] },
+    ],
     ['q»/t/w/eu', { target: 'q', tenant: 't', workflow: 'w', discriminators: ['t', 'w', 'eu'] }],
     ['q»', { target: 'q', discriminators: [] }],
   ])('%s', (name, parts) => {
@@ -72,9 +100,16 @@ describe('parseStagingQueueName', () => {
     expect(parseStagingQueueName(name)).toBeUndefined();
   });
 
-  const id = fc.string({ minLength: 1, maxLength: 40, unit: 'grapheme' }).filter((s) => !s.includes('/') && !s.includes(STAGING_SEPARATOR));
-  const target = fc.string({ minLength: 1, maxLength: 60, unit: 'grapheme' }).filter((s) => !s.includes(STAGING_SEPARATOR) && !s.startsWith('amq.'));
-  const key = fc.record({ target, tenantId: id, workflowName: fc.option(id, { nil: undefined }) }, { requiredKeys: ['target', 'tenantId'] });
+  const id = fc
+    .string({ minLength: 1, maxLength: 40, unit: 'grapheme' })
+    .filter((s) => !s.includes('/') && !s.includes(STAGING_SEPARATOR));
+  const target = fc
+    .string({ minLength: 1, maxLength: 60, unit: 'grapheme' })
+    .filter((s) => !s.includes(STAGING_SEPARATOR) && !s.startsWith('amq.'));
+  const key = fc.record(
+    { target, tenantId: id, workflowName: fc.option(id, { nil: undefined }) },
+    { requiredKeys: ['target', 'tenantId'] },
+  );
 
   const fits = (k: StagingKey) => Buffer.byteLength(`${k.target}»/${k.tenantId}/${k.workflowName ?? ''}`) <= 255;
 
@@ -83,7 +118,11 @@ describe('parseStagingQueueName', () => {
       fc.property(key, (k) => {
         fc.pre(fits(k));
         const { target, tenant, workflow } = parseStagingQueueName(stagingQueueName(k))!;
-        expect({ target, tenant, workflow }).toEqual({ target: k.target, tenant: k.tenantId, workflow: k.workflowName });
+        expect({ target, tenant, workflow }).toEqual({
+          target: k.target,
+          tenant: k.tenantId,
+          workflow: k.workflowName,
+        });
       }),
     );
   });

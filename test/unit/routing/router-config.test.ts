@@ -2,14 +2,22 @@ import { loadRouterConfig } from '../../../lib/config/router';
 import { defaultRules } from '../../../lib/priority/core';
 import { priorityRules } from '../../../lib/routing/service';
 
-const required = { AMQP_URL: 'amqp://u:p@h/v', RABBITMQ_MANAGEMENT_URL: 'http://u:p@h:15672', TENANT_TABLE: 'counters' };
+const required = {
+  AMQP_URL: 'amqp://u:p@h/v',
+  RABBITMQ_MANAGEMENT_URL: 'http://u:p@h:15672',
+  TENANT_TABLE: 'counters',
+};
 
 describe('router configuration', () => {
   it('defaults to the seed: 1500 s, its threshold table, level 1 when quiet, AMQP priority 10 − level', () => {
     const config = loadRouterConfig(required);
     expect(priorityRules(config)).toEqual(defaultRules);
     expect(config.TENANT_PRIORITY_AMQP_PRIORITIES).toEqual({ 1: 9, 2: 8, 3: 7, 4: 6, 5: 5, 6: 4, 7: 3, 8: 2, 9: 1 });
-    expect(config).toMatchObject({ ROUTER_TARGETS: {}, STAGING_QUEUE_CACHE_SECONDS: 60, PUBLISH_CONFIRM_TIMEOUT_MS: 10_000 });
+    expect(config).toMatchObject({
+      ROUTER_TARGETS: {},
+      STAGING_QUEUE_CACHE_SECONDS: 60,
+      PUBLISH_CONFIRM_TIMEOUT_MS: 10_000,
+    });
   });
 
   it('reads a configured interval, table, mapping and targets', () => {
@@ -35,9 +43,17 @@ describe('router configuration', () => {
   });
 
   it.each([
-    ['TENANT_PRIORITY_THRESHOLDS', '[{"below":-2,"level":2},{"below":-20,"level":9}]', /TENANT_PRIORITY_THRESHOLDS: must be in ascending order/],
+    [
+      'TENANT_PRIORITY_THRESHOLDS',
+      '[{"below":-2,"level":2},{"below":-20,"level":9}]',
+      /TENANT_PRIORITY_THRESHOLDS: must be in ascending order/,
+    ],
     ['TENANT_PRIORITY_THRESHOLDS', 'not json', /TENANT_PRIORITY_THRESHOLDS: must be valid JSON/],
-    ['TENANT_PRIORITY_THRESHOLDS', '[{"below":-50,"level":12}]', /TENANT_PRIORITY_AMQP_PRIORITIES: has no priority for level 12/],
+    [
+      'TENANT_PRIORITY_THRESHOLDS',
+      '[{"below":-50,"level":12}]',
+      /TENANT_PRIORITY_AMQP_PRIORITIES: has no priority for level 12/,
+    ],
     ['TENANT_PRIORITY_AMQP_PRIORITIES', '{"1":300}', /TENANT_PRIORITY_AMQP_PRIORITIES: /],
     ['TENANT_PRIORITY_RESET_SECONDS', '0', /TENANT_PRIORITY_RESET_SECONDS: must be at least 1/],
     ['ROUTER_TARGETS', '{"q":{"bypass":true}}', /ROUTER_TARGETS: /],

@@ -1,6 +1,6 @@
 import { seededRandom } from '../../../../lib/cleanup/engine/random';
 import { createCleanupOperator } from '../../../../lib/cleanup/operator';
-import { Recorder, engineFor, leafIds, testJob, type TreeNode, useDynamo } from './testJob';
+import { engineFor, leafIds, Recorder, type TreeNode, testJob, useDynamo } from './testJob';
 
 const TABLE = 'CleanupStackTable';
 const STEPPERS = 8;
@@ -56,6 +56,8 @@ describe('cleanup engine under 8 concurrent steppers', () => {
     }
     const stack = await createCleanupOperator(dynamo().doc, TABLE).stack(job.name);
     expect(stack.size).toBe(0);
-    console.info(`8 steppers, ${recorder.leaves.length + recorder.suppliers.length} operations: ${JSON.stringify(outcomes)}`);
+    console.info(
+      `8 steppers, ${recorder.leaves.length + recorder.suppliers.length} operations: ${JSON.stringify(outcomes)}`,
+    );
   }, 120_000);
 });

@@ -1,7 +1,7 @@
-import type { DocumentPort } from '../../../../lib/cleanup/engine/store';
 import { seededRandom } from '../../../../lib/cleanup/engine/random';
+import type { DocumentPort } from '../../../../lib/cleanup/engine/store';
 import { createCleanupOperator } from '../../../../lib/cleanup/operator';
-import { Recorder, engineFor, leafIds, stepUntil, testJob, testSettings, type TreeNode, useDynamo } from './testJob';
+import { engineFor, leafIds, Recorder, stepUntil, type TreeNode, testJob, testSettings, useDynamo } from './testJob';
 
 const TABLE = 'CleanupStackTable';
 
@@ -38,7 +38,9 @@ describe('cleanup engine crashing at every DynamoDB call of a run', () => {
   /** Runs the job until its stack emptied once: every leaf ran and a later fill found nothing to supply. */
   async function runJob(port: DocumentPort, recorder: Recorder, clock: () => number) {
     // The default operation supplies the tree until all of it ran, so re-running an unfinished fill is idempotent.
-    const job = testJob(`crash-job-${jobs}`, recorder, (r) => (leaves.every((id) => r.runsOf(id).length > 0) ? [] : tree));
+    const job = testJob(`crash-job-${jobs}`, recorder, (r) =>
+      leaves.every((id) => r.runsOf(id).length > 0) ? [] : tree,
+    );
     const engine = engineFor(job, { doc: port, table: TABLE, random: seededRandom(jobs), clock }, { batchSize: 2 });
     const finished = () => recorder.fillsSupplying.at(-1) === 0 && leaves.every((id) => recorder.runsOf(id).length > 0);
     await stepUntil(engine, finished, 500);
@@ -75,7 +77,8 @@ describe('cleanup engine crashing at every DynamoDB call of a run', () => {
         const [stack, dead] = await Promise.all([operator.stack(job.name), operator.deadLetters(job.name)]);
         // Only the leaf whose own step crashed after it ran may run again; a duplicated child would run twice with all its siblings.
         const ok = runs.every((n) => n === 1 || n === 2) && twice <= 1 && stack.size === 0 && dead.length === 0;
-        if (!ok) failures.push(`${when} call ${at}: runs ${JSON.stringify(runs)}, stack ${stack.size}, dead ${dead.length}`);
+        if (!ok)
+          failures.push(`${when} call ${at}: runs ${JSON.stringify(runs)}, stack ${stack.size}, dead ${dead.length}`);
       }
     }
     expect(failures).toEqual([]);

@@ -4,7 +4,7 @@ import { operationKey } from '../../../../lib/cleanup/engine/keys';
 import { seededRandom } from '../../../../lib/cleanup/engine/random';
 import type { DocumentPort } from '../../../../lib/cleanup/engine/store';
 import { createCleanupOperator } from '../../../../lib/cleanup/operator';
-import { Recorder, engineFor, leafIds, stepUntil, testJob, type TreeNode, useDynamo } from './testJob';
+import { engineFor, leafIds, Recorder, stepUntil, type TreeNode, testJob, useDynamo } from './testJob';
 
 const TABLE = 'CleanupStackTable';
 
@@ -15,7 +15,6 @@ describe('cleanup engine on DynamoDB (dynalite)', () => {
   const adapters = (seed = 1) => ({ doc: dynamo().doc, table: TABLE, random: seededRandom(seed) });
   const operator = () => createCleanupOperator(dynamo().doc, TABLE);
 
-
   it('fills an empty stack with the default operation, then runs every operation once and empties it', async () => {
     const recorder = new Recorder();
     const tree: TreeNode[] = [{ id: 'a', children: [{ id: 'a1' }, { id: 'a2' }] }, { id: 'b' }];
@@ -23,8 +22,19 @@ describe('cleanup engine on DynamoDB (dynalite)', () => {
     const engine = engineFor(job, adapters());
 
     const first = await engine.step();
-    expect(first).toMatchObject({ job: job.name, outcome: 'supplied', kind: 'root', fill: true, children: 2, attempts: 1 });
-    expect(await operator().stack(job.name)).toMatchObject({ size: 2, byKind: { node: 2 }, lastFill: { generation: 1, done: true } });
+    expect(first).toMatchObject({
+      job: job.name,
+      outcome: 'supplied',
+      kind: 'root',
+      fill: true,
+      children: 2,
+      attempts: 1,
+    });
+    expect(await operator().stack(job.name)).toMatchObject({
+      size: 2,
+      byKind: { node: 2 },
+      lastFill: { generation: 1, done: true },
+    });
 
     const results = await stepUntil(engine, () => recorder.fills.length === 2);
     // The second fill finds nothing to supply: the default operation ran once per emptying.
@@ -44,7 +54,10 @@ describe('cleanup engine on DynamoDB (dynalite)', () => {
     }));
     // Give every node a unique id after generation, so leaves can be counted.
     const numbered = (nodes: TreeNode[], prefix: string): TreeNode[] =>
-      nodes.map((n, i) => ({ id: `${prefix}${i}`, ...(n.children ? { children: numbered(n.children, `${prefix}${i}.`) } : {}) }));
+      nodes.map((n, i) => ({
+        id: `${prefix}${i}`,
+        ...(n.children ? { children: numbered(n.children, `${prefix}${i}.`) } : {}),
+      }));
 
     await fc.assert(
       fc.asyncProperty(tree, fc.integer(), async (generated, seed) => {
@@ -75,11 +88,18 @@ describe('cleanup engine on DynamoDB (dynalite)', () => {
     const firstChild = new Array<number>(width).fill(0);
     const orders = new Set<string>();
     for (let p = 0; p < parents; p++) {
-      const order = recorder.leaves.filter((run) => run.id.startsWith(`p${p}c`)).map((run) => run.id.slice(`p${p}c`.length));
+      const order = recorder.leaves
+        .filter((run) => run.id.startsWith(`p${p}c`))
+        .map((run) => run.id.slice(`p${p}c`.length));
       expect(order.sort((a, b) => a.localeCompare(b))).toHaveLength(width);
       const ranFirst = recorder.leaves.find((run) => run.id.startsWith(`p${p}c`))!.id;
       firstChild[Number(ranFirst.slice(`p${p}c`.length))]! += 1;
-      orders.add(recorder.leaves.filter((run) => run.id.startsWith(`p${p}c`)).map((run) => run.id).join());
+      orders.add(
+        recorder.leaves
+          .filter((run) => run.id.startsWith(`p${p}c`))
+          .map((run) => run.id)
+          .join(),
+      );
     }
     const expected = parents / width;
     const chiSquare = firstChild.reduce((sum, observed) => sum + (observed - expected) ** 2 / expected, 0);
@@ -93,8 +113,13 @@ describe('cleanup engine on DynamoDB (dynalite)', () => {
 
   it('dead-letters a poison operation after maxAttempts with its error, and the rest of the job finishes', async () => {
     const recorder = new Recorder();
-    const poisoned = testJob(nextJob(), recorder, [[{ id: 'p1', poison: true }, { id: 'x' }, { id: 'y' }, { id: 'z' }]]);
-    const results = await stepUntil(engineFor(poisoned, adapters(), { maxAttempts: 3 }), () => recorder.fills.length === 2);
+    const poisoned = testJob(nextJob(), recorder, [
+      [{ id: 'p1', poison: true }, { id: 'x' }, { id: 'y' }, { id: 'z' }],
+    ]);
+    const results = await stepUntil(
+      engineFor(poisoned, adapters(), { maxAttempts: 3 }),
+      () => recorder.fills.length === 2,
+    );
 
     const poison = results.filter((r) => r.kind === 'poison');
     expect(poison.map((r) => [r.outcome, r.attempts])).toEqual([
@@ -105,7 +130,12 @@ describe('cleanup engine on DynamoDB (dynalite)', () => {
     expect(recorder.leaves.map((run) => run.id).sort()).toEqual(['x', 'y', 'z']);
     const dead = await operator().deadLetters(poisoned.name);
     expect(dead).toEqual([
-      expect.objectContaining({ kind: 'poison', attempts: 3, payload: { id: 'p1' }, error: 'Error: poison p1 always fails' }),
+      expect.objectContaining({
+        kind: 'poison',
+        attempts: 3,
+        payload: { id: 'p1' },
+        error: 'Error: poison p1 always fails',
+      }),
     ]);
   });
 
@@ -123,7 +153,9 @@ describe('cleanup engine on DynamoDB (dynalite)', () => {
     const engine = engineFor(job, adapters());
     const result = await engine.step();
     expect(result).toMatchObject({ outcome: 'dead-lettered', attempts: 1, error: expect.stringContaining(error) });
-    expect(await operator().deadLetters(job.name)).toEqual([expect.objectContaining({ error: expect.stringContaining(error) })]);
+    expect(await operator().deadLetters(job.name)).toEqual([
+      expect.objectContaining({ error: expect.stringContaining(error) }),
+    ]);
     await stepUntil(engine, () => recorder.fills.length === 2);
     expect(recorder.leaves.map((run) => run.id)).toEqual(['after']);
   });
@@ -133,7 +165,10 @@ describe('cleanup engine on DynamoDB (dynalite)', () => {
     const sized = (bytes: number) => ({ id: 'x'.repeat(bytes - '{"id":""}'.length) });
     const recorder = new Recorder();
     const fits = testJob(nextJob(), recorder, [[sized(cap)]]);
-    expect(await engineFor(fits, adapters(), { maxPayloadBytes: cap }).step()).toMatchObject({ outcome: 'supplied', children: 1 });
+    expect(await engineFor(fits, adapters(), { maxPayloadBytes: cap }).step()).toMatchObject({
+      outcome: 'supplied',
+      children: 1,
+    });
     const tooLarge = testJob(nextJob(), new Recorder(), [[sized(cap + 1)]]);
     expect(await engineFor(tooLarge, adapters(), { maxPayloadBytes: cap }).step()).toMatchObject({
       outcome: 'failed',
@@ -197,7 +232,10 @@ describe('cleanup engine on DynamoDB (dynalite)', () => {
     let now = 1_000_000;
     const at = { ...adapters(), clock: () => now };
     await engineFor(job, at).step(); // fills
-    const stalled = { ...job, kinds: { ...job.kinds, node: { ...job.kinds.node!, execute: () => new Promise<void>(() => {}) } } };
+    const stalled = {
+      ...job,
+      kinds: { ...job.kinds, node: { ...job.kinds.node!, execute: () => new Promise<undefined>(() => {}) } },
+    };
     void engineFor(stalled, at).step(); // claims `only` and never finishes
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(await engineFor(job, at).step()).toMatchObject({ outcome: 'busy' });

@@ -2,11 +2,16 @@ import type { Context, ScheduledEvent } from 'aws-lambda';
 import { seededRandom } from '../../../../lib/cleanup/engine/random';
 import { createCleanupHandler } from '../../../../lib/cleanup/handler';
 import { cleanupJob, cleanupJobNames, jobDatabases } from '../../../../lib/cleanup/jobs';
-import { loadCleanupConfig, type CleanupConfig } from '../../../../lib/config/cleanup';
+import { type CleanupConfig, loadCleanupConfig } from '../../../../lib/config/cleanup';
 import { lambdaHandler } from '../../../../lib/runtime/lambda';
+import { logger, metrics } from '../../../../lib/runtime/observability';
 import { Recorder, testJob, useDynamo } from './testJob';
 
-const context = { functionName: 'cleanup', awsRequestId: 'req-1', getRemainingTimeInMillis: () => 60_000 } as unknown as Context;
+const context = {
+  functionName: 'cleanup',
+  awsRequestId: 'req-1',
+  getRemainingTimeInMillis: () => 60_000,
+} as unknown as Context;
 const event = {} as ScheduledEvent;
 
 /** Runs `invoke` and returns the JSON lines it wrote to stdout (Powertools logs and EMF metrics). */
@@ -21,7 +26,11 @@ async function stdoutLines(invoke: () => Promise<unknown>): Promise<Record<strin
   } finally {
     spy.mockRestore();
   }
-  return written.join('').split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line));
+  return written
+    .join('')
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line));
 }
 
 describe('cleanup function core (middy + Powertools, dynalite)', () => {
@@ -37,12 +46,23 @@ describe('cleanup function core (middy + Powertools, dynalite)', () => {
   it('logs one structured line per step and emits EMF metrics with the job as the only dimension', async () => {
     const recorder = new Recorder();
     const job = testJob('handler-job', recorder, [[{ id: 'a', children: [{ id: 'a1' }, { id: 'a2' }] }]]);
-    const handler = lambdaHandler(createCleanupHandler(job, config(), { doc: dynamo().doc, random: seededRandom(3) }));
+    const handler = lambdaHandler(
+      { logger, metrics },
+      createCleanupHandler(job, config(), { doc: dynamo().doc, random: seededRandom(3) }),
+    );
 
     const lines = await stdoutLines(() => handler(event, context));
     const steps = lines.filter((line) => line.message === 'cleanup step');
     expect(steps).toEqual([
-      expect.objectContaining({ level: 'INFO', job: 'handler-job', outcome: 'supplied', kind: 'root', fill: true, children: 1, dryRun: false }),
+      expect.objectContaining({
+        level: 'INFO',
+        job: 'handler-job',
+        outcome: 'supplied',
+        kind: 'root',
+        fill: true,
+        children: 1,
+        dryRun: false,
+      }),
     ]);
     expect(typeof steps[0]!.durationMs).toBe('number');
     const emf = lines.find((line) => line._aws?.CloudWatchMetrics)!;
@@ -52,12 +72,14 @@ describe('cleanup function core (middy + Powertools, dynalite)', () => {
 
   it('takes several steps per invocation when configured, stopping after a fill', async () => {
     const recorder = new Recorder();
-    const job = testJob('handler-multi', recorder, [[{ id: 'a', children: [{ id: 'a1' }, { id: 'a2' }] }, { id: 'b' }]]);
+    const job = testJob('handler-multi', recorder, [
+      [{ id: 'a', children: [{ id: 'a1' }, { id: 'a2' }] }, { id: 'b' }],
+    ]);
     const core = createCleanupHandler(job, config({ CLEANUP_STEPS_PER_INVOCATION: '10', CLEANUP_DRY_RUN: 'true' }), {
       doc: dynamo().doc,
       random: seededRandom(4),
     });
-    const invoke = () => stdoutLines(() => lambdaHandler(core)(event, context));
+    const invoke = () => stdoutLines(() => lambdaHandler({ logger, metrics }, core)(event, context));
     const first = (await invoke()).filter((line) => line.message === 'cleanup step');
     expect(first.map((line) => line.fill)).toEqual([true]);
     const second = (await invoke()).filter((line) => line.message === 'cleanup step');
@@ -72,7 +94,10 @@ describe('cleanup function core (middy + Powertools, dynalite)', () => {
   });
 
   it.each(cleanupJobNames)('job %s is registered with its operations (lib/cleanup/jobs)', (name) => {
-    const env = { NXRG_DOCUMENT_TYPES: 'referral', CLEANUP_TIMEBASED_DOCUMENT_TYPES: '{"referral":{"retentionDays":3650}}' };
+    const env = {
+      NXRG_DOCUMENT_TYPES: 'referral',
+      CLEANUP_TIMEBASED_DOCUMENT_TYPES: '{"referral":{"retentionDays":3650}}',
+    };
     const job = cleanupJob(name, env, jobDatabases(config()));
     expect(job.name).toBe(name);
     expect(Object.keys(job.kinds)).toEqual(expect.arrayContaining([job.defaultOperation.kind, 'batch-delete']));

@@ -1,7 +1,12 @@
 import { z } from 'zod';
-import { createCleanupEngine, type EngineAdapters, type EngineSettings, type StepResult } from '../../../../lib/cleanup/engine/engine';
+import {
+  createCleanupEngine,
+  type EngineAdapters,
+  type EngineSettings,
+  type StepResult,
+} from '../../../../lib/cleanup/engine/engine';
 import type { JobDefinition, Operation } from '../../../../lib/cleanup/engine/types';
-import { startDynamo, type EmbeddedDynamo } from '../../../harness/dynamo';
+import { type EmbeddedDynamo, startDynamo } from '../../../harness/dynamo';
 
 /** A tree of operations: a node with children supplies them, a node without is a leaf that "deletes". */
 export interface TreeNode {
@@ -89,7 +94,12 @@ export function testJob(
 export const leafIds = (nodes: readonly TreeNode[]): string[] =>
   nodes.flatMap((n) => (n.children ? leafIds(n.children) : n.poison ? [] : [n.id]));
 
-export const testSettings: EngineSettings = { dryRun: false, maxAttempts: 3, leaseMs: 60_000, maxPayloadBytes: 350_000 };
+export const testSettings: EngineSettings = {
+  dryRun: false,
+  maxAttempts: 3,
+  leaseMs: 60_000,
+  maxPayloadBytes: 350_000,
+};
 
 export function engineFor(job: JobDefinition, adapters: EngineAdapters, settings: Partial<EngineSettings> = {}) {
   return createCleanupEngine(job, { ...testSettings, ...settings }, adapters);
@@ -103,7 +113,8 @@ export async function stepUntil(
 ): Promise<StepResult[]> {
   const results: StepResult[] = [];
   while (!done()) {
-    if (results.length >= maxSteps) throw new Error(`not done after ${maxSteps} steps; last: ${JSON.stringify(results.at(-1))}`);
+    if (results.length >= maxSteps)
+      throw new Error(`not done after ${maxSteps} steps; last: ${JSON.stringify(results.at(-1))}`);
     results.push(await engine.step());
   }
   return results;

@@ -1,14 +1,14 @@
-import type { DeletionEvent } from '../../../../lib/cleanup/jobs/deletions';
 import { createCleanupHandler } from '../../../../lib/cleanup/handler';
 import { cleanupJob, cleanupJobNames } from '../../../../lib/cleanup/jobs';
-import { loadCleanupConfig } from '../../../../lib/config/cleanup';
+import type { DeletionEvent } from '../../../../lib/cleanup/jobs/deletions';
 import { STATUS90_JOB } from '../../../../lib/cleanup/jobs/status90';
 import { TIMEBASED_JOB } from '../../../../lib/cleanup/jobs/timebased';
+import { loadCleanupConfig } from '../../../../lib/config/cleanup';
 import { nxrgNamesSchema } from '../../../../lib/nxrg/names';
 import { nxrgSchemaSql } from '../../../../lib/nxrg/schema';
 import { openxdsNamesSchema } from '../../../../lib/openxds/names';
 import { openxdsSchemaSql } from '../../../../lib/openxds/schema';
-import { startDynamo, type EmbeddedDynamo } from '../../../harness/dynamo';
+import { type EmbeddedDynamo, startDynamo } from '../../../harness/dynamo';
 import { createTestSchema, type TestSchema } from '../../../harness/postgres';
 
 // An existing registry with its own table and column names: the jobs work on it through configuration alone.
@@ -17,9 +17,22 @@ describe('cleanup jobs on an existing database with its own table and column nam
   let nxrg: TestSchema;
   let openxds: TestSchema;
   const NXRG_NAMES = {
-    documents: { table: 'dokument', id: 'dok_id', type: 'dok_type', citizenId: 'cpr_nr', createdAt: 'oprettet', serviceTime: 'ydelse' },
+    documents: {
+      table: 'dokument',
+      id: 'dok_id',
+      type: 'dok_type',
+      citizenId: 'cpr_nr',
+      createdAt: 'oprettet',
+      serviceTime: 'ydelse',
+    },
     citizens: { table: 'borger', cpr: 'cpr_nr', status: 'cpr_status' },
-    deletedDocuments: { table: 'slettet_dokument', documentId: 'dok_id', deletedAt: 'slettet', reason: 'aarsag', openxdsDeletedAt: 'xds_slettet' },
+    deletedDocuments: {
+      table: 'slettet_dokument',
+      documentId: 'dok_id',
+      deletedAt: 'slettet',
+      reason: 'aarsag',
+      openxdsDeletedAt: 'xds_slettet',
+    },
   };
   const OPENXDS_NAMES = { documents: { table: 'xds_dokument', id: 'xds_id' } };
   const now = new Date('2026-06-01T00:00:00Z');
@@ -39,7 +52,9 @@ describe('cleanup jobs on an existing database with its own table and column nam
         ('00000000-0000-0000-0000-000000000003', 'epikrise', '1111111111', '2026-01-01'),
         ('00000000-0000-0000-0000-000000000004', 'epikrise', '2222222222', '2026-01-01')`,
     );
-    await openxds.pool.query(`INSERT INTO xds_dokument SELECT ('00000000-0000-0000-0000-00000000000' || n)::uuid FROM generate_series(1, 4) n`);
+    await openxds.pool.query(
+      `INSERT INTO xds_dokument SELECT ('00000000-0000-0000-0000-00000000000' || n)::uuid FROM generate_series(1, 4) n`,
+    );
   });
   afterAll(async () => {
     await Promise.all([dynamo?.stop(), nxrg?.drop(), openxds?.drop()]);
@@ -63,7 +78,10 @@ describe('cleanup jobs on an existing database with its own table and column nam
     });
     for (const job of cleanupJobNames) {
       // The functions' own core: the first invocation fills the stack, the second steps it empty and refills.
-      const core = createCleanupHandler(cleanupJob(job, env, databases, report), config, { doc: dynamo.doc, clock: () => now.getTime() });
+      const core = createCleanupHandler(cleanupJob(job, env, databases, report), config, {
+        doc: dynamo.doc,
+        clock: () => now.getTime(),
+      });
       const [fill] = await core();
       expect(fill).toMatchObject({ fill: true, outcome: 'supplied' });
       const steps = await core();
@@ -77,10 +95,15 @@ describe('cleanup jobs on an existing database with its own table and column nam
       ]),
     );
     const left = await nxrg.pool.query('SELECT dok_id::text AS id FROM dokument ORDER BY 1');
-    expect(left.rows.map((r) => r.id)).toEqual(['00000000-0000-0000-0000-000000000002', '00000000-0000-0000-0000-000000000004']);
+    expect(left.rows.map((r) => r.id)).toEqual([
+      '00000000-0000-0000-0000-000000000002',
+      '00000000-0000-0000-0000-000000000004',
+    ]);
     const stored = await openxds.pool.query('SELECT xds_id::text AS id FROM xds_dokument ORDER BY 1');
     expect(stored.rows.map((r) => r.id)).toEqual(left.rows.map((r) => r.id));
-    const records = await nxrg.pool.query('SELECT aarsag, xds_slettet IS NOT NULL AS done FROM slettet_dokument ORDER BY dok_id');
+    const records = await nxrg.pool.query(
+      'SELECT aarsag, xds_slettet IS NOT NULL AS done FROM slettet_dokument ORDER BY dok_id',
+    );
     expect(records.rows).toEqual([
       { aarsag: TIMEBASED_JOB, done: true },
       { aarsag: STATUS90_JOB, done: true },

@@ -1,9 +1,9 @@
 import { Client } from 'pg';
+import type { JobDefinition, Operation, OperationContext } from '../../../../lib/cleanup/engine/types';
 import type { DeletionEvent } from '../../../../lib/cleanup/jobs/deletions';
 import { repositoryJob } from '../../../../lib/cleanup/jobs/repository';
 import { status90Job } from '../../../../lib/cleanup/jobs/status90';
 import { timebasedJob } from '../../../../lib/cleanup/jobs/timebased';
-import type { JobDefinition, Operation, OperationContext } from '../../../../lib/cleanup/engine/types';
 import { defaultNxrgNames } from '../../../../lib/nxrg/names';
 import { NxrgRegistry } from '../../../../lib/nxrg/registry';
 import { nxrgSchemaSql } from '../../../../lib/nxrg/schema';
@@ -69,7 +69,11 @@ describe('deletes re-check their condition at delete time', () => {
 
   describe('registry-status90-cleanup', () => {
     const job = () =>
-      status90Job({ config: { suffixPageSize: 100, citizenBatchSize: 10, batchSize: 100, maxDeletesPerStep: 100 }, registry, report });
+      status90Job({
+        config: { suffixPageSize: 100, citizenBatchSize: 10, batchSize: 100, maxDeletesPerStep: 100 },
+        registry,
+        report,
+      });
 
     beforeEach(async () => {
       await nxrg.pool.query(`INSERT INTO citizens VALUES ('0101010001', 90), ('0202020002', 90), ('0303030003', 1)`);
@@ -83,7 +87,11 @@ describe('deletes re-check their condition at delete time', () => {
 
     it('keeps every document of a citizen who is no longer status 90 when the delete runs', async () => {
       const deletes = await batchDeletesOf(job());
-      expect(deletes.flatMap((op) => (op.payload as { ids: string[] }).ids).sort()).toEqual([uuid(1), uuid(2), uuid(3)]);
+      expect(deletes.flatMap((op) => (op.payload as { ids: string[] }).ids).sort()).toEqual([
+        uuid(1),
+        uuid(2),
+        uuid(3),
+      ]);
       await nxrg.pool.query(`UPDATE citizens SET status = 1 WHERE cpr = '0101010001'`);
       for (const op of deletes) await run(job(), op);
       expect(await docIds()).toEqual([uuid(1), uuid(2), uuid(4)]);
@@ -138,7 +146,11 @@ describe('deletes re-check their condition at delete time', () => {
         [4, 'referral', '0101010001', '2026-05-01'],
       ]);
       const deletes = await batchDeletesOf(job());
-      expect(deletes.flatMap((op) => (op.payload as { ids: string[] }).ids).sort()).toEqual([uuid(1), uuid(2), uuid(3)]);
+      expect(deletes.flatMap((op) => (op.payload as { ids: string[] }).ids).sort()).toEqual([
+        uuid(1),
+        uuid(2),
+        uuid(3),
+      ]);
       await nxrg.pool.query(`UPDATE documents SET created_at = '2026-01-01' WHERE id = $1`, [uuid(1)]);
       await nxrg.pool.query(`UPDATE documents SET document_type = 'prescription' WHERE id = $1`, [uuid(2)]);
       for (const op of deletes) await run(job(), op);
@@ -150,9 +162,16 @@ describe('deletes re-check their condition at delete time', () => {
   describe('repository-cleanup', () => {
     const repository = () => new OpenxdsRepository(openxds.pool, defaultOpenxdsNames);
     const job = () =>
-      repositoryJob({ config: { pageSize: 100, batchSize: 100, maxDeletesPerStep: 100 }, registry, repository: repository(), report });
+      repositoryJob({
+        config: { pageSize: 100, batchSize: 100, maxDeletesPerStep: 100 },
+        registry,
+        repository: repository(),
+        report,
+      });
     const stored = async () =>
-      (await openxds.pool.query<{ id: string }>('SELECT document_id::text AS id FROM repository_documents ORDER BY 1')).rows.map((r) => r.id);
+      (
+        await openxds.pool.query<{ id: string }>('SELECT document_id::text AS id FROM repository_documents ORDER BY 1')
+      ).rows.map((r) => r.id);
 
     beforeEach(async () => {
       await nxrg.pool.query(
@@ -160,14 +179,18 @@ describe('deletes re-check their condition at delete time', () => {
          VALUES ($1, now(), 'x', NULL), ($2, now(), 'x', NULL), ($3, now(), 'x', NULL), ($4, now(), 'x', now())`,
         [uuid(1), uuid(2), uuid(3), uuid(4)],
       );
-      await openxds.pool.query(`INSERT INTO repository_documents SELECT unnest($1::uuid[])`, [[1, 2, 3, 4, 5].map(uuid)]);
+      await openxds.pool.query(`INSERT INTO repository_documents SELECT unnest($1::uuid[])`, [
+        [1, 2, 3, 4, 5].map(uuid),
+      ]);
     });
 
     it('deletes only what is still deleted in NXRG and not yet in OpenXDS, then marks it done', async () => {
       const deletes = await batchDeletesOf(job());
       // Document 2 comes back into NXRG before the delete; document 3's deletion is done by someone else.
       await insertDocs([[2, 'referral', '0101010001', '2020-01-01']]);
-      await nxrg.pool.query('UPDATE deleted_documents SET openxds_deleted_at = now() WHERE document_id = $1', [uuid(3)]);
+      await nxrg.pool.query('UPDATE deleted_documents SET openxds_deleted_at = now() WHERE document_id = $1', [
+        uuid(3),
+      ]);
       for (const op of deletes) await run(job(), op);
       expect(await stored()).toEqual([uuid(2), uuid(3), uuid(4), uuid(5)]);
       const { rows } = await nxrg.pool.query<{ id: string }>(
@@ -185,10 +208,14 @@ describe('deletes re-check their condition at delete time', () => {
         report,
       });
       await expect(run(failing, op!)).rejects.toThrow('OpenXDS unavailable');
-      expect((await nxrg.pool.query('SELECT 1 FROM deleted_documents WHERE openxds_deleted_at IS NULL')).rows).toHaveLength(3);
+      expect(
+        (await nxrg.pool.query('SELECT 1 FROM deleted_documents WHERE openxds_deleted_at IS NULL')).rows,
+      ).toHaveLength(3);
       await run(job(), op!);
       expect(await stored()).toEqual([uuid(4), uuid(5)]);
-      expect((await nxrg.pool.query('SELECT 1 FROM deleted_documents WHERE openxds_deleted_at IS NULL')).rows).toHaveLength(0);
+      expect(
+        (await nxrg.pool.query('SELECT 1 FROM deleted_documents WHERE openxds_deleted_at IS NULL')).rows,
+      ).toHaveLength(0);
     });
 
     it('two steppers running the same batch at once delete and report each document once', async () => {

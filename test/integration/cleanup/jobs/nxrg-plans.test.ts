@@ -16,7 +16,10 @@ function explaining(pool: Pool) {
   const plans: PlanNode[] = [];
   const fake = {
     async query(text: string, params: unknown[]) {
-      const { rows } = await pool.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (FORMAT JSON) ${text}`, params);
+      const { rows } = await pool.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
+        `EXPLAIN (FORMAT JSON) ${text}`,
+        params,
+      );
       plans.push(rows[0]!['QUERY PLAN'][0].Plan);
       return { rows: [] };
     },
@@ -41,7 +44,13 @@ describe('NXRG cleanup queries use their indexes', () => {
 
   beforeAll(async () => {
     [nxrg, openxds] = await Promise.all([createTestSchema(), createTestSchema()]);
-    await generateRegistry(nxrg.pool, openxds.pool, { seed: 'plans', documents: 30_000, citizens: 3_000, earlierDeletions: 20_000, now });
+    await generateRegistry(nxrg.pool, openxds.pool, {
+      seed: 'plans',
+      documents: 30_000,
+      citizens: 3_000,
+      earlierDeletions: 20_000,
+      now,
+    });
     const e = explaining(nxrg.pool);
     registry = new NxrgRegistry(e.pool, defaultNxrgNames);
     plans = e.plans;
@@ -53,11 +62,32 @@ describe('NXRG cleanup queries use their indexes', () => {
 
   const cutoff = new Date('2016-06-01T00:00:00Z');
   it.each([
-    ['type-based page (created)', () => registry.expiredPage({ documentType: 'referral', basis: 'created', cutoff }, null, 10_000), ['documents_type_created_idx']],
-    ['type-based continuation (service)', () => registry.expiredPage({ documentType: 'referral', basis: 'service', cutoff }, { at: '2010-01-01 00:00:00.123456+00', id: '00000000-0000-0000-0000-000000000000' }, 10_000), ['documents_type_service_idx']],
+    [
+      'type-based page (created)',
+      () => registry.expiredPage({ documentType: 'referral', basis: 'created', cutoff }, null, 10_000),
+      ['documents_type_created_idx'],
+    ],
+    [
+      'type-based continuation (service)',
+      () =>
+        registry.expiredPage(
+          { documentType: 'referral', basis: 'service', cutoff },
+          { at: '2010-01-01 00:00:00.123456+00', id: '00000000-0000-0000-0000-000000000000' },
+          10_000,
+        ),
+      ['documents_type_service_idx'],
+    ],
     ['suffix page', () => registry.citizenPage('7', '0001000000', 10_000), ['citizens_cpr_suffix_idx']],
-    ['citizen batch', () => registry.deceasedDocumentPage({ digit: '7', after: '0001000000', through: '0001500000' }, null, 1_000), ['citizens_pkey', 'documents_citizen_idx']],
-    ['pending repository page', () => registry.pendingRepositoryPage('80000000-0000-0000-0000-000000000000', 1_000), ['deleted_documents_pending_idx']],
+    [
+      'citizen batch',
+      () => registry.deceasedDocumentPage({ digit: '7', after: '0001000000', through: '0001500000' }, null, 1_000),
+      ['citizens_pkey', 'documents_citizen_idx'],
+    ],
+    [
+      'pending repository page',
+      () => registry.pendingRepositoryPage('80000000-0000-0000-0000-000000000000', 1_000),
+      ['deleted_documents_pending_idx'],
+    ],
   ])('%s', async (_name, query, expected) => {
     await query();
     expect(plans).toHaveLength(1);
@@ -69,9 +99,6 @@ describe('NXRG cleanup queries use their indexes', () => {
     const deletion = { reason: 'test', at: now, dryRun: false };
     await registry.deleteExpired(ids, { documentType: 'referral', basis: 'created', cutoff }, deletion);
     await registry.deleteOfDeceased(ids, deletion);
-    expect(plans.map((p) => scans(p).sort())).toEqual([
-      ['documents_pkey'],
-      ['citizens_pkey', 'documents_pkey'],
-    ]);
+    expect(plans.map((p) => scans(p).sort())).toEqual([['documents_pkey'], ['citizens_pkey', 'documents_pkey']]);
   });
 });

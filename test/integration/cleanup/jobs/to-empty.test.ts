@@ -1,10 +1,10 @@
 import type { JobDefinition } from '../../../../lib/cleanup/engine/types';
+import { type CleanupJobName, cleanupJob, type JobDatabases } from '../../../../lib/cleanup/jobs';
 import type { DeletionEvent, DeletionReport } from '../../../../lib/cleanup/jobs/deletions';
-import { cleanupJob, type CleanupJobName, type JobDatabases } from '../../../../lib/cleanup/jobs';
 import { REPOSITORY_JOB } from '../../../../lib/cleanup/jobs/repository';
 import { STATUS90_JOB } from '../../../../lib/cleanup/jobs/status90';
 import { TIMEBASED_JOB } from '../../../../lib/cleanup/jobs/timebased';
-import { startDynamo, type EmbeddedDynamo } from '../../../harness/dynamo';
+import { type EmbeddedDynamo, startDynamo } from '../../../harness/dynamo';
 import { createTestSchema, type TestSchema } from '../../../harness/postgres';
 import { DEFAULT_DOCUMENT_TYPES, generateRegistry } from '../../../harness/registry/generate';
 import {
@@ -12,9 +12,9 @@ import {
   deceasedDocumentIds,
   expiredDocumentIds,
   idDiff,
+  type OracleRule,
   repositoryDeletableIds,
   repositoryIds,
-  type OracleRule,
 } from '../../../harness/registry/oracle';
 import { stepToEmpty } from '../../../harness/registry/step-to-empty';
 
@@ -82,7 +82,13 @@ describe('cleanup jobs stepped through the engine on dynalite to an empty stack,
     [single, concurrent] = await Promise.all([registry(), registry()]);
   }, 120_000);
   afterAll(async () => {
-    await Promise.all([dynamo?.stop(), single?.nxrg.drop(), single?.openxds.drop(), concurrent?.nxrg.drop(), concurrent?.openxds.drop()]);
+    await Promise.all([
+      dynamo?.stop(),
+      single?.nxrg.drop(),
+      single?.openxds.drop(),
+      concurrent?.nxrg.drop(),
+      concurrent?.openxds.drop(),
+    ]);
   });
 
   const step = (job: JobDefinition, dryRun: boolean, steppers: number) =>
@@ -108,33 +114,39 @@ describe('cleanup jobs stepped through the engine on dynalite to an empty stack,
   it.each([
     ['one stepper', () => single, 1],
     ['four concurrent steppers', () => concurrent, 4],
-  ])('deletes exactly what the SQL oracle names, job after job (%s)', async (_label, get, steppers) => {
-    const r = get();
-    const { nxrg, openxds } = r;
+  ])(
+    'deletes exactly what the SQL oracle names, job after job (%s)',
+    async (_label, get, steppers) => {
+      const r = get();
+      const { nxrg, openxds } = r;
 
-    const expired = await expiredDocumentIds(nxrg.pool, RULES, NOW);
-    expect(expired.length).toBeGreaterThan(10_000);
-    const before = await dryThenReal(r, TIMEBASED_JOB, expired, steppers);
-    expectSameIds(await allDocumentIds(nxrg.pool), minus(before.nxrg, expired));
+      const expired = await expiredDocumentIds(nxrg.pool, RULES, NOW);
+      expect(expired.length).toBeGreaterThan(10_000);
+      const before = await dryThenReal(r, TIMEBASED_JOB, expired, steppers);
+      expectSameIds(await allDocumentIds(nxrg.pool), minus(before.nxrg, expired));
 
-    const deceased = await deceasedDocumentIds(nxrg.pool);
-    expect(deceased.length).toBeGreaterThan(5_000);
-    await dryThenReal(r, STATUS90_JOB, deceased, steppers);
-    expectSameIds(await allDocumentIds(nxrg.pool), minus(before.nxrg, [...expired, ...deceased]));
+      const deceased = await deceasedDocumentIds(nxrg.pool);
+      expect(deceased.length).toBeGreaterThan(5_000);
+      await dryThenReal(r, STATUS90_JOB, deceased, steppers);
+      expectSameIds(await allDocumentIds(nxrg.pool), minus(before.nxrg, [...expired, ...deceased]));
 
-    // Every NXRG deletion left its record, pending for OpenXDS.
-    const { rows: recorded } = await nxrg.pool.query<{ id: string }>(
-      `SELECT document_id::text AS id FROM deleted_documents WHERE reason <> 'earlier' AND openxds_deleted_at IS NULL`,
-    );
-    expectSameIds(recorded.map((x) => x.id).sort(), [...expired, ...deceased].sort());
+      // Every NXRG deletion left its record, pending for OpenXDS.
+      const { rows: recorded } = await nxrg.pool.query<{ id: string }>(
+        `SELECT document_id::text AS id FROM deleted_documents WHERE reason <> 'earlier' AND openxds_deleted_at IS NULL`,
+      );
+      expectSameIds(recorded.map((x) => x.id).sort(), [...expired, ...deceased].sort());
 
-    const deletable = await repositoryDeletableIds(nxrg.pool, openxds.pool);
-    expect(deletable.length).toBe(expired.length + deceased.length + SIZES.documents / 100);
-    await dryThenReal(r, REPOSITORY_JOB, deletable, steppers);
-    expectSameIds(await repositoryIds(openxds.pool), minus(before.openxds, deletable));
-    const { rows: pending } = await nxrg.pool.query('SELECT 1 FROM deleted_documents WHERE openxds_deleted_at IS NULL');
-    expect(pending).toHaveLength(0);
-  }, 300_000);
+      const deletable = await repositoryDeletableIds(nxrg.pool, openxds.pool);
+      expect(deletable.length).toBe(expired.length + deceased.length + SIZES.documents / 100);
+      await dryThenReal(r, REPOSITORY_JOB, deletable, steppers);
+      expectSameIds(await repositoryIds(openxds.pool), minus(before.openxds, deletable));
+      const { rows: pending } = await nxrg.pool.query(
+        'SELECT 1 FROM deleted_documents WHERE openxds_deleted_at IS NULL',
+      );
+      expect(pending).toHaveLength(0);
+    },
+    300_000,
+  );
 
   it('four concurrent steppers reach the same end state as one', async () => {
     expectSameIds(await allDocumentIds(concurrent.nxrg.pool), await allDocumentIds(single.nxrg.pool));

@@ -1,6 +1,11 @@
 import fc from 'fast-check';
 import { z } from 'zod';
-import { RejectedChildError, decodeOperation, encodeChildren, placeChildren } from '../../../../lib/cleanup/engine/codec';
+import {
+  decodeOperation,
+  encodeChildren,
+  placeChildren,
+  RejectedChildError,
+} from '../../../../lib/cleanup/engine/codec';
 import { fillKey, operationKey } from '../../../../lib/cleanup/engine/keys';
 import type { JobDefinition } from '../../../../lib/cleanup/engine/types';
 
@@ -11,7 +16,12 @@ const kinds: JobDefinition['kinds'] = {
 describe('stack keys', () => {
   it('order operations by push sequence, then position, so a descending read takes the newest first', () => {
     const keys = [operationKey(2, 0), operationKey(10, 3), operationKey(10, 12), operationKey(1, 999_999)];
-    expect([...keys].sort().reverse()).toEqual([operationKey(10, 12), operationKey(10, 3), operationKey(2, 0), operationKey(1, 999_999)]);
+    expect([...keys].sort().reverse()).toEqual([
+      operationKey(10, 12),
+      operationKey(10, 3),
+      operationKey(2, 0),
+      operationKey(1, 999_999),
+    ]);
     expect(fillKey(9) < fillKey(10)).toBe(true);
   });
 });
@@ -27,7 +37,10 @@ describe('encodeChildren', () => {
     [{ kind: 'nope', payload: {} }, 'operation kind "supplier" supplied child 0 of unknown kind "nope"'],
     [{ kind: 'constructor', payload: {} }, 'supplied child 0 of unknown kind "constructor"'],
     [{ kind: 'batch', payload: { ids: ['x'] } }, 'supplied child 0 of kind "batch" with an invalid payload'],
-    [{ kind: 'batch', payload: { ids: Array.from({ length: 40 }, (_, i) => i) } }, 'whose payload is 119 bytes; the cap is 100 bytes'],
+    [
+      { kind: 'batch', payload: { ids: Array.from({ length: 40 }, (_, i) => i) } },
+      'whose payload is 119 bytes; the cap is 100 bytes',
+    ],
   ])('rejects %j with a clear error', (child, message) => {
     expect(() => encodeChildren('supplier', [child], kinds, 100)).toThrow(RejectedChildError);
     expect(() => encodeChildren('supplier', [child], kinds, 100)).toThrow(message);
@@ -48,7 +61,13 @@ describe('placeChildren', () => {
         expect(placeChildren(children, { sequence, shuffleSeed: seed }, 'op#parent')).toEqual(placed);
       }),
     );
-    const orders = new Set([1, 2, 3].map((seed) => placeChildren(children, { sequence: 1, shuffleSeed: seed }, 'p').map((c) => c.payload).join()));
+    const orders = new Set(
+      [1, 2, 3].map((seed) =>
+        placeChildren(children, { sequence: 1, shuffleSeed: seed }, 'p')
+          .map((c) => c.payload)
+          .join(),
+      ),
+    );
     expect(orders.size).toBe(3);
   });
 });

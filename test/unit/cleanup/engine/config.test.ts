@@ -1,7 +1,11 @@
-import { ConfigError } from '../../../../lib/config/env';
 import { loadCleanupConfig } from '../../../../lib/config/cleanup';
+import { ConfigError } from '../../../../lib/errors';
 
-const required = { CLEANUP_TABLE: 't', NXRG_DATABASE_URL: 'postgres://h/nxrg', OPENXDS_DATABASE_URL: 'postgres://h/xds' };
+const required = {
+  CLEANUP_TABLE: 't',
+  NXRG_DATABASE_URL: 'postgres://h/nxrg',
+  OPENXDS_DATABASE_URL: 'postgres://h/xds',
+};
 
 describe('cleanup engine settings', () => {
   it('default to one step per invocation, 5 attempts, a 300 s lease, a 60 s budget and a 350 KB payload cap', () => {

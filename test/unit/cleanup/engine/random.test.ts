@@ -28,7 +28,7 @@ describe('seeded random source and shuffle', () => {
     const random = seededRandom(2026);
     const counts = Array.from({ length: n }, () => new Array<number>(n).fill(0));
     for (let t = 0; t < trials; t++) {
-      shuffled([0, 1, 2, 3, 4], random).forEach((item, position) => counts[item]![position]!++);
+      for (const [position, item] of shuffled([0, 1, 2, 3, 4], random).entries()) counts[item]![position]!++;
     }
     const expected = trials / n;
     const chiSquare = counts.flat().reduce((sum, observed) => sum + (observed - expected) ** 2 / expected, 0);

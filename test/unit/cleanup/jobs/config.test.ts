@@ -3,10 +3,16 @@ import {
   loadStatus90JobConfig,
   loadTimebasedJobConfig,
 } from '../../../../lib/config/cleanup-jobs';
-import { ConfigError } from '../../../../lib/config/env';
+import { ConfigError } from '../../../../lib/errors';
 
-const TYPES = JSON.stringify({ referral: { retentionDays: 3650 }, 'lab-result': { retentionDays: 1825, basis: 'service', batchSize: 500 } });
-const timebasedEnv = { NXRG_DOCUMENT_TYPES: 'referral, lab-result,prescription', CLEANUP_TIMEBASED_DOCUMENT_TYPES: TYPES };
+const TYPES = JSON.stringify({
+  referral: { retentionDays: 3650 },
+  'lab-result': { retentionDays: 1825, basis: 'service', batchSize: 500 },
+});
+const timebasedEnv = {
+  NXRG_DOCUMENT_TYPES: 'referral, lab-result,prescription',
+  CLEANUP_TIMEBASED_DOCUMENT_TYPES: TYPES,
+};
 
 function problems(load: () => unknown): string[] {
   try {
@@ -21,7 +27,9 @@ function problems(load: () => unknown): string[] {
 describe('cleanup job configuration', () => {
   it('reads document types with their retention rules and batch sizes, with defaults', () => {
     expect(loadTimebasedJobConfig(timebasedEnv)).toEqual({
-      names: expect.objectContaining({ documents: expect.objectContaining({ table: 'documents', createdAt: 'created_at' }) }),
+      names: expect.objectContaining({
+        documents: expect.objectContaining({ table: 'documents', createdAt: 'created_at' }),
+      }),
       deceasedStatus: 90,
       maxDeletesPerStep: 5_000,
       pageSize: 10_000,
@@ -30,7 +38,11 @@ describe('cleanup job configuration', () => {
         { documentType: 'lab-result', retentionDays: 1825, basis: 'service', batchSize: 500 },
       ],
     });
-    expect(loadStatus90JobConfig({})).toMatchObject({ suffixPageSize: 10_000, citizenBatchSize: 500, batchSize: 1_000 });
+    expect(loadStatus90JobConfig({})).toMatchObject({
+      suffixPageSize: 10_000,
+      citizenBatchSize: 500,
+      batchSize: 1_000,
+    });
     expect(loadRepositoryJobConfig({})).toMatchObject({
       pageSize: 10_000,
       batchSize: 1_000,
@@ -68,7 +80,11 @@ describe('cleanup job configuration', () => {
       { CLEANUP_TIMEBASED_DOCUMENT_TYPES: JSON.stringify({ referral: { retentionDays: 10, batchSize: 0 } }) },
       'CLEANUP_TIMEBASED_DOCUMENT_TYPES.referral.batchSize: must be at least 1',
     ],
-    ['a default batch size of 0', { CLEANUP_TIMEBASED_BATCH_SIZE: '0' }, 'CLEANUP_TIMEBASED_BATCH_SIZE: must be at least 1'],
+    [
+      'a default batch size of 0',
+      { CLEANUP_TIMEBASED_BATCH_SIZE: '0' },
+      'CLEANUP_TIMEBASED_BATCH_SIZE: must be at least 1',
+    ],
     [
       'a batch too large for the stack',
       { CLEANUP_TIMEBASED_BATCH_SIZE: '5000' },
@@ -79,9 +95,21 @@ describe('cleanup job configuration', () => {
       { CLEANUP_TIMEBASED_DOCUMENT_TYPES: JSON.stringify({ referral: { retentionDays: 10, retention: 5 } }) },
       'CLEANUP_TIMEBASED_DOCUMENT_TYPES.referral: Unrecognized key: "retention"',
     ],
-    ['no document types', { CLEANUP_TIMEBASED_DOCUMENT_TYPES: '{}' }, 'CLEANUP_TIMEBASED_DOCUMENT_TYPES: must configure at least one document type'],
-    ['invalid JSON', { CLEANUP_TIMEBASED_DOCUMENT_TYPES: '{referral' }, 'CLEANUP_TIMEBASED_DOCUMENT_TYPES: must be valid JSON'],
-    ['an empty registry type list', { NXRG_DOCUMENT_TYPES: ' , ' }, 'NXRG_DOCUMENT_TYPES: must list at least one document type'],
+    [
+      'no document types',
+      { CLEANUP_TIMEBASED_DOCUMENT_TYPES: '{}' },
+      'CLEANUP_TIMEBASED_DOCUMENT_TYPES: must configure at least one document type',
+    ],
+    [
+      'invalid JSON',
+      { CLEANUP_TIMEBASED_DOCUMENT_TYPES: '{referral' },
+      'CLEANUP_TIMEBASED_DOCUMENT_TYPES: must be valid JSON',
+    ],
+    [
+      'an empty registry type list',
+      { NXRG_DOCUMENT_TYPES: ' , ' },
+      'NXRG_DOCUMENT_TYPES: must list at least one document type',
+    ],
     [
       'a page that would push too many operations',
       { CLEANUP_TIMEBASED_PAGE_SIZE: '100000', CLEANUP_TIMEBASED_BATCH_SIZE: '10' },
@@ -99,16 +127,30 @@ describe('cleanup job configuration', () => {
 
   it.each([
     [loadStatus90JobConfig, { CLEANUP_STATUS90_BATCH_SIZE: '0' }, 'CLEANUP_STATUS90_BATCH_SIZE: must be at least 1'],
-    [loadStatus90JobConfig, { CLEANUP_STATUS90_CITIZEN_BATCH_SIZE: '0' }, 'CLEANUP_STATUS90_CITIZEN_BATCH_SIZE: must be at least 1'],
-    [loadRepositoryJobConfig, { CLEANUP_REPOSITORY_BATCH_SIZE: '0' }, 'CLEANUP_REPOSITORY_BATCH_SIZE: must be at least 1'],
-    [loadRepositoryJobConfig, { CLEANUP_REPOSITORY_PAGE_SIZE: 'many' }, 'CLEANUP_REPOSITORY_PAGE_SIZE: must be an integer'],
+    [
+      loadStatus90JobConfig,
+      { CLEANUP_STATUS90_CITIZEN_BATCH_SIZE: '0' },
+      'CLEANUP_STATUS90_CITIZEN_BATCH_SIZE: must be at least 1',
+    ],
+    [
+      loadRepositoryJobConfig,
+      { CLEANUP_REPOSITORY_BATCH_SIZE: '0' },
+      'CLEANUP_REPOSITORY_BATCH_SIZE: must be at least 1',
+    ],
+    [
+      loadRepositoryJobConfig,
+      { CLEANUP_REPOSITORY_PAGE_SIZE: 'many' },
+      'CLEANUP_REPOSITORY_PAGE_SIZE: must be an integer',
+    ],
   ])('rejects a bad status90 or repository setting (%#)', (load, env, message) => {
     expect(problems(() => load(env))).toContain(message);
   });
 
   it('never quotes a value in its errors', () => {
     const secret = 'documents_s3cr3t; --';
-    const found = problems(() => loadTimebasedJobConfig({ ...timebasedEnv, NXRG_NAMES: JSON.stringify({ documents: { table: secret } }) }));
+    const found = problems(() =>
+      loadTimebasedJobConfig({ ...timebasedEnv, NXRG_NAMES: JSON.stringify({ documents: { table: secret } }) }),
+    );
     expect(found.join(' ')).not.toContain('s3cr3t');
   });
 });

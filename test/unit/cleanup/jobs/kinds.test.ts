@@ -57,8 +57,16 @@ describe('registry-timebased-cleanup operations', () => {
   it('type-based pushes batch deletes of the type’s size and, after a full page, a continuation with the cursor', async () => {
     const { job, calls } = setup([ids(7), ids(2, 7)]);
     const first = await run(job, { kind: 'type-based', payload: { documentType: 'referral', after: null } });
-    expect(calls[0]!.rule).toEqual({ documentType: 'referral', basis: 'created', cutoff: new Date('2026-05-22T00:00:00Z') });
-    expect(ofKind(first, 'batch-delete').map((op) => (op.payload as { ids: string[] }).ids)).toEqual([ids(3), ids(3, 3), ids(1, 6)]);
+    expect(calls[0]!.rule).toEqual({
+      documentType: 'referral',
+      basis: 'created',
+      cutoff: new Date('2026-05-22T00:00:00Z'),
+    });
+    expect(ofKind(first, 'batch-delete').map((op) => (op.payload as { ids: string[] }).ids)).toEqual([
+      ids(3),
+      ids(3, 3),
+      ids(1, 6),
+    ]);
     const [next] = ofKind(first, 'type-based');
     expect(next!.payload).toEqual({ documentType: 'referral', after: { at: 't-doc-000006', id: 'doc-000006' } });
     const second = await run(job, next!);
@@ -68,8 +76,17 @@ describe('registry-timebased-cleanup operations', () => {
 
   it('batch delete re-derives the cutoff from the rule at delete time and reports what was deleted', async () => {
     const { job, deletes, events } = setup([]);
-    expect(await run(job, { kind: 'batch-delete', payload: { documentType: 'lab-result', ids: ['doc-000000', 'doc-000001'] } })).toEqual([]);
-    expect(deletes[0]!.rule).toEqual({ documentType: 'lab-result', basis: 'service', cutoff: new Date('2026-05-12T00:00:00Z') });
+    expect(
+      await run(job, {
+        kind: 'batch-delete',
+        payload: { documentType: 'lab-result', ids: ['doc-000000', 'doc-000001'] },
+      }),
+    ).toEqual([]);
+    expect(deletes[0]!.rule).toEqual({
+      documentType: 'lab-result',
+      basis: 'service',
+      cutoff: new Date('2026-05-12T00:00:00Z'),
+    });
     expect(events).toEqual([
       { job: 'test', operation: 'batch-delete', dryRun: false, requested: 2, documentIds: ['doc-000000'] },
     ]);
@@ -103,7 +120,11 @@ describe('registry-timebased-cleanup operations', () => {
 });
 
 describe('registry-status90-cleanup operations', () => {
-  function setup(citizens: string[], documents: string[], config = { suffixPageSize: 10, citizenBatchSize: 3, batchSize: 4, maxDeletesPerStep: 100 }) {
+  function setup(
+    citizens: string[],
+    documents: string[],
+    config = { suffixPageSize: 10, citizenBatchSize: 3, batchSize: 4, maxDeletesPerStep: 100 },
+  ) {
     const ranges: { range: CitizenRange; after: string | null }[] = [];
     const job = status90Job({
       config,
@@ -127,7 +148,18 @@ describe('registry-status90-cleanup operations', () => {
   it('default supplies a suffix operation for each digit 0–9', async () => {
     const { job } = setup([], []);
     const ops = await run(job, job.defaultOperation);
-    expect(ops.map((op) => (op.payload as { digit: string }).digit)).toEqual(['0', '1', '2', '3', '4', '5', '6', '7', '8', '9']);
+    expect(ops.map((op) => (op.payload as { digit: string }).digit)).toEqual([
+      '0',
+      '1',
+      '2',
+      '3',
+      '4',
+      '5',
+      '6',
+      '7',
+      '8',
+      '9',
+    ]);
     expect(ofKind(ops, 'suffix')).toHaveLength(10);
   });
 
@@ -139,7 +171,12 @@ describe('registry-status90-cleanup operations', () => {
         fc.integer({ min: 1, max: 12 }),
         async (numbers, suffixPageSize, citizenBatchSize) => {
           const citizens = numbers.map((n) => `${String(n).padStart(9, '0')}3`).sort();
-          const { job } = setup(citizens, [], { suffixPageSize, citizenBatchSize, batchSize: 4, maxDeletesPerStep: 100 });
+          const { job } = setup(citizens, [], {
+            suffixPageSize,
+            citizenBatchSize,
+            batchSize: 4,
+            maxDeletesPerStep: 100,
+          });
           const batches: CitizenRange[] = [];
           const pending: Operation[] = [{ kind: 'suffix', payload: { digit: '3', after: null } }];
           while (pending.length) {
@@ -148,10 +185,17 @@ describe('registry-status90-cleanup operations', () => {
             batches.push(...ofKind(children, 'citizen-batch').map((op) => op.payload as CitizenRange));
             pending.push(...ofKind(children, 'suffix'));
           }
-          const covered = batches.flatMap((b) => citizens.filter((c) => (b.after === null || c > b.after) && c <= b.through));
+          const covered = batches.flatMap((b) =>
+            citizens.filter((c) => (b.after === null || c > b.after) && c <= b.through),
+          );
           expect(covered).toEqual(citizens);
-          batches.forEach((b, i) => expect(b.after).toBe(i === 0 ? null : batches[i - 1]!.through));
-          expect(batches.every((b) => citizens.filter((c) => (b.after === null || c > b.after) && c <= b.through).length <= citizenBatchSize)).toBe(true);
+          for (const [i, b] of batches.entries()) expect(b.after).toBe(i === 0 ? null : batches[i - 1]!.through);
+          expect(
+            batches.every(
+              (b) =>
+                citizens.filter((c) => (b.after === null || c > b.after) && c <= b.through).length <= citizenBatchSize,
+            ),
+          ).toBe(true);
         },
       ),
     );
@@ -159,7 +203,10 @@ describe('registry-status90-cleanup operations', () => {
 
   it('a citizen batch pushes one batch delete, and pages on when its deceased have more documents than a batch', async () => {
     const { job, ranges } = setup([], ids(6));
-    const batch = { kind: 'citizen-batch', payload: { digit: '1', after: null, through: '0000000011', documentsAfter: null } };
+    const batch = {
+      kind: 'citizen-batch',
+      payload: { digit: '1', after: null, through: '0000000011', documentsAfter: null },
+    };
     const first = await run(job, batch);
     expect(ofKind(first, 'batch-delete')).toEqual([{ kind: 'batch-delete', payload: { ids: ids(4) } }]);
     const [more] = ofKind(first, 'citizen-batch');
@@ -190,7 +237,11 @@ describe('repository-cleanup operations', () => {
       report: { record: (e) => events.push(e) },
     });
     const first = await run(job, job.defaultOperation);
-    expect(ofKind(first, 'batch-delete').map((op) => (op.payload as { ids: string[] }).ids)).toEqual([ids(2), ids(2, 2), ids(1, 4)]);
+    expect(ofKind(first, 'batch-delete').map((op) => (op.payload as { ids: string[] }).ids)).toEqual([
+      ids(2),
+      ids(2, 2),
+      ids(1, 4),
+    ]);
     expect(ofKind(first, 'default')).toEqual([{ kind: 'default', payload: { after: 'doc-000004' } }]);
     expect(await run(job, ofKind(first, 'default')[0]!)).toEqual([
       { kind: 'batch-delete', payload: { ids: ids(2, 5) } },
@@ -206,6 +257,8 @@ describe('repository-cleanup operations', () => {
 
 it('a batch delete of the largest allowed size stays far under the 400 KB DynamoDB item limit', () => {
   const uuids = Array.from({ length: MAX_BATCH_SIZE }, () => crypto.randomUUID());
-  const bytes = Buffer.byteLength(JSON.stringify({ kind: 'batch-delete', payload: { documentType: 'x'.repeat(100), ids: uuids } }));
+  const bytes = Buffer.byteLength(
+    JSON.stringify({ kind: 'batch-delete', payload: { documentType: 'x'.repeat(100), ids: uuids } }),
+  );
   expect(bytes).toBeLessThan(100_000);
 });

@@ -9,13 +9,15 @@ import {
   status90JobSchema,
   timebasedJobSchema,
 } from '../../../../lib/config/cleanup-jobs';
-import { ConfigError } from '../../../../lib/config/env';
+import { ConfigError } from '../../../../lib/errors';
 
 interface Template {
   params: { default: Record<string, unknown> };
   functions: Record<string, { environment: Record<string, unknown> }>;
 }
-const template = parse(readFileSync(join(__dirname, '../../../../serverless.yml'), 'utf8'), { merge: true }) as Template;
+const template = parse(readFileSync(join(__dirname, '../../../../serverless.yml'), 'utf8'), {
+  merge: true,
+}) as Template;
 
 /** A function's environment as deployed with the default params (`${param:x}` resolved). */
 function deployedEnv(fn: string): Record<string, string> {

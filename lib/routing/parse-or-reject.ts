@@ -1,29 +1,5 @@
 import type { z } from 'zod';
-
-export interface Problem {
-  /** The event field, as a dotted path (e.g. `message.body`). */
-  field: string;
-  /** What is wrong with it, never its value (the event may carry personal data). */
-  reason: string;
-}
-
-/** An after-process event that cannot be routed as it is; the message names each bad field. */
-export class InvalidEventError extends Error {
-  override readonly name = 'InvalidEventError';
-  readonly problems: readonly Problem[];
-
-  constructor(field: string, reason: string);
-  constructor(problems: readonly Problem[]);
-  constructor(fieldOrProblems: string | readonly Problem[], reason?: string) {
-    const problems = typeof fieldOrProblems === 'string' ? [{ field: fieldOrProblems, reason: reason! }] : fieldOrProblems;
-    super(problems.map((p) => `${p.field}: ${p.reason}`).join('; '));
-    this.problems = problems;
-  }
-
-  get fields(): string[] {
-    return this.problems.map((p) => p.field);
-  }
-}
+import { InvalidEventError } from '../errors';
 
 /** Parses `input` with `schema`, turning every zod issue into a named problem under `prefix`. */
 export function parseOrReject<S extends z.ZodType>(schema: S, input: unknown, prefix = ''): z.infer<S> {
@@ -33,7 +9,10 @@ export function parseOrReject<S extends z.ZodType>(schema: S, input: unknown, pr
     result.error.issues.flatMap((issue) => {
       const path = [prefix, ...issue.path.map(String)].filter(Boolean).join('.');
       if (issue.code === 'unrecognized_keys') {
-        return issue.keys.map((key) => ({ field: [path, key].filter(Boolean).join('.'), reason: 'is not a known field' }));
+        return issue.keys.map((key) => ({
+          field: [path, key].filter(Boolean).join('.'),
+          reason: 'is not a known field',
+        }));
       }
       return [{ field: path || '(event)', reason: issue.message }];
     }),
