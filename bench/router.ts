@@ -185,6 +185,7 @@ const report: RouterReport = {
   },
   counted: () => undefined,
   tenantRouted: () => undefined,
+  stagingQueueKept: () => undefined,
 };
 
 function routerService(vhost: BenchVhost, dynamoEndpoint: string) {

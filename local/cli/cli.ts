@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { Env } from '../../lib/config/env';
-import { ConfigError } from '../../lib/errors';
+import { ConfigError, errorText } from '../../lib/errors';
 import { type Command, UsageError } from './command';
 import { invokeCommand } from './commands/invoke';
 import { queuesCommand } from './commands/queues';
@@ -55,7 +55,7 @@ export async function runCli(argv: readonly string[], env: Env, io: Io): Promise
     return 0;
   } catch (error) {
     const usage = error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
-    const message = error instanceof Error ? error.message : String(error);
+    const message = usage ? (error as Error).message : errorText(error);
     if (json) io.out(JSON.stringify({ error: message }));
     io.err(`fairway ${name}: ${message}${usage ? `\n\n${command.usage}` : ''}`);
     return usage || error instanceof ConfigError ? 2 : 1;

@@ -1,7 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { checks, defaultRules } from '../../../lib/priority/core';
-import { DynamoTenantCounterStore } from '../../../lib/priority/store';
+import { DynamoTenantCounterStore } from '../../../lib/priority/counter-store';
+import { checks, defaultRules } from '../../../lib/priority/rules';
 import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
 
 const table = 'TenantCountersTable';

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { ConfirmChannel } from 'amqplib';
+import { BrokerError, errorText } from '../../../lib/errors';
 import { publishAll } from '../../../lib/routing/publish';
 
 // What a real broker cannot be made to do on demand: accept a publish and never confirm it,
@@ -29,10 +30,13 @@ describe('publishAll', () => {
       ['acked', 'silent', 'closed'].map((queue) => ({ queue, body: Buffer.from('x'), options: {} })),
       50,
     );
-    expect(outcomes).toEqual([
+    for (const outcome of outcomes) if (!outcome.routed) expect(outcome.error).toBeInstanceOf(BrokerError);
+    expect(
+      outcomes.map((outcome) => (outcome.routed ? outcome : { ...outcome, error: errorText(outcome.error) })),
+    ).toEqual([
       { routed: true },
-      { routed: false, reason: 'the broker did not confirm within 50 ms', unconfirmed: true },
-      { routed: false, reason: 'could not publish (Channel closed)' },
+      { routed: false, error: 'BrokerError: the broker did not confirm within 50 ms', unconfirmed: true },
+      { routed: false, error: 'BrokerError: could not publish (caused by Error: Channel closed)' },
     ]);
     expect(channel.listenerCount('return')).toBe(0);
   });
