@@ -40,4 +40,28 @@ describe('publishAll', () => {
     ]);
     expect(channel.listenerCount('return')).toBe(0);
   });
+
+  it('fails a returned message with a BrokerError that keeps the reply code', async () => {
+    const channel = new SilentChannel();
+    const returning = Object.assign(channel, {
+      publish(_exchange: string, queue: string, _body: Buffer, _options: object, confirm: (error?: Error) => void) {
+        // As the broker does: basic.return (312 NO_ROUTE) before the ack.
+        setImmediate(() => {
+          channel.emit('return', { fields: { routingKey: queue, replyCode: 312 } });
+          confirm(undefined);
+        });
+        return true;
+      },
+    });
+    const [outcome] = await publishAll(
+      returning as unknown as ConfirmChannel,
+      [{ queue: 'gone', body: Buffer.from('x'), options: {} }],
+      1000,
+    );
+    expect(outcome).toEqual({ routed: false, error: expect.any(BrokerError) });
+    expect(outcome!.routed === false && outcome!.error).toMatchObject({
+      replyCode: 312,
+      message: 'the broker returned it: no queue "gone" to route to',
+    });
+  });
 });
