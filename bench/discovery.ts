@@ -2,16 +2,14 @@ import { connect } from 'amqplib';
 import { loadDistributorConfig } from '../lib/config/distributor';
 import { targetCapacity } from '../lib/distributor/capacity';
 import { groupByTarget } from '../lib/distributor/discovery';
-import { createDistributor } from '../lib/distributor/pass';
 import { planShares } from '../lib/distributor/planner';
-import { DynamoDistributorState } from '../lib/distributor/stateStore';
 import { weightOf } from '../lib/distributor/weights';
-import { AmqpSession } from '../lib/rabbitmq/connection';
 import { ManagementClient, type QueueInfo } from '../lib/rabbitmq/management';
 import { startDynamo } from '../local/embedded-dynamo';
 import { publishConfirmed } from './lib/amqp';
 import { type Benchmark, ratio } from './lib/benchmark';
 import { countingFetch } from './lib/counters';
+import { benchDistributor } from './lib/distributor';
 import { waitForListing } from './lib/listing';
 import { median, type Table, timed } from './lib/report';
 import { seededRandom } from './lib/scenarios';
@@ -56,21 +54,19 @@ export const discoveryBench: Benchmark<Flags> = {
       progress(`${staging.length} staging queues over ${targets.length} targets listed`);
 
       const counter = countingFetch();
-      const session = new AmqpSession(vhost.amqpUrl);
-      const distributor = createDistributor({
-        settings: loadDistributorConfig({
+      const distributor = benchDistributor(
+        loadDistributorConfig({
           AMQP_URL: vhost.amqpUrl,
           RABBITMQ_MANAGEMENT_URL: vhost.managementUrl,
           RABBITMQ_VHOST: vhost.vhost,
           DISTRIBUTOR_TABLE: 'DistributorStateTable',
+          DYNAMODB_ENDPOINT: dynamo.endpoint,
         }),
-        listQueues: () => new ManagementClient(vhost.managementUrl, vhost.vhost, counter.fetch).listQueues(),
-        openChannel: () => session.openConfirmChannel(),
-        state: new DynamoDistributorState(dynamo.doc, 'DistributorStateTable'),
-        warn: (message, details) => progress(`distributor warned: ${message} ${JSON.stringify(details)}`),
-      });
+        progress,
+        counter.fetch,
+      );
       const pass = await timed(() => distributor.runPass(15 * 60_000));
-      await session.close();
+      await distributor.close();
       if (pass.result.moved !== staging.length)
         throw new Error(`the pass moved ${pass.result.moved} of ${staging.length} messages`);
       progress(`pass moved ${pass.result.moved} messages in ${pass.seconds.toFixed(1)} s`);

@@ -1,30 +1,12 @@
 import type { ScheduledEvent } from 'aws-lambda';
-import { documentClient } from '../lib/aws/dynamo';
 import { loadDistributorConfig } from '../lib/config/distributor';
-import { createDistributor, type PassSummary } from '../lib/distributor/pass';
-import { reportPass } from '../lib/distributor/report';
-import { DynamoDistributorState } from '../lib/distributor/stateStore';
-import { AmqpSession } from '../lib/rabbitmq/connection';
-import { ManagementClient } from '../lib/rabbitmq/management';
+import type { PassSummary } from '../lib/distributor/distributor';
+import { createDistributorService } from '../lib/distributor/service';
 import { lambdaHandler } from '../lib/runtime/lambda';
-import { logger, metrics } from '../lib/runtime/observability';
 
-const config = loadDistributorConfig(process.env);
-const session = new AmqpSession(config.AMQP_URL);
-const management = new ManagementClient(config.RABBITMQ_MANAGEMENT_URL, config.RABBITMQ_VHOST);
-const dynamo = documentClient(config);
-
-const distributor = createDistributor({
-  settings: config,
-  listQueues: () => management.listQueues(),
-  openChannel: () => session.openConfirmChannel(),
-  state: new DynamoDistributorState(dynamo, config.DISTRIBUTOR_TABLE),
-  warn: (message, details) => logger.warn(message, details),
-});
+const distributor = createDistributorService(loadDistributorConfig(process.env));
 
 /** One distribution pass per scheduled invocation (SPEC §3). */
-export const handler = lambdaHandler<ScheduledEvent, PassSummary>({ logger, metrics }, async (_event, context) => {
-  const summary = await distributor.runPass(context.getRemainingTimeInMillis());
-  reportPass(summary, logger, metrics);
-  return summary;
-});
+export const handler = lambdaHandler<ScheduledEvent, PassSummary>(distributor.observability, (_event, context) =>
+  distributor.runPass(context.getRemainingTimeInMillis()),
+);
