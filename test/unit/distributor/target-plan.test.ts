@@ -1,5 +1,10 @@
 import { loadDistributorConfig } from '../../../lib/config/distributor';
-import { planTarget, type TargetMeasurement, type TargetPlan } from '../../../lib/distributor/target-plan';
+import {
+  planTarget,
+  type TargetMeasurement,
+  type TargetPlan,
+  type TargetShares,
+} from '../../../lib/distributor/target-plan';
 import { weightOf } from '../../../lib/distributor/weights';
 
 const settings = (env: Record<string, string> = {}) =>
@@ -18,6 +23,21 @@ const measured = (overrides: Partial<TargetMeasurement> = {}): TargetMeasurement
 });
 
 const queue = (name: string, depth: number, weight = 1) => ({ name, depth, weight });
+const both = [queue('work»/a', 4), queue('work»/b', 8)];
+const shares = (a: number, b: number) => [
+  { name: 'work»/a', share: a },
+  { name: 'work»/b', share: b },
+];
+/** A plan that moves messages into an empty target of room `capacity`, from both staging queues unless given. */
+const distributed = (capacity: number, plan: Partial<TargetShares>): TargetShares => ({
+  outcome: 'distributed',
+  maxLength: capacity,
+  depth: 0,
+  capacity,
+  queues: both,
+  shares: [],
+  ...plan,
+});
 
 describe('planTarget (what a pass does with one target, without RabbitMQ)', () => {
   it.each<[string, Partial<TargetMeasurement>, Record<string, string>, TargetPlan]>([
@@ -31,18 +51,7 @@ describe('planTarget (what a pass does with one target, without RabbitMQ)', () =
       'a missing target is created with the new-target arguments, empty, and filled by its x-max-length',
       { depth: undefined, maxLengthArgument: undefined },
       { DISTRIBUTOR_MISSING_TARGET: 'create', DISTRIBUTOR_NEW_TARGET_ARGUMENTS: '{"x-max-length":6}' },
-      {
-        outcome: 'distributed',
-        createWith: { 'x-max-length': 6 },
-        maxLength: 6,
-        depth: 0,
-        capacity: 6,
-        queues: [queue('work»/a', 4), queue('work»/b', 8)],
-        shares: [
-          { name: 'work»/a', share: 3 },
-          { name: 'work»/b', share: 3 },
-        ],
-      },
+      distributed(6, { createWith: { 'x-max-length': 6 }, shares: shares(3, 3) }),
     ],
     [
       "a missing target's own configured arguments win over the new-target arguments",
@@ -51,18 +60,7 @@ describe('planTarget (what a pass does with one target, without RabbitMQ)', () =
         DISTRIBUTOR_MISSING_TARGET: 'create',
         DISTRIBUTOR_TARGETS: '{"work":{"arguments":{"x-max-length":2}}}',
       },
-      {
-        outcome: 'distributed',
-        createWith: { 'x-max-length': 2 },
-        maxLength: 2,
-        depth: 0,
-        capacity: 2,
-        queues: [queue('work»/a', 4), queue('work»/b', 8)],
-        shares: [
-          { name: 'work»/a', share: 1 },
-          { name: 'work»/b', share: 1 },
-        ],
-      },
+      distributed(2, { createWith: { 'x-max-length': 2 }, shares: shares(1, 1) }),
     ],
     [
       'a full target moves nothing: no queue gets a share',
@@ -86,17 +84,7 @@ describe('planTarget (what a pass does with one target, without RabbitMQ)', () =
       'a queue that holds less than its share gets all it holds; the rest goes to the others',
       { depth: 0 },
       {},
-      {
-        outcome: 'distributed',
-        maxLength: 10,
-        depth: 0,
-        capacity: 10,
-        queues: [queue('work»/a', 4), queue('work»/b', 8)],
-        shares: [
-          { name: 'work»/a', share: 4 },
-          { name: 'work»/b', share: 6 },
-        ],
-      },
+      distributed(10, { shares: shares(4, 6) }),
     ],
     [
       'empty (or deleted) staging queues get no share',
@@ -144,50 +132,19 @@ describe('planTarget (what a pass does with one target, without RabbitMQ)', () =
         rotation: { cursor: 'work»/a', version: 3 },
       },
       {},
-      {
-        outcome: 'distributed',
-        maxLength: 1,
-        depth: 0,
-        capacity: 1,
-        queues: [queue('work»/a', 4), queue('work»/b', 8)],
-        shares: [
-          { name: 'work»/a', share: 0 },
-          { name: 'work»/b', share: 1 },
-        ],
-        rotationCursor: 'work»/b',
-      },
+      distributed(1, { shares: shares(0, 1), rotationCursor: 'work»/b' }),
     ],
     [
       'without a remainder the cursor stays, and nothing is to be stored',
       { maxLengthArgument: 2, rotation: { cursor: 'work»/a', version: 3 } },
       {},
-      {
-        outcome: 'distributed',
-        maxLength: 2,
-        depth: 0,
-        capacity: 2,
-        queues: [queue('work»/a', 4), queue('work»/b', 8)],
-        shares: [
-          { name: 'work»/a', share: 1 },
-          { name: 'work»/b', share: 1 },
-        ],
-      },
+      distributed(2, { shares: shares(1, 1) }),
     ],
     [
       'the reference planner gives each non-empty queue ceil(capacity / N), capped at its depth',
       { maxLengthArgument: 5 },
       { DISTRIBUTOR_PLANNER: 'reference' },
-      {
-        outcome: 'distributed',
-        maxLength: 5,
-        depth: 0,
-        capacity: 5,
-        queues: [queue('work»/a', 4), queue('work»/b', 8)],
-        shares: [
-          { name: 'work»/a', share: 3 },
-          { name: 'work»/b', share: 3 },
-        ],
-      },
+      distributed(5, { shares: shares(3, 3) }),
     ],
   ])('%s', (_name, measurement, env, expected) => {
     const config = settings(env);
