@@ -8,5 +8,5 @@ export function benchDistributor(config: DistributorConfig, progress: (line: str
   const report = warningReport((message, details) =>
     progress(`distributor warned: ${message} ${JSON.stringify(details)}`),
   );
-  return createDistributorService(config, { report, fetch: fetchFn });
+  return createDistributorService(config, report, { fetch: fetchFn });
 }

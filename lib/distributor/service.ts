@@ -1,14 +1,21 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { ScheduledEvent } from 'aws-lambda';
 import { documentClient } from '../aws/dynamo';
 import type { DistributorConfig } from '../config/distributor';
 import { errorText } from '../errors';
 import { AmqpSession } from '../rabbitmq/connection';
 import { ManagementClient, type QueueInfo } from '../rabbitmq/management';
+import { lambdaHandler } from '../runtime/lambda';
 import { createObservability, type Observability } from '../runtime/observability';
 import { createDistributor, type Distributor, type DistributorReport, type PassSummary } from './distributor';
 import type { OpenChannel } from './mover';
 import { DynamoDistributorState } from './state-store';
+
+/**
+ * The distributor's composition root, the one file of the part that touches Powertools: it builds
+ * the adapters from the configuration once per container and hands the distributor a report.
+ */
 
 export type Warn = (message: string, details: Record<string, unknown>) => void;
 
@@ -36,7 +43,7 @@ export function warningReport(warn: Warn, passed: (summary: PassSummary) => void
  * staging queue) and EMF metrics: pass totals without dimensions, per-target figures with a
  * `target` dimension (targets are few; tenants are never a dimension).
  */
-export function powertoolsReport({ logger, metrics }: Observability): DistributorReport {
+export function powertoolsDistributorReport({ logger, metrics }: Observability): DistributorReport {
   return warningReport(
     (message, details) => logger.warn(message, details),
     (summary) => {
@@ -86,8 +93,6 @@ export function buildDistributor(
 }
 
 export interface DistributorServiceOptions {
-  /** By default the function's own Powertools logger and metrics. */
-  report?: DistributorReport;
   /** The management API's fetch (a bench counts its requests). */
   fetch?: typeof fetch;
 }
@@ -96,22 +101,34 @@ export interface DistributorServiceOptions {
  * The distributor of one Lambda container, built once from its configuration: one AMQP connection
  * (reopened after a broker restart), one management client, one DynamoDB client.
  */
-export function createDistributorService(config: DistributorConfig, options: DistributorServiceOptions = {}) {
-  const observability = createObservability('distributor');
+export function createDistributorService(
+  config: DistributorConfig,
+  report: DistributorReport,
+  options: DistributorServiceOptions = {},
+) {
   const amqp = new AmqpSession(config.AMQP_URL);
   const management = new ManagementClient(config.RABBITMQ_MANAGEMENT_URL, config.RABBITMQ_VHOST, options.fetch);
   const doc = documentClient(config);
   const distributor = buildDistributor(
     config,
     { openChannel: () => amqp.openConfirmChannel(), listQueues: () => management.listQueues(), doc },
-    options.report ?? powertoolsReport(observability),
+    report,
   );
   return {
-    observability,
     runPass: (remainingMs: number) => distributor.runPass(remainingMs),
     async close() {
       await amqp.close();
       doc.destroy();
     },
   };
+}
+
+/** The distributor's Lambda handler (functions/distributor.ts): its own logger and metrics, its service built at cold start. */
+export function distributorHandler(config: DistributorConfig) {
+  const observability = createObservability('distributor');
+  const service = createDistributorService(config, powertoolsDistributorReport(observability));
+  // One distribution pass per scheduled invocation (SPEC §3).
+  return lambdaHandler<ScheduledEvent, PassSummary>(observability, (_event, context) =>
+    service.runPass(context.getRemainingTimeInMillis()),
+  );
 }
