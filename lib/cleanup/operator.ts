@@ -1,6 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { deadLetterPartition, fillGeneration, OPERATION_PREFIX, operationKey, stackPartition } from './engine/keys';
-import { conditionally, type DocumentPort, StackStore } from './engine/store';
+import { conditionally, type DocumentPort, StackStore } from './engine/stack-store';
 
 /** One operation as an operator sees it. */
 export interface OperationView {

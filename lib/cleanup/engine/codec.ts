@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import type { JobDefinition, Operation, OperationKind } from './job-definition';
 import { MAX_CHILDREN_PER_PUSH, operationKey } from './keys';
 import { seededRandom, shuffled } from './random';
-import type { JobDefinition, Operation, OperationKind } from './types';
 
 /**
  * The pure rules between operations in memory and items on the stack: validating what a

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { decodeOperation, type EncodedOperation, encodeChildren, type PushPlan, placeChildren } from './codec';
+import type { JobDefinition, OperationContext } from './job-definition';
 import { fillGeneration, isFillKey } from './keys';
 import { drawSeed, type Random } from './random';
-import { type Candidate, type Claim, type DocumentPort, type StackItem, StackStore } from './store';
-import type { JobDefinition, OperationContext } from './types';
+import { type Candidate, type Claim, type DocumentPort, type StackItem, StackStore } from './stack-store';
 
 export interface EngineSettings {
   /** Passed to every operation: count what would be deleted, delete nothing. */
