@@ -5,8 +5,8 @@ import { documentClient } from '../aws/dynamo';
 import { type CleanupConfig, loadCleanupConfig } from '../config/cleanup';
 import type { Env } from '../config/env';
 import { errorText } from '../errors';
-import { lambdaHandler } from '../runtime/lambda';
-import { createObservability, type Observability } from '../runtime/observability';
+import { functionHandler } from '../runtime/lambda';
+import type { Observability } from '../runtime/observability';
 import type { StepOutcome } from './engine/engine';
 import { type CleanupJobName, cleanupJob, type JobDatabases } from './jobs';
 import type { CleanupReport } from './report';
@@ -80,17 +80,17 @@ export function jobDatabases(
  * One cleanup job of one Lambda container, built once from its configuration (read and validated
  * now, at cold start): its logger and metrics, its database pools, its DynamoDB client.
  */
-export function createCleanupService(name: CleanupJobName, env: Env = process.env) {
+export function createCleanupService(name: CleanupJobName, observability: Observability, env: Env = process.env) {
   const config = loadCleanupConfig(env);
-  const observability = createObservability(name);
   const report = createCleanupReport(observability, name);
   const job = cleanupJob(name, env, jobDatabases(config, report), report);
-  const runSteps = createStepRunner(job, config, { doc: documentClient(config), report });
-  return { observability, runSteps };
+  return { runSteps: createStepRunner(job, config, { doc: documentClient(config), report }) };
 }
 
 /** The Lambda handler of one cleanup job: one or more stack steps per scheduled invocation (SPEC §4). */
 export function cleanupFunction(name: CleanupJobName, env: Env = process.env) {
-  const { observability, runSteps } = createCleanupService(name, env);
-  return lambdaHandler<ScheduledEvent, unknown>(observability, runSteps);
+  return functionHandler<ScheduledEvent, unknown>(
+    name,
+    (observability) => createCleanupService(name, observability, env).runSteps,
+  );
 }
