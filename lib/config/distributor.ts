@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { WEIGHT_DECIMALS } from '../distributor/weights';
 import { dynamoSettings, rabbitSettings } from './common';
 import { type Env, parseEnv, setting } from './env';
 
@@ -15,9 +16,41 @@ const targetSettings = z.record(
   }),
 );
 
-/** Weights by staging queue name pattern; the first pattern that matches wins, unmatched queues weigh 1. */
+/** A weight from 0 (no share) to 1000, with at most WEIGHT_DECIMALS decimals (upstream allows 0.5 and .5). */
+export const weightValue = z
+  .number()
+  .min(0)
+  .max(1000)
+  .refine((w) => Number.isInteger(Math.round(w * 10 ** WEIGHT_DECIMALS * 1e6) / 1e6), {
+    error: `must have at most ${WEIGHT_DECIMALS} decimals`,
+  });
+
+/** A regular expression that compiles. */
+const regexText = z
+  .string()
+  .min(1)
+  .refine(
+    (source) => {
+      try {
+        new RegExp(source);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    { error: 'is not a valid regular expression' },
+  );
+
+/**
+ * Weights by staging queue name: a glob `pattern` (whole name) or a `regex` (anywhere in the name,
+ * as upstream's CAF_ADJUST_QUEUE_WEIGHT). The most specific match wins, a tie goes to the higher
+ * weight (lib/distributor/weights.ts); unmatched queues weigh 1.
+ */
 const weightSettings = z.array(
-  z.strictObject({ pattern: z.string().min(1), weight: z.number().int().min(1).max(1000) }),
+  z.union([
+    z.strictObject({ pattern: z.string().min(1), weight: weightValue }),
+    z.strictObject({ regex: regexText, weight: weightValue }),
+  ]),
 );
 
 const choice = <T extends readonly [string, ...string[]]>(values: T, fallback: T[number]) =>
