@@ -5,6 +5,24 @@ import { type Env, parseEnv, setting } from './env';
 
 const queueArguments = z.record(z.string(), z.unknown());
 
+/**
+ * Upstream's tuned target queue length, per target: length = consumption rate × goalSeconds,
+ * rounded to `roundTo`, clamped to [minLength, maxLength], moved at most `maxStepPercent` a pass.
+ * `noop` logs what it would set and changes nothing (upstream's CAF_NOOP_MODE).
+ */
+const tunedLengthSettings = z
+  .strictObject({
+    goalSeconds: z.number().positive(),
+    minLength: z.number().int().min(1),
+    maxLength: z.number().int().min(1),
+    maxStepPercent: z.number().int().min(1).max(100).default(25),
+    roundTo: z.number().int().min(1).default(10),
+    /** The management API's rate window: the consumption rate is the average over this many seconds. */
+    rateWindowSeconds: z.number().int().min(5).max(3600).default(60),
+    mode: z.enum(['apply', 'noop']).default('apply'),
+  })
+  .refine((t) => t.minLength <= t.maxLength, { error: 'tunedLength.minLength must not exceed maxLength' });
+
 /** Per-target settings, keyed by target queue name. */
 const targetSettings = z.record(
   z.string(),
@@ -13,6 +31,8 @@ const targetSettings = z.record(
     maxLength: z.number().int().min(0).optional(),
     /** Arguments a missing target is created with (DISTRIBUTOR_MISSING_TARGET=create). */
     arguments: queueArguments.optional(),
+    /** Tune the target's length to a processing-time goal from its consumption rate (off when absent). */
+    tunedLength: tunedLengthSettings.optional(),
   }),
 );
 
