@@ -1,4 +1,4 @@
-import { GetQueueAttributesCommand, SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { type SqsEmulator, startSqsEmulator } from '../../local/sqs/emulator';
 import { type AfterProcessQueues, createAfterProcessQueues } from '../../local/sqs/queues';
 import { afterProcessQueues } from '../../local/sqs/settings';
@@ -29,18 +29,6 @@ export async function startTestQueues(overrides: { visibilityTimeoutSeconds?: nu
   } satisfies TestQueues;
 }
 
-/** Sends bodies to a queue, ten per call as workers do. */
-export async function sendBodies(client: SQSClient, queueUrl: string, bodies: readonly string[]): Promise<void> {
-  for (let i = 0; i < bodies.length; i += 10) {
-    await client.send(
-      new SendMessageBatchCommand({
-        QueueUrl: queueUrl,
-        Entries: bodies.slice(i, i + 10).map((body, j) => ({ Id: String(j), MessageBody: body })),
-      }),
-    );
-  }
-}
-
 /** Visible + in flight + delayed messages of a queue. */
 export async function queueDepth(client: SQSClient, queueUrl: string): Promise<number> {
   const { Attributes = {} } = await client.send(
@@ -55,3 +43,5 @@ export async function queueDepth(client: SQSClient, queueUrl: string): Promise<n
   );
   return Object.values(Attributes).reduce((sum, n) => sum + Number(n), 0);
 }
+
+export { sendBodies } from '../../local/sqs/send';
