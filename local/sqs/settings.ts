@@ -74,7 +74,7 @@ export function afterProcessQueues(stage = 'dev'): AfterProcessQueueSettings {
   };
   const { service } = readYaml('serverless.yml') as { service: string };
   const name = (resource: QueueResource) =>
-    resource.Properties.QueueName.replace('${self:service}', service).replace('${sls:stage}', stage);
+    resource.Properties.QueueName.replace(/\$\{self:service\}/, service).replace(/\$\{sls:stage\}/, stage);
   const queue = file.Resources.AfterProcessQueue.Properties;
   const maxReceiveCount = Number(queue.RedrivePolicy?.maxReceiveCount);
   if (!(Number.isInteger(maxReceiveCount) && maxReceiveCount >= 1)) {
