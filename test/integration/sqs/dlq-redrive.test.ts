@@ -14,7 +14,7 @@ import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
 import { eventually } from '../../harness/eventually';
 import { createTestVhost, type TestVhost } from '../../harness/rabbit';
 import { queueDepth, sendBodies, startTestQueues } from '../../harness/sqs';
-import { event, lambdaContext, routerConfig } from '../router/fixtures';
+import { event, lambdaContext, recordingReport, routerConfig } from '../router/fixtures';
 
 /**
  * Issue 16's acceptance run: a poisoned event is retried maxReceiveCount times through the real
@@ -30,19 +30,19 @@ describe('a poisoned after-process event: DLQ, then redrive by tenant (fauxqs, R
   let service: ReturnType<typeof createRouterService>;
   let source: SqsEventSource;
   const receivesOf = new Map<string, number[]>();
-  const routed: Array<{ tenant: string; documents: number }> = [];
   const logFile = join(mkdtempSync(join(tmpdir(), 'fairway-dlq-')), 'router.log');
   let env: Record<string, string>;
 
-  // The router's failure lines, as its Powertools logger writes them (README "Router").
+  // The router's failure lines go to a log file as its Powertools logger writes them (docs/router.md).
+  const recorded = recordingReport();
+  const routed = recorded.tenants;
   const report: RouterReport = {
+    ...recorded.report,
     failed: (failure) =>
       appendFileSync(
         logFile,
         `${JSON.stringify({ level: 'WARN', message: 'After-process event not routed', service: 'fairway', ...failure })}\n`,
       ),
-    counted: () => undefined,
-    tenantRouted: (r) => routed.push(r),
   };
 
   beforeAll(async () => {
