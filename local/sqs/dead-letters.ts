@@ -166,9 +166,9 @@ function describe(
 }
 
 /**
- * Receives every message once, hands it to `visit`, and makes the ones it kept visible again,
- * also when a visit fails. `longPoll` on AWS: a short receive samples only some servers and
- * may come back empty while messages remain.
+ * Receives every message once, hands it to `visit`, and makes every message it did not move
+ * visible again, also when a visit fails half way through a batch. `longPoll` on AWS: a short
+ * receive samples only some servers and may come back empty while messages remain.
  */
 async function scan(
   client: SQSClient,
@@ -176,7 +176,7 @@ async function scan(
   longPoll: boolean,
   visit: (message: Message) => Promise<'keep' | 'moved'>,
 ): Promise<void> {
-  const kept: string[] = [];
+  const unmoved = new Set<string>();
   try {
     for (;;) {
       const { Messages = [] } = await call('receiving from the DLQ', () =>
@@ -192,23 +192,22 @@ async function scan(
         ),
       );
       if (Messages.length === 0) return;
+      for (const message of Messages) unmoved.add(message.ReceiptHandle!);
       for (const message of Messages) {
-        if ((await visit(message)) === 'keep') kept.push(message.ReceiptHandle!);
+        if ((await visit(message)) === 'moved') unmoved.delete(message.ReceiptHandle!);
       }
     }
   } finally {
-    for (let i = 0; i < kept.length; i += 10) {
-      await client
-        .send(
-          new ChangeMessageVisibilityBatchCommand({
-            QueueUrl: queueUrl,
-            Entries: kept
-              .slice(i, i + 10)
-              .map((handle, j) => ({ Id: String(j), ReceiptHandle: handle, VisibilityTimeout: 0 })),
-          }),
-        )
+    const handles = [...unmoved];
+    for (let i = 0; i < handles.length; i += 10) {
+      const entries = handles
+        .slice(i, i + 10)
+        .map((handle, j) => ({ Id: String(j), ReceiptHandle: handle, VisibilityTimeout: 0 }));
+      try {
+        await client.send(new ChangeMessageVisibilityBatchCommand({ QueueUrl: queueUrl, Entries: entries }));
+      } catch {
         // They become visible again by themselves when the scan's visibility timeout runs out.
-        .catch(() => undefined);
+      }
     }
   }
 }
