@@ -7,7 +7,7 @@ import {
 import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { StackStore } from '../../../lib/cleanup/engine/store';
-import { DynamoDistributorState } from '../../../lib/distributor/stateStore';
+import { DynamoDistributorState } from '../../../lib/distributor/state-store';
 import { DynamoTenantCounterStore } from '../../../lib/priority/counter-store';
 import { defaultRules } from '../../../lib/priority/rules';
 import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
