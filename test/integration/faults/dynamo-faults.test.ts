@@ -6,7 +6,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { StackStore } from '../../../lib/cleanup/engine/store';
+import { StackStore } from '../../../lib/cleanup/engine/stack-store';
 import { DynamoDistributorState } from '../../../lib/distributor/state-store';
 import { DynamoTenantCounterStore } from '../../../lib/priority/counter-store';
 import { defaultRules } from '../../../lib/priority/rules';
