@@ -18,6 +18,11 @@ export function reportPass(summary: PassSummary, logger: Logger, metrics: Metric
     summary.targets.filter((t) => t.outcome === 'leased-elsewhere').length,
   );
   metrics.addMetric('TargetsFailed', MetricUnit.Count, summary.targets.filter((t) => t.outcome === 'failed').length);
+  metrics.addMetric(
+    'TargetsMissing',
+    MetricUnit.Count,
+    summary.targets.filter((t) => t.outcome === 'target-missing').length,
+  );
   for (const target of summary.targets) {
     if (target.outcome === 'leased-elsewhere') continue;
     // A single metric flushes at once and then forgets its dimensions: one per figure.
