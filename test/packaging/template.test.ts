@@ -1,12 +1,9 @@
+import { documentedDeployParams } from '../harness/documented-deploy';
 import { specProblems } from './cfn-spec';
 import { ofType, packageTemplate, ref, type Template } from './package';
 
 /** The prod deployment docs/deploying.md shows, with every optional part switched on. */
-const documentedProdParams = {
-  alarmEmail: 'oncall@example.org',
-  vpcSubnetIds: 'subnet-0a1b2c3d,subnet-4e5f6a7b',
-  vpcSecurityGroupIds: 'sg-0123abcd',
-};
+const documentedProdParams = documentedDeployParams();
 
 const functionIds = [
   'DistributorLambdaFunction',
@@ -311,11 +308,11 @@ describe('serverless package (offline, no AWS credentials)', () => {
     it('an e-mail address subscribes to the alarm topic only when the stage gives one', () => {
       expect(dev.Conditions?.HasAlarmEmail).toEqual({ 'Fn::Not': [{ 'Fn::Equals': ['', ''] }] });
       expect(prodDocumented.Conditions?.HasAlarmEmail).toEqual({
-        'Fn::Not': [{ 'Fn::Equals': ['oncall@example.org', ''] }],
+        'Fn::Not': [{ 'Fn::Equals': [documentedProdParams.alarmEmail, ''] }],
       });
       const subscription = prodDocumented.Resources.AlarmEmailSubscription!;
       expect(subscription.Condition).toBe('HasAlarmEmail');
-      expect(subscription.Properties).toMatchObject({ Protocol: 'email', Endpoint: 'oncall@example.org' });
+      expect(subscription.Properties).toMatchObject({ Protocol: 'email', Endpoint: documentedProdParams.alarmEmail });
       expect(ref(subscription.Properties.TopicArn)).toBe('AlarmTopic');
     });
   });
