@@ -3,6 +3,7 @@
  * anything is written:
  * - a function's environment holding a URL with a password (credentials belong in Secrets
  *   Manager: docs/deploying.md "Secrets"); the error names the variable, never the value;
+ * - a secret named other than by its ARN (the role's grant needs the ARN);
  * - functions that hold an AMQP connection per container (those with AMQP_URL) whose reserved
  *   concurrencies add up to more than `custom.rabbitmqConnectionBudget`, or that have none;
  * - an SQS event source allowed more concurrent invocations than its function's reserved
@@ -33,12 +34,15 @@ function credentialProblems(service) {
     ...Object.entries(service.functions).map(([name, fn]) => [name, fn.environment ?? {}]),
   ];
   return environments.flatMap(([owner, environment]) =>
-    Object.entries(environment)
-      .filter(([, value]) => hasPassword(value))
-      .map(
-        ([variable]) =>
+    Object.entries(environment).flatMap(([variable, value]) => {
+      if (hasPassword(value))
+        return [
           `${owner}: ${variable} carries a password; pass the URL without credentials and the secret's ARN (docs/deploying.md "Secrets")`,
-      ),
+        ];
+      if (variable.endsWith('_SECRET_ARN') && value !== '' && !/^arn:aws[\w-]*:secretsmanager:/.test(String(value)))
+        return [`${owner}: ${variable} must be a Secrets Manager secret ARN (arn:aws:secretsmanager:…)`];
+      return [];
+    }),
   );
 }
 

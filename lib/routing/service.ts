@@ -69,9 +69,14 @@ export function createRouterService(config: RouterConfig, report: RouterReport) 
   };
 }
 
-/** The router's Lambda handler (functions/router.ts): its own logger and metrics, its service built at cold start. */
+/**
+ * The router's Lambda handler (functions/router.ts): its own logger and metrics, its service built
+ * once; `close` ends its connections (when a rotated password replaces it).
+ */
 export function routerHandler(config: RouterConfig) {
   const observability = createObservability('router');
   const service = createRouterService(config, powertoolsRouterReport(observability));
-  return lambdaHandler<SQSEvent, SQSBatchResponse>(observability, service.route);
+  return Object.assign(lambdaHandler<SQSEvent, SQSBatchResponse>(observability, service.route), {
+    close: service.close,
+  });
 }
