@@ -9,11 +9,9 @@ export const dynamoSettings = {
 
 /** The ARN of the Secrets Manager secret holding a connection's credentials (lib/secrets); unset locally. */
 const secretArn = () =>
-  setting
-    .optionalText()
-    .refine((value) => value === undefined || /^arn:aws[\w-]*:secretsmanager:/.test(value), {
-      error: 'must be a Secrets Manager secret ARN',
-    });
+  setting.optionalText().refine((value) => value === undefined || /^arn:aws[\w-]*:secretsmanager:/.test(value), {
+    error: 'must be a Secrets Manager secret ARN',
+  });
 
 /** How to reach RabbitMQ: AMQP for messages, the management API for queue listings. */
 export const rabbitSettings = {

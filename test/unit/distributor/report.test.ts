@@ -1,7 +1,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
-import type { PassSummary, TargetOutcome } from '../../../lib/distributor/pass';
-import { reportPass } from '../../../lib/distributor/report';
+import type { PassSummary, TargetOutcome } from '../../../lib/distributor/distributor';
+import { powertoolsDistributorReport } from '../../../lib/distributor/service';
 
 const target = (name: string, outcome: TargetOutcome) => ({
   target: name,
@@ -13,7 +13,7 @@ const target = (name: string, outcome: TargetOutcome) => ({
   queues: [],
 });
 
-// infra/alarms.yml alarms on TargetsFailed and TargetsMissing of a pass.
+// infra/alarms.yml alarms on TargetsFailed and TargetsMissing of a pass (lib/distributor/service.ts).
 it('a pass counts failed targets and targets skipped because they do not exist', () => {
   // Per-target figures are flushed at once as EMF on stdout; keep the test output clean.
   jest.spyOn(process.stdout, 'write').mockReturnValue(true);
@@ -31,7 +31,7 @@ it('a pass counts failed targets and targets skipped because they do not exist',
       target('d', 'distributed'),
     ],
   } as unknown as PassSummary;
-  reportPass(summary, new Logger({ logLevel: 'SILENT' }), metrics);
+  powertoolsDistributorReport({ logger: new Logger({ logLevel: 'SILENT' }), metrics }).passed(summary);
   const emitted = metrics.serializeMetrics() as unknown as Record<string, unknown>;
   expect(emitted).toMatchObject({ TargetsFailed: 1, TargetsMissing: 2 });
 });
