@@ -186,6 +186,7 @@ const report: RouterReport = {
   counted: () => undefined,
   tenantRouted: () => undefined,
   stagingQueueKept: () => undefined,
+  passRequestFailed: () => undefined,
 };
 
 function routerService(vhost: BenchVhost, dynamoEndpoint: string) {

@@ -2,6 +2,7 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ScheduledEvent } from 'aws-lambda';
 import { documentClient } from '../aws/dynamo';
+import type { PassRequestConfig } from '../config/common';
 import type { DistributorConfig } from '../config/distributor';
 import { errorText } from '../errors';
 import { AmqpSession } from '../rabbitmq/connection';
@@ -9,7 +10,10 @@ import { ManagementClient, type QueueInfo } from '../rabbitmq/management';
 import { lambdaHandler } from '../runtime/lambda';
 import { createObservability, type Observability } from '../runtime/observability';
 import { createDistributor, type Distributor, type DistributorReport, type PassSummary } from './distributor';
+import { LambdaPassTrigger } from './lambda-pass-trigger';
 import type { OpenChannel } from './mover';
+import { passRequester, type RequestPass, schedulesOnly } from './pass-requests';
+import { type PassRequestEvent, type PassTrigger, parsePassRequestEvent } from './pass-trigger';
 import { DynamoDistributorState } from './state-store';
 
 /**
@@ -29,6 +33,11 @@ export function warningReport(warn: Warn, passed: (summary: PassSummary) => void
     rotationConflict: (target) => warn("Rotation state changed under this pass; kept the other writer's", { target }),
     leaseNotReleased: (target, error) =>
       warn('Could not release the lease; it expires by itself', { target, error: errorText(error) }),
+    followUpFailed: (target, error) =>
+      warn("Could not ask for the target's next pass; the schedule's next pass covers it", {
+        target,
+        error: errorText(error),
+      }),
     noTimeToMove: (remainingMs, safetyMarginMs) =>
       warn('No time left for moves within the safety margin; only planning this pass', {
         remainingMs,
@@ -75,6 +84,30 @@ export interface DistributorAdapters {
   listQueues: () => Promise<QueueInfo[]>;
   /** DynamoDB, for the leases and rotations in DISTRIBUTOR_TABLE. */
   doc: DynamoDBDocumentClient;
+  /** Starts requested passes; without it passes run on the schedule alone. */
+  trigger?: PassTrigger;
+}
+
+/**
+ * How a function asks for passes: through the lease items of DISTRIBUTOR_TABLE and an async invoke
+ * of DISTRIBUTOR_FUNCTION_NAME (or the given trigger); on the schedule alone when neither is set.
+ */
+export function passRequests(
+  config: PassRequestConfig,
+  doc: DynamoDBDocumentClient,
+  trigger: PassTrigger | undefined = lambdaTrigger(config),
+): RequestPass {
+  if (trigger === undefined || config.DISTRIBUTOR_TABLE === undefined) return schedulesOnly;
+  const state = new DynamoDistributorState(doc, config.DISTRIBUTOR_TABLE);
+  return passRequester({ state, trigger, graceMs: config.DISTRIBUTOR_REQUEST_GRACE_MS });
+}
+
+function lambdaTrigger(config: PassRequestConfig): PassTrigger | undefined {
+  if (config.DISTRIBUTOR_FUNCTION_NAME === undefined) return undefined;
+  return new LambdaPassTrigger(config.DISTRIBUTOR_FUNCTION_NAME, {
+    region: config.AWS_REGION,
+    endpoint: config.LAMBDA_ENDPOINT,
+  });
 }
 
 /** The distributor over given adapters: the container's (below), or a test's on its own vhost and table. */
@@ -89,6 +122,7 @@ export function buildDistributor(
     openChannel: adapters.openChannel,
     state: new DynamoDistributorState(adapters.doc, config.DISTRIBUTOR_TABLE),
     report,
+    requestPass: passRequests(config, adapters.doc, adapters.trigger),
   });
 }
 
@@ -115,7 +149,7 @@ export function createDistributorService(
     report,
   );
   return {
-    runPass: (remainingMs: number) => distributor.runPass(remainingMs),
+    runPass: distributor.runPass,
     async close() {
       await amqp.close();
       doc.destroy();
@@ -127,8 +161,14 @@ export function createDistributorService(
 export function distributorHandler(config: DistributorConfig) {
   const observability = createObservability('distributor');
   const service = createDistributorService(config, powertoolsDistributorReport(observability));
-  // One distribution pass per scheduled invocation (SPEC §3).
-  return lambdaHandler<ScheduledEvent, PassSummary>(observability, (_event, context) =>
-    service.runPass(context.getRemainingTimeInMillis()),
-  );
+  // One distribution pass per invocation (SPEC §3): scheduled over every target, or requested over one.
+  return lambdaHandler<ScheduledEvent | PassRequestEvent, PassSummary>(observability, async (event, context) => {
+    const request = parsePassRequestEvent(event);
+    if (request && request.delayMs > 0) {
+      // A follow-up waits for the workers to make room; never into the time the pass needs.
+      const budget = context.getRemainingTimeInMillis() - 2 * config.DISTRIBUTOR_SAFETY_MARGIN_MS;
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, Math.min(request.delayMs, budget))));
+    }
+    return service.runPass(context.getRemainingTimeInMillis(), request);
+  });
 }

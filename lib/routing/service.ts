@@ -2,6 +2,9 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { documentClient } from '../aws/dynamo';
 import type { RouterConfig } from '../config/router';
+import type { PassTrigger } from '../distributor/pass-trigger';
+import { passRequests } from '../distributor/service';
+import { errorText } from '../errors';
 import { DynamoTenantCounterStore } from '../priority/counter-store';
 import { mappingFromTable, type TenantPriorityRules } from '../priority/rules';
 import { AmqpSession } from '../rabbitmq/connection';
@@ -31,6 +34,11 @@ export function powertoolsRouterReport({ logger, metrics }: Observability): Rout
     counted: (metric, count) => metrics.addMetric(metric, MetricUnit.Count, count),
     // One line per tenant per batch: the Contributor Insights rule of infra/cloudwatch.yml reads it.
     tenantRouted: (routed) => logger.info('Routed', { ...routed }),
+    passRequestFailed: (target, error) =>
+      logger.warn('Staged, but could not ask for a distributor pass; the schedule moves them', {
+        target,
+        error: errorText(error),
+      }),
     stagingQueueKept: (kept) =>
       logger.warn('Staging queue exists with arguments unlike its target; using it as it is', { ...kept }),
   };
@@ -40,7 +48,7 @@ export function powertoolsRouterReport({ logger, metrics }: Observability): Rout
  * The router of one Lambda container, built once from its configuration: one DynamoDB client,
  * one AMQP connection (reopened after a broker restart), one staging-queue cache.
  */
-export function createRouterService(config: RouterConfig, report: RouterReport) {
+export function createRouterService(config: RouterConfig, report: RouterReport, trigger?: PassTrigger) {
   const doc = documentClient(config);
   const amqp = new AmqpSession(config.AMQP_URL);
   const management = new ManagementClient(config.RABBITMQ_MANAGEMENT_URL, config.RABBITMQ_VHOST);
@@ -59,6 +67,7 @@ export function createRouterService(config: RouterConfig, report: RouterReport) 
     priorityOf: mappingFromTable(config.TENANT_PRIORITY_AMQP_PRIORITIES),
     confirmTimeoutMs: config.PUBLISH_CONFIRM_TIMEOUT_MS,
     report,
+    requestPass: passRequests(config, doc, trigger),
   });
   return {
     route,

@@ -44,6 +44,7 @@ export function recordingReport() {
   const tenants: TenantRouted[] = [];
   const counts: Record<string, number> = {};
   const kept: Parameters<RouterReport['stagingQueueKept']>[0][] = [];
+  const passRequestFailures: { target: string; error: unknown }[] = [];
   const report: RouterReport = {
     failed: (failure) => failures.push(failure),
     tenantRouted: (routed) => tenants.push(routed),
@@ -51,8 +52,9 @@ export function recordingReport() {
       counts[metric] = (counts[metric] ?? 0) + count;
     },
     stagingQueueKept: (queue) => kept.push(queue),
+    passRequestFailed: (target, error) => passRequestFailures.push({ target, error }),
   };
-  return { report, failures, tenants, counts, kept };
+  return { report, failures, tenants, counts, kept, passRequestFailures };
 }
 
 /** The router's configuration for a test vhost and dynalite, as the function reads it from its environment. */

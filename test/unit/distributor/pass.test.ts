@@ -21,6 +21,7 @@ describe('createDistributor: targets it cannot lease', () => {
       rotationConflict: jest.fn(),
       leaseNotReleased: jest.fn(),
       noTimeToMove: jest.fn(),
+      followUpFailed: jest.fn(),
       passed: jest.fn(),
     };
     const openChannel = jest.fn();
@@ -32,6 +33,9 @@ describe('createDistributor: targets it cannot lease', () => {
       releaseLease: jest.fn(),
       readRotation: jest.fn(),
       writeRotation: jest.fn(),
+      requestPass: jest.fn(),
+      handOver: jest.fn(),
+      dropRequest: jest.fn(),
     };
     const distributor = createDistributor({
       settings: loadDistributorConfig({
