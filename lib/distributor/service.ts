@@ -1,6 +1,6 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { ScheduledEvent } from 'aws-lambda';
+import type { Context, ScheduledEvent } from 'aws-lambda';
 import { documentClient } from '../aws/dynamo';
 import type { PassRequestConfig } from '../config/common';
 import type { DistributorConfig } from '../config/distributor';
@@ -95,14 +95,15 @@ export interface DistributorAdapters {
 export function passRequests(
   config: PassRequestConfig,
   doc: DynamoDBDocumentClient,
-  trigger: PassTrigger | undefined = lambdaTrigger(config),
+  trigger: PassTrigger | undefined,
 ): RequestPass {
   if (trigger === undefined || config.DISTRIBUTOR_TABLE === undefined) return schedulesOnly;
   const state = new DynamoDistributorState(doc, config.DISTRIBUTOR_TABLE);
   return passRequester({ state, trigger, graceMs: config.DISTRIBUTOR_REQUEST_GRACE_MS });
 }
 
-function lambdaTrigger(config: PassRequestConfig): PassTrigger | undefined {
+/** The async invoke of DISTRIBUTOR_FUNCTION_NAME, if set. */
+export function lambdaPassTrigger(config: PassRequestConfig): LambdaPassTrigger | undefined {
   if (config.DISTRIBUTOR_FUNCTION_NAME === undefined) return undefined;
   return new LambdaPassTrigger(config.DISTRIBUTOR_FUNCTION_NAME, {
     region: config.AWS_REGION,
@@ -143,9 +144,10 @@ export function createDistributorService(
   const amqp = new AmqpSession(config.AMQP_URL);
   const management = new ManagementClient(config.RABBITMQ_MANAGEMENT_URL, config.RABBITMQ_VHOST, options.fetch);
   const doc = documentClient(config);
+  const trigger = lambdaPassTrigger(config);
   const distributor = buildDistributor(
     config,
-    { openChannel: () => amqp.openConfirmChannel(), listQueues: () => management.listQueues(), doc },
+    { openChannel: () => amqp.openConfirmChannel(), listQueues: () => management.listQueues(), doc, trigger },
     report,
   );
   return {
@@ -153,16 +155,20 @@ export function createDistributorService(
     async close() {
       await amqp.close();
       doc.destroy();
+      trigger?.destroy();
     },
   };
 }
 
-/** The distributor's Lambda handler (functions/distributor.ts): its own logger and metrics, its service built at cold start. */
-export function distributorHandler(config: DistributorConfig) {
-  const observability = createObservability('distributor');
-  const service = createDistributorService(config, powertoolsDistributorReport(observability));
-  // One distribution pass per invocation (SPEC §3): scheduled over every target, or requested over one.
-  return lambdaHandler<ScheduledEvent | PassRequestEvent, PassSummary>(observability, async (event, context) => {
+/**
+ * One invocation: one distribution pass (SPEC §3), scheduled over every target or requested over one.
+ * The handler's core; the latency bench runs it without the logging middlewares.
+ */
+export function distributorInvocation(
+  service: Pick<ReturnType<typeof createDistributorService>, 'runPass'>,
+  config: Pick<DistributorConfig, 'DISTRIBUTOR_SAFETY_MARGIN_MS'>,
+) {
+  return async (event: ScheduledEvent | PassRequestEvent, context: Pick<Context, 'getRemainingTimeInMillis'>) => {
     const request = parsePassRequestEvent(event);
     if (request && request.delayMs > 0) {
       // A follow-up waits for the workers to make room; never into the time the pass needs.
@@ -170,5 +176,15 @@ export function distributorHandler(config: DistributorConfig) {
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, Math.min(request.delayMs, budget))));
     }
     return service.runPass(context.getRemainingTimeInMillis(), request);
-  });
+  };
+}
+
+/** The distributor's Lambda handler (functions/distributor.ts): its own logger and metrics, its service built at cold start. */
+export function distributorHandler(config: DistributorConfig) {
+  const observability = createObservability('distributor');
+  const service = createDistributorService(config, powertoolsDistributorReport(observability));
+  return lambdaHandler<ScheduledEvent | PassRequestEvent, PassSummary>(
+    observability,
+    distributorInvocation(service, config),
+  );
 }

@@ -2,8 +2,7 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { documentClient } from '../aws/dynamo';
 import type { RouterConfig } from '../config/router';
-import type { PassTrigger } from '../distributor/pass-trigger';
-import { passRequests } from '../distributor/service';
+import { lambdaPassTrigger, passRequests } from '../distributor/service';
 import { errorText } from '../errors';
 import { DynamoTenantCounterStore } from '../priority/counter-store';
 import { mappingFromTable, type TenantPriorityRules } from '../priority/rules';
@@ -48,8 +47,9 @@ export function powertoolsRouterReport({ logger, metrics }: Observability): Rout
  * The router of one Lambda container, built once from its configuration: one DynamoDB client,
  * one AMQP connection (reopened after a broker restart), one staging-queue cache.
  */
-export function createRouterService(config: RouterConfig, report: RouterReport, trigger?: PassTrigger) {
+export function createRouterService(config: RouterConfig, report: RouterReport) {
   const doc = documentClient(config);
+  const trigger = lambdaPassTrigger(config);
   const amqp = new AmqpSession(config.AMQP_URL);
   const management = new ManagementClient(config.RABBITMQ_MANAGEMENT_URL, config.RABBITMQ_VHOST);
   const stagingQueues = new CachedStagingQueues(
@@ -74,6 +74,7 @@ export function createRouterService(config: RouterConfig, report: RouterReport, 
     async close() {
       await amqp.close();
       doc.destroy();
+      trigger?.destroy();
     },
   };
 }

@@ -94,7 +94,8 @@ describe('passes on demand (real RabbitMQ, dynalite)', () => {
 
       // 50 routers staging at once; the listing has not even seen the messages yet.
       const outcomes = await Promise.all(Array.from({ length: 50 }, () => requestPass(target, 0)));
-      expect(outcomes.filter((o) => o === 'start')).toHaveLength(1);
+      // One start, and another only once a pass has ended (a slow machine lets a pass finish mid-storm).
+      expect(outcomes.filter((o) => o === 'start').length).toBeLessThanOrEqual(1 + watch.passes.length);
 
       // Workers take what the passes put in, a bit at a time, while the target's depth is watched.
       let maxDepth = 0;
