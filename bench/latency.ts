@@ -25,6 +25,8 @@ type Flags = 'light' | 'baseline' | 'heavy' | 'idle' | 'workers' | 'tenants';
 const target = 'worker-input';
 const maxLength = 1_000;
 const functionName = 'fairway-bench-distributor';
+/** Router invocations at once at most; a bench process that let them pile up would measure its own queueing. */
+const maxRouterConcurrency = 4;
 
 /**
  * Issue 17: how long a message waits for the distributor, and whether fast workers starve, in the
@@ -147,13 +149,18 @@ export const latencyBench: Benchmark<Flags> = {
         };
       };
 
-      /** Router invocations of `size` records every `everyMs`, tenants in turn; each message's id → invocation time. */
+      /**
+       * Router invocations of `size` records every `everyMs` (a tick is skipped while `maxRouterConcurrency` run),
+       * tenants in turn; each message's id → invocation time.
+       */
       const traffic = (route: ReturnType<typeof createRouterService>['route'], everyMs: number, size: number) => {
         const sent = new Map<string, number>();
         let next = 0;
         let routerInvocations = 0;
         const inFlight = new Set<Promise<unknown>>();
         const timer = setInterval(() => {
+          // As the SQS event source with a maximum concurrency: the queue holds what the routers cannot take yet.
+          if (inFlight.size >= maxRouterConcurrency) return;
           const bodies = Array.from({ length: size }, () => {
             const tenantId = tenants[next++ % tenants.length]!;
             const messageId = randomUUID();
