@@ -7,8 +7,8 @@ import type { DistributorConfig } from '../config/distributor';
 import { errorText } from '../errors';
 import { AmqpSession } from '../rabbitmq/connection';
 import { ManagementClient, type QueueInfo } from '../rabbitmq/management';
-import { lambdaHandler } from '../runtime/lambda';
-import { createObservability, type Observability } from '../runtime/observability';
+import { functionHandler } from '../runtime/lambda';
+import type { Observability } from '../runtime/observability';
 import { createDistributor, type Distributor, type DistributorReport, type PassSummary } from './distributor';
 import { LambdaPassTrigger } from './lambda-pass-trigger';
 import type { OpenChannel } from './mover';
@@ -181,10 +181,7 @@ export function distributorInvocation(
 
 /** The distributor's Lambda handler (functions/distributor.ts): its own logger and metrics, its service built at cold start. */
 export function distributorHandler(config: DistributorConfig) {
-  const observability = createObservability('distributor');
-  const service = createDistributorService(config, powertoolsDistributorReport(observability));
-  return lambdaHandler<ScheduledEvent | PassRequestEvent, PassSummary>(
-    observability,
-    distributorInvocation(service, config),
+  return functionHandler<ScheduledEvent | PassRequestEvent, PassSummary>('distributor', (observability) =>
+    distributorInvocation(createDistributorService(config, powertoolsDistributorReport(observability)), config),
   );
 }
