@@ -15,7 +15,12 @@ const maxLength = 100;
  * started passes run like async invokes (each waits its delay, then runs one pass), and every lease
  * taken and given back is watched, to see how many passes hold the target at once.
  */
-function onDemand(f: DistributorFixture, overrides: Record<string, string>, failFirst = 0) {
+function onDemand(
+  f: DistributorFixture,
+  overrides: Record<string, string>,
+  failFirst = 0,
+  openChannel = () => f.session.openConfirmChannel(),
+) {
   const config = f.config({
     DISTRIBUTOR_FOLLOW_UP_DELAY_MS: '50',
     DISTRIBUTOR_FOLLOW_UP_MAX_DELAY_MS: '400',
@@ -59,7 +64,7 @@ function onDemand(f: DistributorFixture, overrides: Record<string, string>, fail
   // The pass asks for its follow-ups through the same requester as the router.
   distributor = createDistributor({
     settings: config,
-    openChannel: () => f.session.openConfirmChannel(),
+    openChannel,
     listQueues: async () => {
       if (failuresLeft-- > 0) throw new Error('management API unavailable');
       return management.listQueues();
@@ -171,19 +176,17 @@ describe('passes on demand (real RabbitMQ, dynalite)', () => {
     await f.declare(target, { 'x-max-length': maxLength });
     await f.declare(`${target}»/a`);
     await f.publish(`${target}»/a`, 10, 'a');
-    const { trigger, requestPass, watch } = onDemand(f, {});
-    // The first pass's movers cannot open a channel; later ones can.
+    // The first pass's movers cannot open a channel (its depth read opens the first one); later ones can.
     let broken = true;
-    const original = f.session.openConfirmChannel.bind(f.session);
     let opened = 0;
-    f.session.openConfirmChannel = async () => {
-      // The depth reads open one channel first; the movers' come after.
+    const openChannel = async () => {
       if (broken && ++opened > 1) {
         broken = false;
         throw new Error('channel refused');
       }
-      return original();
+      return f.session.openConfirmChannel();
     };
+    const { trigger, requestPass, watch } = onDemand(f, {}, 0, openChannel);
     expect(await requestPass(target, 0)).toBe('start');
     await eventually(async () => ((await f.depth(target)) === 10 ? true : undefined), 'the follow-up to move them');
     await trigger.idle();
