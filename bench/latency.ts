@@ -142,7 +142,6 @@ export const latencyBench: Benchmark<Flags> = {
           route: router.route,
           async stop() {
             await scheduler.stop();
-            await invokeServer.idle();
             await invokeServer.close();
             await Promise.all([router.close(), distributor.close()]);
           },

@@ -51,9 +51,14 @@ export async function startLambdaInvokeServer(invoke: AsyncInvoke, failed: (erro
     async idle() {
       while (running.size > 0) await Promise.allSettled([...running]);
     },
-    close() {
+    /**
+     * Refuses new invocations, then waits for those running: a chain of follow-up passes would keep
+     * `idle` waiting while messages stay staged; here their next start fails instead (a warning).
+     */
+    async close() {
       server.closeAllConnections();
-      return new Promise<void>((resolve) => server.close(() => resolve()));
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await Promise.allSettled([...running]);
     },
   };
 }

@@ -119,7 +119,7 @@ async function start(options: LocalStackOptions) {
       (await handler(event, lambdaContext(distributorFn.deployedName, distributorFn.timeoutSeconds))) as PassSummary,
     );
   }, recordUncaught);
-  cleanups.push(() => lambda.idle().then(() => lambda.close()));
+  cleanups.push(() => lambda.close());
   const env = functionEnvironment(
     { dynamoEndpoint: dynamo.endpoint, amqpUrl: vhost.amqpUrl, managementUrl, vhost: vhost.vhost, ...registry.urls },
     speed,
