@@ -130,6 +130,8 @@ export const latencyBench: Benchmark<Flags> = {
           counted: () => undefined,
           tenantRouted: () => undefined,
           stagingQueueKept: () => undefined,
+          tenantlessRouted: () => undefined,
+          nameShortened: () => undefined,
           passRequestFailed: (t, error) => progress(`router: pass request failed for ${t}: ${String(error)}`),
         });
         const scheduler = new Scheduler([distributorFn], 1, async () => {

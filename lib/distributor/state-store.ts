@@ -1,6 +1,13 @@
-import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import { isConditionFailure } from '../aws/dynamo';
+import {
+  type DocumentPort,
+  isServerFault,
+  retryingThrottled,
+  throttlingBackOff,
+  withBackOff,
+} from '../aws/dynamo-faults';
 import { FairwayError } from '../errors';
 
 export interface Rotation {
@@ -78,12 +85,21 @@ const NO_PENDING = '(attribute_not_exists(requestId) OR dueBy < :now)';
 /** Tries of the request's read-then-write before giving up (each lost race means someone else moved). */
 const REQUEST_TRIES = 5;
 
-/** DistributorState in the DistributorStateTable (key `pk`), single-item conditional writes only. */
+/**
+ * DistributorState in the DistributorStateTable (key `pk`), single-item conditional writes only.
+ * Every call is retried with back-off when throttled (nothing was written). Lease writes are also
+ * retried after a 5xx: they name their owner, so a retried acquire whose condition fails reads the
+ * lease back and knows whether its earlier try won, and a retried release removes only its own.
+ */
 export class DynamoDistributorState implements DistributorState {
+  private readonly doc: DocumentPort;
+
   constructor(
-    private readonly doc: DynamoDBDocumentClient,
+    doc: DocumentPort,
     private readonly table: string,
-  ) {}
+  ) {
+    this.doc = retryingThrottled(doc);
+  }
 
   async acquireLease(
     target: string,
@@ -92,38 +108,55 @@ export class DynamoDistributorState implements DistributorState {
     expiresAt: number,
     requestId?: string,
   ): Promise<boolean> {
-    const acquired = await this.conditional(
-      new UpdateCommand({
-        TableName: this.table,
-        Key: { pk: leaseKey(target) },
-        UpdateExpression: 'SET #owner = :owner, expiresAt = :expiresAt, acquiredAt = :now REMOVE wantedAt',
-        ConditionExpression: LEASE_FREE,
-        ExpressionAttributeNames: { '#owner': 'owner' },
-        ExpressionAttributeValues: { ':owner': owner, ':expiresAt': expiresAt, ':now': now },
-      }),
+    let ambiguous = false;
+    const update = new UpdateCommand({
+      TableName: this.table,
+      Key: { pk: leaseKey(target) },
+      UpdateExpression: 'SET #owner = :owner, expiresAt = :expiresAt, acquiredAt = :now REMOVE wantedAt',
+      ConditionExpression: LEASE_FREE,
+      ExpressionAttributeNames: { '#owner': 'owner' },
+      ExpressionAttributeValues: { ':owner': owner, ':expiresAt': expiresAt, ':now': now },
+    });
+    let acquired = await withBackOff(
+      () =>
+        this.conditional(update).catch((error: unknown) => {
+          ambiguous ||= isServerFault(error);
+          throw error;
+        }),
+      isServerFault,
+      throttlingBackOff,
     );
+    if (!acquired && ambiguous) {
+      // An earlier try answered 5xx: its update may be what the condition now refuses.
+      const item = await this.readLease(target);
+      acquired = item.owner === owner && item.expiresAt === expiresAt;
+    }
     if (acquired && requestId !== undefined) await this.dropRequest(target, requestId);
     return acquired;
   }
 
   async releaseLease(target: string, owner: string): Promise<Released> {
-    try {
-      const { Attributes } = await this.doc.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: { pk: leaseKey(target) },
-          UpdateExpression: 'REMOVE #owner, expiresAt, acquiredAt',
-          ConditionExpression: '#owner = :owner',
-          ExpressionAttributeNames: { '#owner': 'owner' },
-          ExpressionAttributeValues: { ':owner': owner },
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return { wanted: Attributes?.wantedAt !== undefined };
-    } catch (error) {
-      if (isConditionFailure(error)) return { wanted: false };
-      throw error;
-    }
+    const release = async (): Promise<Released> => {
+      try {
+        const { Attributes } = await this.doc.send(
+          new UpdateCommand({
+            TableName: this.table,
+            Key: { pk: leaseKey(target) },
+            UpdateExpression: 'REMOVE #owner, expiresAt, acquiredAt',
+            ConditionExpression: '#owner = :owner',
+            ExpressionAttributeNames: { '#owner': 'owner' },
+            ExpressionAttributeValues: { ':owner': owner },
+            ReturnValues: 'ALL_NEW',
+          }),
+        );
+        return { wanted: Attributes?.wantedAt !== undefined };
+      } catch (error) {
+        if (isConditionFailure(error)) return { wanted: false };
+        throw error;
+      }
+    };
+    // A retry after a 5xx that had released finds the lease gone: `wanted` is then lost to the schedule.
+    return withBackOff(release, isServerFault, throttlingBackOff);
   }
 
   async requestPass(target: string, requestId: string, now: number, dueBy: number): Promise<PassRequestOutcome> {

@@ -3,6 +3,8 @@ import { passRequester, type RequestPass } from '../../../lib/distributor/pass-r
 import { inProcessPassTrigger, type PassRequestEvent } from '../../../lib/distributor/pass-trigger';
 import { warningReport } from '../../../lib/distributor/service';
 import { type DistributorState, DynamoDistributorState } from '../../../lib/distributor/state-store';
+import { DynamoTenantControlStore } from '../../../lib/distributor/tenant-control-store';
+import { DynamoTunedLengthStore } from '../../../lib/distributor/tuned-length-store';
 import { ManagementClient } from '../../../lib/rabbitmq/management';
 import { eventually } from '../../harness/eventually';
 import { type DistributorFixture, distributorFixture, STATE_TABLE, tally } from './fixture';
@@ -71,6 +73,11 @@ function onDemand(
     },
     state,
     report: warningReport((message, details) => f.warnings.push({ message, details })),
+    controls: new DynamoTenantControlStore(f.dynamo.doc, STATE_TABLE),
+    tuning: {
+      rate: (queue, windowSeconds) => management.consumptionRate(queue, windowSeconds),
+      lengths: new DynamoTunedLengthStore(f.dynamo.doc, STATE_TABLE),
+    },
     requestPass,
   });
   return { config, state, watch, trigger, requestPass, distributor };
