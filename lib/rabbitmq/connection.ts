@@ -57,7 +57,9 @@ export class AmqpSession {
 
   private async open(): Promise<ChannelModel> {
     try {
-      const model = await connect(this.url, { timeout: this.connectTimeoutMs });
+      // Nagle's algorithm off: with it, every channel close waited on a delayed ACK (a one-message
+      // move took 49.5 ms with it, 4.2 ms without; TOOLING.md).
+      const model = await connect(this.url, { timeout: this.connectTimeoutMs, noDelay: true });
       const forget = () => {
         if (this.current === opened) this.current = undefined;
       };
