@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { DistributorConfig } from '../config/distributor';
 import type { QueueInfo } from '../rabbitmq/management';
 import { targetCapacity } from './capacity';
-import { concurrencyLimit } from './concurrency';
+import { type ChannelSlots, channelSlots } from './channel-slots';
 import { groupByTarget, type TargetGroup } from './discovery';
-import { moveMessages, type OpenChannel, type StopReason } from './mover';
+import { type MoveResult, moveOn, type OpenChannel, type StopReason } from './mover';
 import { type PlanQueue, planShares } from './planner';
 import { createQueue, readyCounts } from './queueProbe';
 import type { DistributorState } from './stateStore';
@@ -87,7 +87,7 @@ export function createDistributor(deps: DistributorDeps): Distributor {
 
   async function distributeTarget(
     group: TargetGroup,
-    pass: { owner: string; deadline: number; leaseUntil: number; limit: ReturnType<typeof concurrencyLimit> },
+    pass: { owner: string; deadline: number; leaseUntil: number; slots: ChannelSlots },
   ): Promise<TargetSummary> {
     const summary: TargetSummary = {
       target: group.target,
@@ -184,27 +184,37 @@ export function createDistributor(deps: DistributorDeps): Distributor {
     }
   }
 
-  /** Moves every planned share, at most `limit` at a time; resolves once every mover has ended. */
+  /**
+   * Moves every planned share, one mover per concurrency slot at a time, each on its slot's
+   * channel pair; resolves once every mover has ended. A mover whose turn comes after the
+   * deadline does not start: its queue keeps its messages for the next pass.
+   */
   function moveShares(
     target: string,
     queues: PlanQueue[],
     shares: { name: string; share: number }[],
-    pass: { deadline: number; limit: ReturnType<typeof concurrencyLimit> },
+    pass: { deadline: number; slots: ChannelSlots },
   ): Promise<QueueSummary[]> {
+    const late: MoveResult = { moved: 0, requeued: 0, stopReason: 'deadline' };
     return Promise.all(
-      shares.map(({ name, share }) =>
-        pass.limit(async (): Promise<QueueSummary> => {
-          const result = await moveMessages(openChannel, {
-            source: name,
-            target,
-            count: share,
-            prefetch: Math.min(share, settings.DISTRIBUTOR_MAX_PREFETCH),
-            deadline: pass.deadline,
-            idleStopMs: settings.DISTRIBUTOR_IDLE_STOP_MS,
-          });
-          return { ...queues.find((q) => q.name === name)!, planned: share, ...result };
-        }),
-      ),
+      shares.map(async ({ name, share }): Promise<QueueSummary> => {
+        const summary = { ...queues.find((q) => q.name === name)!, planned: share };
+        const result = await pass.slots
+          .use(async (pair) => {
+            if (now() >= pass.deadline) return { value: late, reusable: true };
+            const moved = await moveOn(pair, {
+              source: name,
+              target,
+              count: share,
+              prefetch: Math.min(share, settings.DISTRIBUTOR_MAX_PREFETCH),
+              deadline: pass.deadline,
+              idleStopMs: settings.DISTRIBUTOR_IDLE_STOP_MS,
+            });
+            return { value: moved.result, reusable: moved.reusable };
+          })
+          .catch((error: Error): MoveResult => ({ ...late, stopReason: 'channel-closed', error: error.message }));
+        return { ...summary, ...result };
+      }),
     );
   }
 
@@ -220,10 +230,11 @@ export function createDistributor(deps: DistributorDeps): Distributor {
         });
       }
       const groups = groupByTarget(await deps.listQueues());
-      const limit = concurrencyLimit(settings.DISTRIBUTOR_MOVE_CONCURRENCY);
+      const slots = channelSlots(settings.DISTRIBUTOR_MOVE_CONCURRENCY, openChannel);
       // A lease lasts as long as this invocation can: a killed pass frees its targets at its timeout.
-      const pass = { owner, deadline, leaseUntil: startedAt + remainingMs, limit };
+      const pass = { owner, deadline, leaseUntil: startedAt + remainingMs, slots };
       const targets = await Promise.all(groups.map((group) => distributeTarget(group, pass)));
+      await slots.close();
       return {
         owner,
         planner: settings.DISTRIBUTOR_PLANNER,
