@@ -1,4 +1,4 @@
-import { type ChannelModel, type ConfirmChannel, connect } from 'amqplib';
+import { type Channel, type ChannelModel, type ConfirmChannel, connect } from 'amqplib';
 import { BrokerError } from '../errors';
 import { redactUrl } from './redact';
 
@@ -10,6 +10,7 @@ import { redactUrl } from './redact';
 export class AmqpSession {
   private current?: Promise<ChannelModel>;
   private shared?: Promise<ConfirmChannel>;
+  private plain?: Promise<Channel>;
 
   constructor(
     private readonly url: string,
@@ -45,6 +46,26 @@ export class AmqpSession {
       opening.then((channel) => channel.once('close', forget), forget);
     }
     return this.shared;
+  }
+
+  /**
+   * The container's long-lived plain channel (no confirms), for declares: opened on first use and
+   * again after it closed (a refused declare closes it). Do not close it after use.
+   */
+  sharedChannel(): Promise<Channel> {
+    if (!this.plain) {
+      const opening = this.connection().then(async (model) => {
+        const channel = await model.createChannel();
+        channel.on('error', () => undefined); // the failing operation itself rejects
+        return channel;
+      });
+      const forget = () => {
+        if (this.plain === opening) this.plain = undefined;
+      };
+      this.plain = opening;
+      opening.then((channel) => channel.once('close', forget), forget);
+    }
+    return this.plain;
   }
 
   async close(): Promise<void> {

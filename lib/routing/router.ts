@@ -176,7 +176,11 @@ async function checkPriorities(deps: RouterDeps, pending: Pending[], nowMs: numb
 /** The items of each tenant, in batch order. */
 function byTenant(items: Pending[]): Map<string, Pending[]> {
   const groups = new Map<string, Pending[]>();
-  for (const item of items) groups.set(item.message.tenantId, [...(groups.get(item.message.tenantId) ?? []), item]);
+  for (const item of items) {
+    const group = groups.get(item.message.tenantId);
+    if (group) group.push(item);
+    else groups.set(item.message.tenantId, [item]);
+  }
   return groups;
 }
 
