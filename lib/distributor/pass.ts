@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DistributorConfig } from '../config/distributor';
 import type { QueueInfo } from '../rabbitmq/management';
+import { fitToBudget, type MoveCosts } from './budget';
 import { targetCapacity } from './capacity';
 import { type ChannelSlots, channelSlots } from './channel-slots';
 import { groupByTarget, type TargetGroup } from './discovery';
@@ -84,6 +85,13 @@ export function createDistributor(deps: DistributorDeps): Distributor {
   const { settings, state, openChannel } = deps;
   const now = deps.now ?? Date.now;
   const weight = weightOf(settings.DISTRIBUTOR_WEIGHTS);
+  // What movers cost, learned over the container's passes (a cautious start: 10 ms a queue,
+  // 0.5 ms a message); a pass plans only what fits before its deadline.
+  const costs: MoveCosts = { perQueueMs: 10, perMessageMs: 0.5, slots: settings.DISTRIBUTOR_MOVE_CONCURRENCY };
+  const learn = (share: number, ms: number) => {
+    if (share <= 10) costs.perQueueMs = 0.8 * costs.perQueueMs + 0.2 * ms;
+    else costs.perMessageMs = 0.8 * costs.perMessageMs + (0.2 * Math.max(0, ms - costs.perQueueMs)) / share;
+  };
 
   async function distributeTarget(
     group: TargetGroup,
@@ -153,12 +161,14 @@ export function createDistributor(deps: DistributorDeps): Distributor {
         .map((name) => ({ name, depth: depths.get(name) ?? 0, weight: weight(name) }))
         .filter((q) => q.depth > 0);
       const rotation = await state.readRotation(group.target);
-      const plan = planShares({
+      const planned = planShares({
         capacity: capacity.capacity,
         queues,
         mode: settings.DISTRIBUTOR_PLANNER,
         rotationCursor: rotation.cursor,
       });
+      const fitted = fitToBudget(planned.shares, rotation.cursor, pass.deadline - now(), costs);
+      const plan = { shares: fitted.shares, rotationCursor: fitted.rotationCursor ?? planned.rotationCursor };
       if (plan.rotationCursor !== undefined && plan.rotationCursor !== rotation.cursor) {
         if (!(await state.writeRotation(group.target, plan.rotationCursor, rotation))) {
           deps.warn("Rotation state changed under this pass; kept the other writer's", { target: group.target });
@@ -202,6 +212,7 @@ export function createDistributor(deps: DistributorDeps): Distributor {
         const result = await pass.slots
           .use(async (pair) => {
             if (now() >= pass.deadline) return { value: late, reusable: true };
+            const started = now();
             const moved = await moveOn(pair, {
               source: name,
               target,
@@ -210,6 +221,7 @@ export function createDistributor(deps: DistributorDeps): Distributor {
               deadline: pass.deadline,
               idleStopMs: settings.DISTRIBUTOR_IDLE_STOP_MS,
             });
+            if (share > 0) learn(share, now() - started);
             return { value: moved.result, reusable: moved.reusable };
           })
           .catch((error: Error): MoveResult => ({ ...late, stopReason: 'channel-closed', error: error.message }));
