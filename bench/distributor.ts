@@ -2,7 +2,7 @@ import { type ChannelModel, connect } from 'amqplib';
 import { ManagementClient } from '../lib/rabbitmq/management';
 import { type Outgoing, publishConfirmed, rawPump, taskMessage } from './lib/amqp';
 import { type Benchmark, ratio } from './lib/benchmark';
-import { benchDistributor, DISTRIBUTOR_TIMEOUT_MS } from './lib/distributor';
+import { benchDistributor, benchDistributorConfig, DISTRIBUTOR_TIMEOUT_MS } from './lib/distributor';
 import { delayedVhost, startBenchDynamo } from './lib/hops';
 import { holding, waitForListing } from './lib/listing';
 import { goalsTable, inRotation, median, timed } from './lib/report';
@@ -39,13 +39,11 @@ export const distributorBench: Benchmark<Flags> = {
     const dynamo = await startBenchDynamo(flags.delay);
     const model = await connect(vhost.amqpUrl, { noDelay: true });
     const distributor = benchDistributor(
-      vhost,
-      dynamo,
-      {
+      benchDistributorConfig(vhost, dynamo.endpoint, {
         DISTRIBUTOR_DEFAULT_MAX_LENGTH: String(messages),
         DISTRIBUTOR_MAX_PREFETCH: String(flags.prefetch),
         DISTRIBUTOR_MOVE_CONCURRENCY: String(flags.concurrency),
-      },
+      }),
       progress,
     );
     try {

@@ -1,11 +1,11 @@
 import { type ChannelModel, connect } from 'amqplib';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { loadRouterConfig } from '../lib/config/router';
-import { checks, mappingFromTable, type TenantState } from '../lib/priority/core';
-import type { TenantCounterStore } from '../lib/priority/store';
+import type { TenantCounterStore } from '../lib/priority/counter-store';
+import { checks, type TenantState } from '../lib/priority/rules';
 import { AmqpSession } from '../lib/rabbitmq/connection';
 import { ManagementClient } from '../lib/rabbitmq/management';
-import { createRouter, type RouterReport } from '../lib/routing/router';
+import type { RouterReport } from '../lib/routing/router';
 import { createRouterService, priorityRules } from '../lib/routing/service';
 import { CachedStagingQueues } from '../lib/routing/staging-queues';
 import { sqsEvent } from '../local/lambda-events';
@@ -211,6 +211,7 @@ async function coldBatchCost(direct: BenchVhost, delayMs: number) {
     new ManagementClient(vhost.managementUrl, vhost.vhost, counter.fetch),
     {},
     60_000,
+    report,
   );
   try {
     const cold = Array.from({ length: 10 }, (_, i) => stagingOf(`cold${i}`));
@@ -241,6 +242,7 @@ const report: RouterReport = {
   },
   counted: () => undefined,
   tenantRouted: () => undefined,
+  stagingQueueKept: () => undefined,
 };
 
 function routerConfig(vhost: BenchVhost, dynamoEndpoint: string) {
@@ -260,30 +262,16 @@ function routerService(vhost: BenchVhost, dynamoEndpoint: string) {
 /** The router as its service builds it, but with tenant checks answered at once: all its work but DynamoDB's. */
 function routerWithoutDynamo(vhost: BenchVhost) {
   const config = routerConfig(vhost, 'http://127.0.0.1:1');
-  const amqp = new AmqpSession(config.AMQP_URL);
   const states = new Map<string, TenantState>();
-  const route = createRouter({
-    // The same rules, on state kept in memory: the router's work without the DynamoDB round trip.
-    counters: {
-      check: async (tenant, k, nowMs) => {
-        const result = checks(states.get(tenant), nowMs, k, priorityRules(config));
-        states.set(tenant, result.state);
-        return result;
-      },
-    } satisfies TenantCounterStore,
-    amqp,
-    stagingQueues: new CachedStagingQueues(
-      amqp,
-      new ManagementClient(config.RABBITMQ_MANAGEMENT_URL, config.RABBITMQ_VHOST),
-      config.ROUTER_TARGETS,
-      config.STAGING_QUEUE_CACHE_SECONDS * 1000,
-    ),
-    targets: config.ROUTER_TARGETS,
-    priorityOf: mappingFromTable(config.TENANT_PRIORITY_AMQP_PRIORITIES),
-    confirmTimeoutMs: config.PUBLISH_CONFIRM_TIMEOUT_MS,
-    report,
-  });
-  return { route, close: () => amqp.close() };
+  // The same rules, on state kept in memory: the router's work without the DynamoDB round trip.
+  const counters: TenantCounterStore = {
+    check: async (tenant, k, nowMs) => {
+      const result = checks(states.get(tenant), nowMs, k, priorityRules(config));
+      states.set(tenant, result.state);
+      return result;
+    },
+  };
+  return createRouterService(config, report, { counters });
 }
 
 /** One container routing every batch, one after another. */

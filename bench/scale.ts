@@ -2,7 +2,7 @@ import { connect } from 'amqplib';
 import { ManagementClient } from '../lib/rabbitmq/management';
 import { publishConfirmed } from './lib/amqp';
 import type { Benchmark } from './lib/benchmark';
-import { benchDistributor, DISTRIBUTOR_TIMEOUT_MS } from './lib/distributor';
+import { benchDistributor, benchDistributorConfig, DISTRIBUTOR_TIMEOUT_MS } from './lib/distributor';
 import { delayedVhost, startBenchDynamo } from './lib/hops';
 import { waitForListing } from './lib/listing';
 import { goalsTable, type Row, timed } from './lib/report';
@@ -46,9 +46,9 @@ export const scaleBench: Benchmark<Flags> = {
         try {
           for (const size of sizes) {
             const distributor = benchDistributor(
-              vhost,
-              dynamo,
-              { DISTRIBUTOR_DEFAULT_MAX_LENGTH: String(2 * flags.queues) },
+              benchDistributorConfig(vhost, dynamo.endpoint, {
+                DISTRIBUTOR_DEFAULT_MAX_LENGTH: String(2 * flags.queues),
+              }),
               progress,
             );
             await publishConfirmed(

@@ -1,39 +1,32 @@
-import { loadDistributorConfig } from '../../lib/config/distributor';
-import { createDistributor, type Distributor } from '../../lib/distributor/pass';
-import { DynamoDistributorState } from '../../lib/distributor/stateStore';
-import { AmqpSession } from '../../lib/rabbitmq/connection';
-import { ManagementClient } from '../../lib/rabbitmq/management';
-import type { BenchDynamo } from './hops';
+import { type DistributorConfig, loadDistributorConfig } from '../../lib/config/distributor';
+import { createDistributorService, warningReport } from '../../lib/distributor/service';
 import type { BenchVhost } from './services';
 
 /** The deployed distributor's timeout (serverless.yml): what a pass gets as its remaining time. */
 export const DISTRIBUTOR_TIMEOUT_MS = 60_000;
 
-/**
- * A distributor as a Lambda container builds it, on the bench's vhost and DynamoDB (through their
- * delay proxies), with the default settings but for `settings`.
- */
-export function benchDistributor(
+/** The distributor's configuration on a bench vhost and DynamoDB endpoint: the defaults but for `settings`. */
+export function benchDistributorConfig(
   vhost: BenchVhost,
-  dynamo: BenchDynamo,
-  settings: Record<string, string>,
-  progress: (line: string) => void,
-): Distributor & { close(): Promise<void> } {
-  const config = loadDistributorConfig({
+  dynamoEndpoint: string,
+  settings: Record<string, string> = {},
+): DistributorConfig {
+  return loadDistributorConfig({
     AMQP_URL: vhost.amqpUrl,
     RABBITMQ_MANAGEMENT_URL: vhost.managementUrl,
     RABBITMQ_VHOST: vhost.vhost,
     DISTRIBUTOR_TABLE: 'DistributorStateTable',
+    DYNAMODB_ENDPOINT: dynamoEndpoint,
     ...settings,
   });
-  const session = new AmqpSession(vhost.amqpUrl);
-  const management = new ManagementClient(vhost.managementUrl, vhost.vhost);
-  const distributor = createDistributor({
-    settings: config,
-    listQueues: () => management.listQueues(),
-    openChannel: () => session.openConfirmChannel(),
-    state: new DynamoDistributorState(dynamo.doc, 'DistributorStateTable'),
-    warn: (message, details) => progress(`distributor warned: ${message} ${JSON.stringify(details)}`),
-  });
-  return { runPass: (remainingMs) => distributor.runPass(remainingMs), close: () => session.close() };
+}
+
+/** The distributor's own service on a bench vhost and embedded DynamoDB; its warnings go to the progress lines. */
+export function benchDistributor(config: DistributorConfig, progress: (line: string) => void, fetchFn?: typeof fetch) {
+  process.env.AWS_ACCESS_KEY_ID ??= 'local'; // dynalite accepts any credentials; the SDK wants some
+  process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
+  const report = warningReport((message, details) =>
+    progress(`distributor warned: ${message} ${JSON.stringify(details)}`),
+  );
+  return createDistributorService(config, report, { fetch: fetchFn });
 }

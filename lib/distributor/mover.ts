@@ -59,12 +59,16 @@ interface InFlight {
  * ends the move with a stop reason and the error, so the pass holds its lease until every
  * mover of the target has ended.
  */
-export async function moveMessages(openChannel: OpenChannel, request: MoveRequest): Promise<MoveResult> {
+export async function moveMessages(
+  openChannel: OpenChannel,
+  request: MoveRequest,
+  now: () => number = Date.now,
+): Promise<MoveResult> {
   if (request.count <= 0) return { moved: 0, requeued: 0, stopReason: 'share-moved' };
   let pair: ChannelPair | undefined;
   try {
     pair = await openChannelPair(openChannel);
-    return (await moveOn(pair, request)).result;
+    return (await moveOn(pair, request, now)).result;
   } catch (error) {
     return { moved: 0, requeued: 0, stopReason: 'channel-closed', error: (error as Error).message };
   } finally {
@@ -103,9 +107,10 @@ export async function closeChannelPair(pair: ChannelPair): Promise<void> {
 export async function moveOn(
   pair: ChannelPair,
   request: MoveRequest,
+  now: () => number = Date.now,
 ): Promise<{ result: MoveResult; reusable: boolean }> {
   if (request.count <= 0) return { result: { moved: 0, requeued: 0, stopReason: 'share-moved' }, reusable: true };
-  return pump(pair.consumer, pair.publisher, request);
+  return pump(pair.consumer, pair.publisher, request, now);
 }
 
 async function closeQuietly(channel: ConfirmChannel): Promise<void> {
@@ -124,13 +129,14 @@ async function pump(
   consumer: ConfirmChannel,
   publisher: ConfirmChannel,
   request: MoveRequest,
+  now: () => number,
 ): Promise<{ result: MoveResult; reusable: boolean }> {
   const consumerTag = `fairway-distributor-${randomUUID()}`;
   const inFlight = new Set<InFlight>();
   let received = 0;
   let moved = 0;
   let requeued = 0;
-  let lastDelivery = Date.now();
+  let lastDelivery = now();
   let stopReason: StopReason | undefined;
   let cancelled = false;
   let cancelFailed = false;
@@ -172,9 +178,9 @@ async function pump(
 
   const watchdog = setInterval(
     () => {
-      const now = Date.now();
-      if (now >= request.deadline) stop('deadline');
-      else if (now - lastDelivery >= request.idleStopMs) stop('source-drained');
+      const time = now();
+      if (time >= request.deadline) stop('deadline');
+      else if (time - lastDelivery >= request.idleStopMs) stop('source-drained');
     },
     Math.max(10, Math.min(250, request.idleStopMs / 4)),
   );
@@ -191,7 +197,8 @@ async function pump(
   };
   const onClose = () => stop('channel-closed');
   publisher.on('return', onReturn);
-  publisher.on('close', onClose);
+  // Ahead of amqplib's own listener, which fails every pending confirm: those failures then find the move stopped.
+  publisher.prependListener('close', onClose);
   consumer.on('close', onClose);
   const detach = () => {
     publisher.off('return', onReturn);
@@ -201,13 +208,13 @@ async function pump(
 
   const onDelivery = (message: ConsumeMessage | null) => {
     if (message === null) return stop('source-missing'); // the broker cancelled us: the queue was deleted
-    if (Date.now() >= request.deadline) stop('deadline');
+    if (now() >= request.deadline) stop('deadline');
     if (stopReason || received >= request.count) {
       settle(() => consumer.nack(message, false, true)); // arrived after we stopped: put it back
       return;
     }
     received++;
-    lastDelivery = Date.now();
+    lastDelivery = now();
     const entry: InFlight = { message, returned: false };
     inFlight.add(entry);
     publisher.publish('', request.target, message.content, publishOptions(message.properties), (error) => {
@@ -215,8 +222,8 @@ async function pump(
       if (error || entry.returned) {
         requeued++;
         settle(() => consumer.nack(message, false, true));
-        // amqplib fails pending confirms with 'channel closed' when the channel goes away.
-        if (error) stop(error.message === 'channel closed' ? 'channel-closed' : 'target-rejected');
+        // A nack; a closed channel has already stopped the move as 'channel-closed'.
+        if (error) stop('target-rejected');
       } else {
         moved++;
         settle(() => consumer.ack(message));

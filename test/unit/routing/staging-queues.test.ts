@@ -33,7 +33,7 @@ function fakes() {
 describe('CachedStagingQueues', () => {
   it('makes one management request for concurrent cache misses of one target', async () => {
     const f = fakes();
-    const queues = new CachedStagingQueues(f.session, f.management, {}, 60_000);
+    const queues = new CachedStagingQueues(f.session, f.management, {}, 60_000, { stagingQueueKept: () => undefined });
     const staging = Array.from({ length: 10 }, (_, i) => `target»/tenant${i}/workflow`);
     await Promise.all(staging.map((name) => queues.ensure(name, 'target')));
     expect(f.lookups).toEqual(['target']);
@@ -50,7 +50,7 @@ describe('CachedStagingQueues', () => {
         return f.management.getQueue(name);
       },
     };
-    const queues = new CachedStagingQueues(f.session, management, {}, 60_000);
+    const queues = new CachedStagingQueues(f.session, management, {}, 60_000, { stagingQueueKept: () => undefined });
     const first = await Promise.allSettled([
       queues.ensure('target»/a/w', 'target'),
       queues.ensure('target»/b/w', 'target'),

@@ -1,4 +1,5 @@
 import type { ConfirmChannel } from 'amqplib';
+import { BrokerError } from '../errors';
 import type { OpenChannel } from './mover';
 
 /** Channels reading depths at once: enough to hide the round trip, few enough for the broker. */
@@ -6,11 +7,24 @@ export const DEPTH_READ_CHANNELS = 8;
 /** Depth reads per channel before another channel is worth opening (opening costs two round trips). */
 const READS_PER_CHANNEL = 16;
 
+/** The AMQP reply code of a passive declare on a queue that does not exist. */
+const NOT_FOUND = 404;
+
+/** amqplib's channel errors carry the broker's reply code as `code`; Fairway's carry it typed. */
+function asBrokerError(error: unknown, queue: string): BrokerError {
+  if (error instanceof BrokerError) return error;
+  const code = (error as { code?: unknown }).code;
+  return new BrokerError(`Could not read the depth of ${queue}`, {
+    cause: error,
+    replyCode: typeof code === 'number' ? code : undefined,
+  });
+}
+
 /**
  * Exact ready counts over AMQP (a passive declare per queue), unlike the management listing
- * whose counts lag about 5 s. Undefined for a queue that does not exist. The reads run on up to
- * `channels` channels at once (a channel takes one declare at a time, so one channel would pay a
- * full round trip per queue).
+ * whose counts lag about 5 s. Undefined for a queue that does not exist; any other failure
+ * rejects with a BrokerError. The reads run on up to `channels` channels at once (a channel takes
+ * one declare at a time, so one channel would pay a full round trip per queue).
  */
 export async function readyCounts(
   openChannel: OpenChannel,
@@ -27,11 +41,16 @@ export async function readyCounts(
         channel ??= await openChannel();
         try {
           counts.set(name, (await channel.checkQueue(name)).messageCount);
-        } catch {
-          // A missing queue closes the channel (404): note it and go on with a fresh channel.
-          counts.set(name, undefined);
+        } catch (error) {
+          // Any refusal closes the channel: go on with a fresh one, or not at all.
           await channel.close().catch(() => undefined);
           channel = undefined;
+          const failure = asBrokerError(error, name);
+          if (failure.replyCode !== NOT_FOUND) {
+            next = names.length; // the other readers stop too
+            throw failure;
+          }
+          counts.set(name, undefined);
         }
       }
     } finally {

@@ -1,0 +1,270 @@
+import { randomUUID } from 'node:crypto';
+import type { DistributorConfig } from '../config/distributor';
+import type { QueueInfo } from '../rabbitmq/management';
+import { fitToBudget, type MoveCosts } from './budget';
+import { type ChannelSlots, channelSlots } from './channel-slots';
+import { groupByTarget, type TargetGroup } from './discovery';
+import { type MoveResult, moveOn, type OpenChannel, type StopReason } from './mover';
+import { createQueue, readyCounts } from './queue-probe';
+import type { DistributorState } from './state-store';
+import { planTarget, type TargetMeasurement, type TargetPlan, type TargetShares } from './target-plan';
+import { weightOf } from './weights';
+
+export type PassSettings = Pick<
+  DistributorConfig,
+  | 'DISTRIBUTOR_PLANNER'
+  | 'DISTRIBUTOR_DEFAULT_MAX_LENGTH'
+  | 'DISTRIBUTOR_TARGETS'
+  | 'DISTRIBUTOR_WEIGHTS'
+  | 'DISTRIBUTOR_REFILL_THRESHOLD_PERCENT'
+  | 'DISTRIBUTOR_MISSING_TARGET'
+  | 'DISTRIBUTOR_NEW_TARGET_ARGUMENTS'
+  | 'DISTRIBUTOR_MOVE_CONCURRENCY'
+  | 'DISTRIBUTOR_MAX_PREFETCH'
+  | 'DISTRIBUTOR_SAFETY_MARGIN_MS'
+  | 'DISTRIBUTOR_IDLE_STOP_MS'
+>;
+
+/** What the distributor tells its operators; the service logs it and turns it into metrics. */
+export interface DistributorReport {
+  /** Distribution to a target failed; the next pass retries it. */
+  targetFailed(target: string, error: unknown): void;
+  /** Staging queues hold messages for a target that does not exist (DISTRIBUTOR_MISSING_TARGET=skip). */
+  targetMissing(target: string, staging: readonly string[]): void;
+  /** Another pass wrote the target's rotation since this one read it; the other's stands. */
+  rotationConflict(target: string): void;
+  /** The lease could not be given back; it expires by itself. */
+  leaseNotReleased(target: string, error: unknown): void;
+  /** The invocation has no time left beyond the safety margin: the pass plans but moves nothing. */
+  noTimeToMove(remainingMs: number, safetyMarginMs: number): void;
+  /** A pass ended. */
+  passed(summary: PassSummary): void;
+}
+
+/** What a pass needs from the outside world; tests pass real adapters on their own vhost and table. */
+export interface DistributorDeps {
+  settings: PassSettings;
+  /** One paged management API listing of the vhost (ManagementClient.listQueues). */
+  listQueues: () => Promise<QueueInfo[]>;
+  /** A confirm channel on the pass's connection (AmqpSession.openConfirmChannel). */
+  openChannel: OpenChannel;
+  state: DistributorState;
+  report: DistributorReport;
+  now?: () => number;
+}
+
+export interface QueueSummary {
+  name: string;
+  depth: number;
+  weight: number;
+  planned: number;
+  moved: number;
+  requeued: number;
+  stopReason?: StopReason;
+  error?: string;
+}
+
+export type TargetOutcome = 'distributed' | 'leased-elsewhere' | 'target-missing' | 'below-threshold' | 'failed';
+
+export interface TargetSummary {
+  target: string;
+  outcome: TargetOutcome;
+  created: boolean;
+  maxLength?: number;
+  depth?: number;
+  capacity?: number;
+  planned: number;
+  moved: number;
+  requeued: number;
+  queues: QueueSummary[];
+  error?: string;
+}
+
+export interface PassSummary {
+  owner: string;
+  planner: PassSettings['DISTRIBUTOR_PLANNER'];
+  durationMs: number;
+  planned: number;
+  moved: number;
+  requeued: number;
+  targets: TargetSummary[];
+}
+
+export interface Distributor {
+  /** One distribution pass; `remainingMs` is the invocation's time left (context.getRemainingTimeInMillis()). */
+  runPass(remainingMs: number): Promise<PassSummary>;
+}
+
+/** One pass as its targets see it. */
+interface Pass {
+  owner: string;
+  /** Epoch ms after which no mover takes a new delivery. */
+  deadline: number;
+  leaseUntil: number;
+  /** The movers of the whole pass, each on its slot's channel pair (DISTRIBUTOR_MOVE_CONCURRENCY). */
+  slots: ChannelSlots;
+}
+
+const errorMessage = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** Builds the distributor from its settings and adapters (SPEC §3). */
+export function createDistributor(deps: DistributorDeps): Distributor {
+  const { settings, state, openChannel, report } = deps;
+  const now = deps.now ?? Date.now;
+  const weight = weightOf(settings.DISTRIBUTOR_WEIGHTS);
+  // What movers cost, learned over the container's passes (a cautious start: 10 ms a queue,
+  // 0.5 ms a message); a pass moves only what fits before its deadline.
+  const costs: MoveCosts = { perQueueMs: 10, perMessageMs: 0.5, slots: settings.DISTRIBUTOR_MOVE_CONCURRENCY };
+  const learn = (share: number, ms: number) => {
+    if (share <= 10) costs.perQueueMs = 0.8 * costs.perQueueMs + 0.2 * ms;
+    else costs.perMessageMs = 0.8 * costs.perMessageMs + (0.2 * Math.max(0, ms - costs.perQueueMs)) / share;
+  };
+
+  /** Lease → measure → plan → move, for one target; a failure ends this target alone. */
+  async function distributeTarget(group: TargetGroup, pass: Pass): Promise<TargetSummary> {
+    const summary: TargetSummary = {
+      target: group.target,
+      outcome: 'leased-elsewhere',
+      created: false,
+      planned: 0,
+      moved: 0,
+      requeued: 0,
+      queues: [],
+    };
+    const failed = (error: unknown) => {
+      summary.outcome = 'failed';
+      summary.error = errorMessage(error);
+      report.targetFailed(group.target, error);
+      return summary;
+    };
+    try {
+      if (!(await state.acquireLease(group.target, pass.owner, now(), pass.leaseUntil))) return summary;
+    } catch (error) {
+      return failed(error);
+    }
+    try {
+      const measured = await measure(group);
+      const plan = fitPlan(planTarget(measured, settings, weight), measured, pass);
+      if (plan.outcome === 'target-missing') {
+        report.targetMissing(group.target, group.staging);
+        summary.outcome = 'target-missing';
+        return summary;
+      }
+      Object.assign(summary, { maxLength: plan.maxLength, depth: plan.depth, capacity: plan.capacity });
+      if (plan.createWith) {
+        await createQueue(openChannel, group.target, plan.createWith);
+        summary.created = true;
+      }
+      summary.outcome = plan.outcome;
+      summary.queues = await move(measured, plan, pass);
+      for (const q of summary.queues) {
+        summary.planned += q.planned;
+        summary.moved += q.moved;
+        summary.requeued += q.requeued;
+      }
+      return summary;
+    } catch (error) {
+      return failed(error);
+    } finally {
+      // An unreleased lease only delays the next pass until it expires.
+      await state
+        .releaseLease(group.target, pass.owner)
+        .catch((error: unknown) => report.leaseNotReleased(group.target, error));
+    }
+  }
+
+  /**
+   * Exact depths (AMQP) and the rotation, read once the lease is held, so a pass that just finished
+   * on this target is seen in full: stale listing counts could overfill it.
+   */
+  async function measure(group: TargetGroup): Promise<TargetMeasurement> {
+    const depths = await readyCounts(openChannel, [group.target, ...group.staging]);
+    return {
+      target: group.target,
+      maxLengthArgument: group.targetQueue?.arguments['x-max-length'],
+      depth: depths.get(group.target),
+      staging: group.staging.map((name) => ({ name, depth: depths.get(name) ?? 0 })),
+      rotation: await state.readRotation(group.target),
+    };
+  }
+
+  /**
+   * Keeps the shares the movers can finish before the deadline, in rotation order; the rest go
+   * first in the next pass (the rotation cursor stops at the last share kept).
+   */
+  function fitPlan(plan: TargetPlan, measured: TargetMeasurement, pass: Pass): TargetPlan {
+    if (plan.outcome === 'target-missing' || plan.shares.length === 0) return plan;
+    const fitted = fitToBudget(plan.shares, measured.rotation.cursor, pass.deadline - now(), costs);
+    if (fitted.deferred === 0) return plan;
+    return { ...plan, shares: fitted.shares, rotationCursor: fitted.rotationCursor ?? plan.rotationCursor };
+  }
+
+  /**
+   * Stores the moved rotation, then moves every planned share, one mover per slot at a time on the
+   * slot's channel pair, until all movers ended. A mover whose turn comes after the deadline does
+   * not start: its queue keeps its messages for the next pass.
+   */
+  async function move(measured: TargetMeasurement, plan: TargetShares, pass: Pass): Promise<QueueSummary[]> {
+    if (plan.rotationCursor !== undefined) {
+      if (!(await state.writeRotation(measured.target, plan.rotationCursor, measured.rotation))) {
+        report.rotationConflict(measured.target);
+      }
+    }
+    const queues = new Map(plan.queues.map((q) => [q.name, q]));
+    const late: MoveResult = { moved: 0, requeued: 0, stopReason: 'deadline' };
+    return Promise.all(
+      plan.shares.map(async ({ name, share }): Promise<QueueSummary> => {
+        const result = await pass.slots
+          .use(async (pair) => {
+            if (now() >= pass.deadline) return { value: late, reusable: true };
+            const started = now();
+            const moved = await moveOn(
+              pair,
+              {
+                source: name,
+                target: measured.target,
+                count: share,
+                prefetch: Math.min(share, settings.DISTRIBUTOR_MAX_PREFETCH),
+                deadline: pass.deadline,
+                idleStopMs: settings.DISTRIBUTOR_IDLE_STOP_MS,
+              },
+              now,
+            );
+            if (share > 0) learn(share, now() - started);
+            return { value: moved.result, reusable: moved.reusable };
+          })
+          .catch(
+            (error: unknown): MoveResult => ({ ...late, stopReason: 'channel-closed', error: errorMessage(error) }),
+          );
+        return { ...queues.get(name)!, planned: share, ...result };
+      }),
+    );
+  }
+
+  return {
+    async runPass(remainingMs) {
+      const startedAt = now();
+      const owner = randomUUID();
+      const deadline = startedAt + Math.max(0, remainingMs - settings.DISTRIBUTOR_SAFETY_MARGIN_MS);
+      if (deadline === startedAt) report.noTimeToMove(remainingMs, settings.DISTRIBUTOR_SAFETY_MARGIN_MS);
+      const groups = groupByTarget(await deps.listQueues());
+      // A lease lasts as long as this invocation can: a killed pass frees its targets at its timeout.
+      const slots = channelSlots(settings.DISTRIBUTOR_MOVE_CONCURRENCY, openChannel);
+      const pass: Pass = { owner, deadline, leaseUntil: startedAt + remainingMs, slots };
+      const targets = await Promise.all(groups.map((group) => distributeTarget(group, pass))).finally(() =>
+        slots.close(),
+      );
+      const summary: PassSummary = {
+        owner,
+        planner: settings.DISTRIBUTOR_PLANNER,
+        durationMs: now() - startedAt,
+        planned: targets.reduce((n, t) => n + t.planned, 0),
+        moved: targets.reduce((n, t) => n + t.moved, 0),
+        requeued: targets.reduce((n, t) => n + t.requeued, 0),
+        targets,
+      };
+      report.passed(summary);
+      return summary;
+    },
+  };
+}
