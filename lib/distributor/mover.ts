@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ConfirmChannel, ConsumeMessage, MessageProperties, Options } from 'amqplib';
+import { GET_SHARE_MAX, moveByGet } from './get-mover';
 
 /** Opens a confirm channel on the pass's connection (AmqpSession.openConfirmChannel). */
 export type OpenChannel = () => Promise<ConfirmChannel>;
@@ -41,7 +42,7 @@ export interface MoveResult {
 }
 
 /** After stopping, how long to wait for outstanding confirms before giving up on them. */
-const DRAIN_TIMEOUT_MS = 5_000;
+export const DRAIN_TIMEOUT_MS = 5_000;
 /** A channel close that gets no answer (a broker half gone) must not hold the pass. */
 const CLOSE_TIMEOUT_MS = 2_000;
 
@@ -110,6 +111,7 @@ export async function moveOn(
   now: () => number = Date.now,
 ): Promise<{ result: MoveResult; reusable: boolean }> {
   if (request.count <= 0) return { result: { moved: 0, requeued: 0, stopReason: 'share-moved' }, reusable: true };
+  if (request.count <= GET_SHARE_MAX) return moveByGet(pair.consumer, pair.publisher, request, now);
   return pump(pair.consumer, pair.publisher, request, now);
 }
 

@@ -16,6 +16,14 @@ describe('RabbitMQ adapters', () => {
     await rabbit?.delete();
   });
 
+  it("opens its connection with Nagle's algorithm off (noDelay), so a channel close waits on no delayed ACK", async () => {
+    const { connection } = (await session.connection()) as unknown as { connection: { stream: object } };
+    const socket = connection.stream;
+    const noDelay = Object.getOwnPropertySymbols(socket).find((symbol) => String(symbol) === 'Symbol(kSetNoDelay)');
+    expect(noDelay).toBeDefined();
+    expect((socket as Record<symbol, unknown>)[noDelay!]).toBe(true);
+  });
+
   it('lists every queue of the vhost, unpaged once it outgrew a page, with arguments', async () => {
     const channel = await session.openConfirmChannel();
     const names = Array.from({ length: 7 }, (_, i) => `q${i}`);
