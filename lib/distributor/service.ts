@@ -6,8 +6,8 @@ import type { DistributorConfig } from '../config/distributor';
 import { errorText } from '../errors';
 import { AmqpSession } from '../rabbitmq/connection';
 import { ManagementClient, type QueueInfo } from '../rabbitmq/management';
-import { lambdaHandler } from '../runtime/lambda';
-import { createObservability, type Observability } from '../runtime/observability';
+import { functionHandler } from '../runtime/lambda';
+import type { Observability } from '../runtime/observability';
 import { createDistributor, type Distributor, type DistributorReport, type PassSummary } from './distributor';
 import type { OpenChannel } from './mover';
 import { DynamoDistributorState } from './state-store';
@@ -125,10 +125,9 @@ export function createDistributorService(
 
 /** The distributor's Lambda handler (functions/distributor.ts): its own logger and metrics, its service built at cold start. */
 export function distributorHandler(config: DistributorConfig) {
-  const observability = createObservability('distributor');
-  const service = createDistributorService(config, powertoolsDistributorReport(observability));
-  // One distribution pass per scheduled invocation (SPEC §3).
-  return lambdaHandler<ScheduledEvent, PassSummary>(observability, (_event, context) =>
-    service.runPass(context.getRemainingTimeInMillis()),
-  );
+  return functionHandler<ScheduledEvent, PassSummary>('distributor', (observability) => {
+    const service = createDistributorService(config, powertoolsDistributorReport(observability));
+    // One distribution pass per scheduled invocation (SPEC §3).
+    return (_event, context) => service.runPass(context.getRemainingTimeInMillis());
+  });
 }

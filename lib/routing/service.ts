@@ -6,8 +6,8 @@ import { DynamoTenantCounterStore, type TenantCounterStore } from '../priority/c
 import { mappingFromTable, type TenantPriorityRules } from '../priority/rules';
 import { AmqpSession } from '../rabbitmq/connection';
 import { ManagementClient } from '../rabbitmq/management';
-import { lambdaHandler } from '../runtime/lambda';
-import { createObservability, type Observability } from '../runtime/observability';
+import { functionHandler } from '../runtime/lambda';
+import type { Observability } from '../runtime/observability';
 import { createRouter, type RouterReport } from './router';
 import { CachedStagingQueues } from './staging-queues';
 
@@ -78,7 +78,8 @@ export function createRouterService(config: RouterConfig, report: RouterReport, 
 
 /** The router's Lambda handler (functions/router.ts): its own logger and metrics, its service built at cold start. */
 export function routerHandler(config: RouterConfig) {
-  const observability = createObservability('router');
-  const service = createRouterService(config, powertoolsRouterReport(observability));
-  return lambdaHandler<SQSEvent, SQSBatchResponse>(observability, service.route);
+  return functionHandler<SQSEvent, SQSBatchResponse>(
+    'router',
+    (observability) => createRouterService(config, powertoolsRouterReport(observability)).route,
+  );
 }
