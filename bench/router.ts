@@ -247,6 +247,8 @@ const report: RouterReport = {
   },
   counted: () => undefined,
   tenantRouted: () => undefined,
+  tenantlessRouted: () => undefined,
+  nameShortened: () => undefined,
   stagingQueueKept: () => undefined,
 };
 

@@ -2,12 +2,16 @@ import { randomUUID } from 'node:crypto';
 import type { DistributorConfig } from '../config/distributor';
 import type { QueueInfo } from '../rabbitmq/management';
 import { fitToBudget, type MoveCosts } from './budget';
+import { targetCapacity } from './capacity';
 import { type ChannelSlots, channelSlots } from './channel-slots';
 import { groupByTarget, type TargetGroup } from './discovery';
 import { type MoveResult, moveOn, type OpenChannel, type StopReason } from './mover';
 import { createQueue, readyCounts } from './queue-probe';
 import type { DistributorState } from './state-store';
 import { planTarget, type TargetMeasurement, type TargetPlan, type TargetShares } from './target-plan';
+import { controlledWeight, type TenantControlStore } from './tenant-controls';
+import { tuneLength } from './tuned-length';
+import type { TunedLengthStore } from './tuned-length-store';
 import { weightOf } from './weights';
 
 export type PassSettings = Pick<
@@ -37,8 +41,29 @@ export interface DistributorReport {
   leaseNotReleased(target: string, error: unknown): void;
   /** The invocation has no time left beyond the safety margin: the pass plans but moves nothing. */
   noTimeToMove(remainingMs: number, safetyMarginMs: number): void;
+  /** A tuned target's length this pass: applied (mode apply) or only what it would be (mode noop). */
+  lengthTuned(tuned: LengthTuned): void;
   /** A pass ended. */
   passed(summary: PassSummary): void;
+}
+
+export interface LengthTuned {
+  target: string;
+  mode: 'apply' | 'noop';
+  /** Messages per second consumed, over the configured window; undefined when the broker has no rate yet. */
+  rate?: number;
+  /** rate × goal, rounded and clamped. */
+  goal?: number;
+  previous: number;
+  /** The length used this pass (apply), or that would be (noop). */
+  next: number;
+}
+
+/** Where tuned targets' rates come from and their lengths are kept. */
+export interface TuningDeps {
+  /** Messages per second the target's consumers took over the last `windowSeconds` (management API). */
+  rate(target: string, windowSeconds: number): Promise<number | undefined>;
+  lengths: TunedLengthStore;
 }
 
 /** What a pass needs from the outside world; tests pass real adapters on their own vhost and table. */
@@ -49,6 +74,9 @@ export interface DistributorDeps {
   /** A confirm channel on the pass's connection (AmqpSession.openConfirmChannel). */
   openChannel: OpenChannel;
   state: DistributorState;
+  /** Operators' run-time controls (`fairway tenants pause|resume|weight`), read once per pass. */
+  controls: TenantControlStore;
+  tuning: TuningDeps;
   report: DistributorReport;
   now?: () => number;
 }
@@ -103,6 +131,8 @@ interface Pass {
   leaseUntil: number;
   /** The movers of the whole pass, each on its slot's channel pair (DISTRIBUTOR_MOVE_CONCURRENCY). */
   slots: ChannelSlots;
+  /** Staging queue weights: the configured rules under this pass's tenant controls (paused: 0). */
+  weight: (queue: string) => number;
 }
 
 const errorMessage = (error: unknown) => (error instanceof Error ? error.message : String(error));
@@ -111,7 +141,7 @@ const errorMessage = (error: unknown) => (error instanceof Error ? error.message
 export function createDistributor(deps: DistributorDeps): Distributor {
   const { settings, state, openChannel, report } = deps;
   const now = deps.now ?? Date.now;
-  const weight = weightOf(settings.DISTRIBUTOR_WEIGHTS);
+  const configuredWeight = weightOf(settings.DISTRIBUTOR_WEIGHTS);
   // What movers cost, learned over the container's passes (a cautious start: 10 ms a queue,
   // 0.5 ms a message); a pass moves only what fits before its deadline.
   const costs: MoveCosts = { perQueueMs: 10, perMessageMs: 0.5, slots: settings.DISTRIBUTOR_MOVE_CONCURRENCY };
@@ -144,7 +174,8 @@ export function createDistributor(deps: DistributorDeps): Distributor {
     }
     try {
       const measured = await measure(group);
-      const plan = fitPlan(planTarget(measured, settings, weight), measured, pass);
+      const tunedMaxLength = await tune(measured);
+      const plan = fitPlan(planTarget({ ...measured, tunedMaxLength }, settings, pass.weight), measured, pass);
       if (plan.outcome === 'target-missing') {
         report.targetMissing(group.target, group.staging);
         summary.outcome = 'target-missing';
@@ -186,6 +217,39 @@ export function createDistributor(deps: DistributorDeps): Distributor {
       staging: group.staging.map((name) => ({ name, depth: depths.get(name) ?? 0 })),
       rotation: await state.readRotation(group.target),
     };
+  }
+
+  /**
+   * The tuned length of a target that has `tunedLength` (and exists): a step from the last pass's
+   * length toward rate × goal, stored for the next pass. In noop mode only reported.
+   */
+  async function tune(measured: TargetMeasurement): Promise<number | undefined> {
+    const tuned = settings.DISTRIBUTOR_TARGETS[measured.target]?.tunedLength;
+    if (!tuned || measured.depth === undefined) return undefined;
+    const untuned = targetCapacity({
+      maxLengthArgument: measured.maxLengthArgument,
+      configuredMaxLength: settings.DISTRIBUTOR_TARGETS[measured.target]?.maxLength,
+      defaultMaxLength: settings.DISTRIBUTOR_DEFAULT_MAX_LENGTH,
+      depth: 0,
+      refillThresholdPercent: 0,
+    }).maxLength;
+    const [rate, stored] = await Promise.all([
+      deps.tuning.rate(measured.target, tuned.rateWindowSeconds),
+      tuned.mode === 'apply' ? deps.tuning.lengths.read(measured.target) : undefined,
+    ]);
+    const previous = stored ?? untuned;
+    const { goal, next } = tuneLength(tuned, { rate, previous });
+    report.lengthTuned({
+      target: measured.target,
+      mode: tuned.mode,
+      ...(rate === undefined ? {} : { rate }),
+      ...(goal === undefined ? {} : { goal }),
+      previous,
+      next,
+    });
+    if (tuned.mode === 'noop') return undefined;
+    if (next !== stored) await deps.tuning.lengths.write(measured.target, next, now());
+    return next;
   }
 
   /**
@@ -247,10 +311,17 @@ export function createDistributor(deps: DistributorDeps): Distributor {
       const owner = randomUUID();
       const deadline = startedAt + Math.max(0, remainingMs - settings.DISTRIBUTOR_SAFETY_MARGIN_MS);
       if (deadline === startedAt) report.noTimeToMove(remainingMs, settings.DISTRIBUTOR_SAFETY_MARGIN_MS);
-      const groups = groupByTarget(await deps.listQueues());
+      const [listing, controls] = await Promise.all([deps.listQueues(), deps.controls.read()]);
+      const groups = groupByTarget(listing);
       // A lease lasts as long as this invocation can: a killed pass frees its targets at its timeout.
       const slots = channelSlots(settings.DISTRIBUTOR_MOVE_CONCURRENCY, openChannel);
-      const pass: Pass = { owner, deadline, leaseUntil: startedAt + remainingMs, slots };
+      const pass: Pass = {
+        owner,
+        deadline,
+        leaseUntil: startedAt + remainingMs,
+        slots,
+        weight: controlledWeight(configuredWeight, controls),
+      };
       const targets = await Promise.all(groups.map((group) => distributeTarget(group, pass))).finally(() =>
         slots.close(),
       );
