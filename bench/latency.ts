@@ -8,17 +8,15 @@ import type { PassRequestEvent } from '../lib/distributor/pass-trigger';
 import { createDistributorService, distributorInvocation, warningReport } from '../lib/distributor/service';
 import { stagingQueueName } from '../lib/routing/queue-names';
 import { createRouterService } from '../lib/routing/service';
-import { startDynamo } from '../local/embedded-dynamo';
 import { lambdaContext, scheduledEvent, sqsEvent } from '../local/lambda-events';
 import { startLambdaInvokeServer } from '../local/lambda-invoke-server';
 import { serviceFunctions } from '../local/service';
 import { Scheduler } from '../local/stack/scheduler';
 import { publishConfirmed } from './lib/amqp';
 import type { Benchmark } from './lib/benchmark';
-import { startDelayProxy, throughProxy } from './lib/delay-proxy';
-import { countingDynamoProxy } from './lib/dynamo-proxy';
+import { delayedVhost, startBenchDynamo } from './lib/hops';
 import type { Row } from './lib/report';
-import { createBenchVhost, services } from './lib/services';
+import { createBenchVhost } from './lib/services';
 
 type Flags = 'light' | 'baseline' | 'heavy' | 'idle' | 'workers' | 'tenants';
 
@@ -51,25 +49,13 @@ export const latencyBench: Benchmark<Flags> = {
     process.env.AWS_ACCESS_KEY_ID ??= 'local'; // dynalite and the local endpoint accept any credentials
     process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
     const vhost = await createBenchVhost('latency');
-    const dynamo = await startDynamo();
-    const closers: (() => Promise<unknown>)[] = [() => vhost.delete(), () => dynamo.stop()];
+    const closers: (() => Promise<unknown>)[] = [() => vhost.delete()];
     try {
-      await dynamo.createTables();
-      const amqpHost = new URL(services.amqpUrl);
-      const managementHost = new URL(services.managementUrl);
-      const dynamoHost = new URL(dynamo.endpoint);
-      const [amqpProxy, managementProxy, dynamoDelay] = await Promise.all([
-        startDelayProxy(amqpHost.hostname, Number(amqpHost.port || 5672)),
-        startDelayProxy(managementHost.hostname, Number(managementHost.port || 15672)),
-        startDelayProxy(dynamoHost.hostname, Number(dynamoHost.port)),
-      ]);
-      const dynamoCount = await countingDynamoProxy(`http://127.0.0.1:${dynamoDelay.port}`);
-      closers.unshift(
-        () => amqpProxy.close(),
-        () => managementProxy.close(),
-        () => dynamoDelay.close(),
-        () => dynamoCount.close(),
-      );
+      // dynalite in a process of its own, counting requests; it and the broker behind ~1 ms proxies.
+      const dynamo = await startBenchDynamo(1);
+      closers.unshift(() => dynamo.stop());
+      const delayed = await delayedVhost(vhost, 1);
+      closers.unshift(() => delayed.stopDelay());
 
       const model = await connect(vhost.amqpUrl);
       closers.unshift(() => model.close().catch(() => undefined));
@@ -83,10 +69,10 @@ export const latencyBench: Benchmark<Flags> = {
       for (const name of staging) await setup.assertQueue(name, { durable: true });
 
       const baseEnv = {
-        AMQP_URL: throughProxy(vhost.amqpUrl, amqpProxy.port),
-        RABBITMQ_MANAGEMENT_URL: throughProxy(vhost.managementUrl, managementProxy.port),
+        AMQP_URL: delayed.amqpUrl,
+        RABBITMQ_MANAGEMENT_URL: delayed.managementUrl,
         RABBITMQ_VHOST: vhost.vhost,
-        DYNAMODB_ENDPOINT: dynamoCount.endpoint,
+        DYNAMODB_ENDPOINT: dynamo.endpoint,
         TENANT_TABLE: 'TenantCountersTable',
         DISTRIBUTOR_TABLE: 'DistributorStateTable',
         DISTRIBUTOR_SAFETY_MARGIN_MS: '10000', // as serverless.yml sets it
@@ -189,7 +175,7 @@ export const latencyBench: Benchmark<Flags> = {
 
       const perMinute = (count: number, ms: number) => (count * 60_000) / ms;
       const costRows: Row[] = [];
-      const cost = (phase: string, ms: number, routed: number, pair: Awaited<ReturnType<typeof deploy>>) =>
+      const cost = async (phase: string, ms: number, routed: number, pair: Awaited<ReturnType<typeof deploy>>) =>
         costRows.push({
           phase,
           seconds: Math.round(ms / 1000),
@@ -197,20 +183,20 @@ export const latencyBench: Benchmark<Flags> = {
           'distributor invocations/min, scheduled': perMinute(pair.invocations.scheduled, ms),
           'distributor invocations/min, on demand': perMinute(pair.invocations.requested, ms),
           'distributor busy s/min': perMinute(pair.invocations.busyMs / 1000, ms),
-          'DynamoDB requests/min': perMinute(dynamoCount.total(), ms),
+          'DynamoDB requests/min': perMinute((await dynamo.counts()).total, ms),
         });
 
       /** Light load: one document every 100 ms; latency = delivery to a worker (the target is empty) − router call. */
       const lightLoad = async (phase: string, onDemand: boolean, seconds: number) => {
         progress(`${phase}: ${seconds} s`);
         const pair = await deploy(onDemand);
-        dynamoCount.reset();
+        await dynamo.reset();
         const started = Date.now();
         const load = traffic(pair.route, 100, 1);
         await sleep(seconds * 1000);
         await load.stop();
         const elapsed = Date.now() - started;
-        cost(phase, elapsed, load.invocations(), pair);
+        await cost(phase, elapsed, load.invocations(), pair);
         // Stragglers get a few seconds; a message still staged then counts with its wait so far (a lower bound).
         const deadline = Date.now() + 5_000;
         while (Date.now() < deadline && [...load.sent.keys()].some((id) => !workers.arrived.has(id))) await sleep(100);
@@ -244,7 +230,7 @@ export const latencyBench: Benchmark<Flags> = {
       const probe = await model.createChannel();
       while (Date.now() < warmUpEnds && (await probe.checkQueue(target)).messageCount < maxLength / 2) await sleep(50);
       await probe.close();
-      dynamoCount.reset();
+      await dynamo.reset();
       const invocationsBefore = { ...heavyPair.invocations };
       const routedBefore = heavyLoad.invocations();
       const consumedBefore = workers.acked;
@@ -269,16 +255,16 @@ export const latencyBench: Benchmark<Flags> = {
       await heavyLoad.stop();
       for (const key of ['scheduled', 'requested', 'busyMs'] as const)
         heavyPair.invocations[key] -= invocationsBefore[key];
-      cost('heavy load, on demand', heavyMs, heavyLoad.invocations() - routedBefore, heavyPair);
+      await cost('heavy load, on demand', heavyMs, heavyLoad.invocations() - routedBefore, heavyPair);
       await heavyPair.stop();
       await drainAll(model, [target, ...staging]);
 
       progress(`idle: ${flags.idle} s`);
       const idlePair = await deploy(true);
-      dynamoCount.reset();
+      await dynamo.reset();
       const idleStart = Date.now();
       await sleep(flags.idle * 1000);
-      cost('idle, on demand', Date.now() - idleStart, 0, idlePair);
+      await cost('idle, on demand', Date.now() - idleStart, 0, idlePair);
       await idlePair.stop();
 
       const throughput = (consumed * 1000) / heavyMs;

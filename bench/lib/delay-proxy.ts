@@ -1,45 +1,66 @@
+import type { AddressInfo } from 'node:net';
 import { connect, createServer, type Socket } from 'node:net';
 
+export interface DelayProxy {
+  port: number;
+  close(): Promise<void>;
+}
+
 /**
- * A TCP proxy on 127.0.0.1 that holds every chunk `oneWayMs` in each direction (a ~1 ms round trip
- * with 0.5), closer to Lambda ↔ Amazon MQ or DynamoDB than loopback (TOOLING.md). Order is kept:
- * each direction's chunks leave in the order they came.
+ * A TCP proxy that holds every chunk coming back from `upstream` for `delayMs` before passing
+ * it on, in order: each request-response exchange gains about `delayMs` of round trip, as the
+ * network hop between a Lambda function and Amazon MQ or DynamoDB does (loopback has none).
+ * Only the answering direction waits, because Node's timers do not go below 1 ms.
  */
-export async function startDelayProxy(upstreamHost: string, upstreamPort: number, oneWayMs = 0.5) {
+export async function startDelayProxy(upstream: { host: string; port: number }, delayMs: number): Promise<DelayProxy> {
   const sockets = new Set<Socket>();
-  const delayed = (from: Socket, to: Socket) => {
-    from.on('data', (chunk) => {
-      setTimeout(() => to.writable && to.write(chunk), oneWayMs);
-    });
-    from.on('end', () => setTimeout(() => to.end(), oneWayMs));
-    from.on('error', () => to.destroy());
-    from.on('close', () => setTimeout(() => to.destroy(), oneWayMs));
-  };
   const server = createServer((client) => {
-    const upstream = connect({ host: upstreamHost, port: upstreamPort, noDelay: true });
-    client.setNoDelay(true);
-    for (const socket of [client, upstream]) {
+    const server = connect(upstream.port, upstream.host);
+    for (const socket of [client, server]) {
+      socket.setNoDelay(true);
       sockets.add(socket);
       socket.on('close', () => sockets.delete(socket));
+      socket.on('error', () => {
+        client.destroy();
+        server.destroy();
+      });
     }
-    delayed(client, upstream);
-    delayed(upstream, client);
+    client.pipe(server);
+    relayDelayed(server, client, delayMs);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
   return {
-    port,
-    close() {
+    port: (server.address() as AddressInfo).port,
+    close: () => {
       for (const socket of sockets) socket.destroy();
       return new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
 }
 
-/** `url` with its host and port replaced by the proxy's. */
-export function throughProxy(url: string, port: number): string {
-  const proxied = new URL(url);
-  proxied.hostname = '127.0.0.1';
-  proxied.port = String(port);
-  return proxied.toString().replace(/\/$/, url.endsWith('/') ? '/' : '');
+/** Copies `from` to `to`, each chunk `delayMs` after it arrived, keeping order and back pressure. */
+function relayDelayed(from: Socket, to: Socket, delayMs: number): void {
+  const queue: { due: number; chunk: Buffer }[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  let ended = false;
+  const flush = () => {
+    timer = undefined;
+    const now = performance.now();
+    while (queue.length > 0 && queue[0]!.due <= now) {
+      if (!to.write(queue.shift()!.chunk)) {
+        from.pause();
+        to.once('drain', () => from.resume());
+      }
+    }
+    if (queue.length > 0) timer = setTimeout(flush, queue[0]!.due - now);
+    else if (ended) to.end();
+  };
+  from.on('data', (chunk: Buffer) => {
+    queue.push({ due: performance.now() + delayMs, chunk });
+    timer ??= setTimeout(flush, delayMs);
+  });
+  from.on('end', () => {
+    ended = true;
+    if (queue.length === 0 && !timer) to.end();
+  });
 }

@@ -95,8 +95,12 @@ export const distributorConfigSchema = z.object({
   DISTRIBUTOR_MISSING_TARGET: choice(['skip', 'create'] as const, 'skip'),
   /** Arguments of a target created for staging queues that have none, unless DISTRIBUTOR_TARGETS names some. */
   DISTRIBUTOR_NEW_TARGET_ARGUMENTS: setting.json(queueArguments, { 'x-max-priority': 9 }),
-  /** How many staging queues move at the same time within a pass. */
-  DISTRIBUTOR_MOVE_CONCURRENCY: setting.int(4, 1, 64),
+  /**
+   * How many staging queues move at the same time within a pass. A mover of a one-message queue
+   * mostly waits on round trips, so many at once: 5,000 such queues at 1 ms took 15.2 s with 4,
+   * 9.0 s with 16 and no less with 32 (BENCHMARKS.md).
+   */
+  DISTRIBUTOR_MOVE_CONCURRENCY: setting.int(16, 1, 64),
   /** Upper bound of a mover's prefetch (it is also never more than the queue's share). */
   DISTRIBUTOR_MAX_PREFETCH: setting.int(500, 1, 65535),
   /** The pass stops moving this long before the Lambda timeout. */

@@ -1,16 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import type { DistributorConfig } from '../config/distributor';
 import type { QueueInfo } from '../rabbitmq/management';
+import { fitToBudget, type MoveCosts } from './budget';
 import { targetCapacity } from './capacity';
-import { concurrencyLimit } from './concurrency';
+import { type ChannelSlots, channelSlots } from './channel-slots';
 import { groupByTarget, type TargetGroup } from './discovery';
 import { type FollowUpSettings, followUpDelay } from './follow-up';
-import { moveMessages, type OpenChannel, type StopReason } from './mover';
+import { type MoveResult, moveOn, type OpenChannel, type StopReason } from './mover';
 import { type RequestPass, schedulesOnly } from './pass-requests';
 import type { PassRequestEvent } from './pass-trigger';
 import { createQueue, readyCounts } from './queue-probe';
 import type { DistributorState } from './state-store';
-import { planTarget, type TargetMeasurement, type TargetShares } from './target-plan';
+import { planTarget, type TargetMeasurement, type TargetPlan, type TargetShares } from './target-plan';
 import { controlledWeight, type TenantControlStore } from './tenant-controls';
 import { tuneLength } from './tuned-length';
 import type { TunedLengthStore } from './tuned-length-store';
@@ -143,8 +144,8 @@ interface Pass {
   /** Epoch ms after which no mover takes a new delivery. */
   deadline: number;
   leaseUntil: number;
-  /** Bounds the movers of the whole pass (DISTRIBUTOR_MOVE_CONCURRENCY). */
-  limit: ReturnType<typeof concurrencyLimit>;
+  /** The movers of the whole pass, each on its slot's channel pair (DISTRIBUTOR_MOVE_CONCURRENCY). */
+  slots: ChannelSlots;
   request?: PassRequestEvent;
   /** Staging queue weights: the configured rules under this pass's tenant controls (paused: 0). */
   weight: (queue: string) => number;
@@ -158,6 +159,13 @@ export function createDistributor(deps: DistributorDeps): Distributor {
   const now = deps.now ?? Date.now;
   const requestPass = deps.requestPass ?? schedulesOnly;
   const configuredWeight = weightOf(settings.DISTRIBUTOR_WEIGHTS);
+  // What movers cost, learned over the container's passes (a cautious start: 10 ms a queue,
+  // 0.5 ms a message); a pass moves only what fits before its deadline.
+  const costs: MoveCosts = { perQueueMs: 10, perMessageMs: 0.5, slots: settings.DISTRIBUTOR_MOVE_CONCURRENCY };
+  const learn = (share: number, ms: number) => {
+    if (share <= 10) costs.perQueueMs = 0.8 * costs.perQueueMs + 0.2 * ms;
+    else costs.perMessageMs = 0.8 * costs.perMessageMs + (0.2 * Math.max(0, ms - costs.perQueueMs)) / share;
+  };
 
   /** Lease → measure → plan → move, for one target; a failure ends this target alone. */
   async function distributeTarget(group: TargetGroup, pass: Pass): Promise<TargetSummary> {
@@ -188,7 +196,7 @@ export function createDistributor(deps: DistributorDeps): Distributor {
       // A paused queue (weight 0) waits for its tenant to be resumed, not for a follow-up.
       staged = measured.staging.reduce((n, q) => n + (pass.weight(q.name) > 0 ? q.depth : 0), 0);
       const tunedMaxLength = await tune(measured);
-      const plan = planTarget({ ...measured, tunedMaxLength }, settings, pass.weight);
+      const plan = fitPlan(planTarget({ ...measured, tunedMaxLength }, settings, pass.weight), measured, pass);
       if (plan.outcome === 'target-missing') {
         report.targetMissing(group.target, group.staging);
         summary.outcome = 'target-missing';
@@ -289,31 +297,56 @@ export function createDistributor(deps: DistributorDeps): Distributor {
     return next;
   }
 
-  /** Stores the moved rotation, then moves every planned share, at most `pass.limit` at a time, until all movers ended. */
+  /**
+   * Keeps the shares the movers can finish before the deadline, in rotation order; the rest go
+   * first in the next pass (the rotation cursor stops at the last share kept).
+   */
+  function fitPlan(plan: TargetPlan, measured: TargetMeasurement, pass: Pass): TargetPlan {
+    if (plan.outcome === 'target-missing' || plan.shares.length === 0) return plan;
+    const fitted = fitToBudget(plan.shares, measured.rotation.cursor, pass.deadline - now(), costs);
+    if (fitted.deferred === 0) return plan;
+    return { ...plan, shares: fitted.shares, rotationCursor: fitted.rotationCursor ?? plan.rotationCursor };
+  }
+
+  /**
+   * Stores the moved rotation, then moves every planned share, one mover per slot at a time on the
+   * slot's channel pair, until all movers ended. A mover whose turn comes after the deadline does
+   * not start: its queue keeps its messages for the next pass.
+   */
   async function move(measured: TargetMeasurement, plan: TargetShares, pass: Pass): Promise<QueueSummary[]> {
     if (plan.rotationCursor !== undefined) {
       if (!(await state.writeRotation(measured.target, plan.rotationCursor, measured.rotation))) {
         report.rotationConflict(measured.target);
       }
     }
+    const queues = new Map(plan.queues.map((q) => [q.name, q]));
+    const late: MoveResult = { moved: 0, requeued: 0, stopReason: 'deadline' };
     return Promise.all(
-      plan.shares.map(({ name, share }) =>
-        pass.limit(async (): Promise<QueueSummary> => {
-          const result = await moveMessages(
-            openChannel,
-            {
-              source: name,
-              target: measured.target,
-              count: share,
-              prefetch: Math.min(share, settings.DISTRIBUTOR_MAX_PREFETCH),
-              deadline: pass.deadline,
-              idleStopMs: settings.DISTRIBUTOR_IDLE_STOP_MS,
-            },
-            now,
+      plan.shares.map(async ({ name, share }): Promise<QueueSummary> => {
+        const result = await pass.slots
+          .use(async (pair) => {
+            if (now() >= pass.deadline) return { value: late, reusable: true };
+            const started = now();
+            const moved = await moveOn(
+              pair,
+              {
+                source: name,
+                target: measured.target,
+                count: share,
+                prefetch: Math.min(share, settings.DISTRIBUTOR_MAX_PREFETCH),
+                deadline: pass.deadline,
+                idleStopMs: settings.DISTRIBUTOR_IDLE_STOP_MS,
+              },
+              now,
+            );
+            if (share > 0) learn(share, now() - started);
+            return { value: moved.result, reusable: moved.reusable };
+          })
+          .catch(
+            (error: unknown): MoveResult => ({ ...late, stopReason: 'channel-closed', error: errorMessage(error) }),
           );
-          return { ...plan.queues.find((q) => q.name === name)!, planned: share, ...result };
-        }),
-      ),
+        return { ...queues.get(name)!, planned: share, ...result };
+      }),
     );
   }
 
@@ -329,15 +362,18 @@ export function createDistributor(deps: DistributorDeps): Distributor {
         ? groupByTarget(listing, request.target).filter((group) => group.target === request.target)
         : groupByTarget(listing);
       // A lease lasts as long as this invocation can: a killed pass frees its targets at its timeout.
+      const slots = channelSlots(settings.DISTRIBUTOR_MOVE_CONCURRENCY, openChannel);
       const pass: Pass = {
         owner,
         deadline,
         leaseUntil: startedAt + remainingMs,
-        limit: concurrencyLimit(settings.DISTRIBUTOR_MOVE_CONCURRENCY),
+        slots,
         weight: controlledWeight(configuredWeight, controls),
         request,
       };
-      const targets = await Promise.all(groups.map((group) => distributeTarget(group, pass)));
+      const targets = await Promise.all(groups.map((group) => distributeTarget(group, pass))).finally(() =>
+        slots.close(),
+      );
       const summary: PassSummary = {
         owner,
         ...(request

@@ -254,7 +254,10 @@ function byTenant(items: Pending[]): Map<string, Pending[]> {
   const groups = new Map<string, Pending[]>();
   for (const item of items) {
     const tenant = item.message.tenantId;
-    if (tenant !== undefined) groups.set(tenant, [...(groups.get(tenant) ?? []), item]);
+    if (tenant === undefined) continue;
+    const group = groups.get(tenant);
+    if (group) group.push(item);
+    else groups.set(tenant, [item]);
   }
   return groups;
 }

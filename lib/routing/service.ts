@@ -4,7 +4,7 @@ import { documentClient } from '../aws/dynamo';
 import type { RouterConfig } from '../config/router';
 import { lambdaPassTrigger, passRequests } from '../distributor/service';
 import { errorText } from '../errors';
-import { DynamoTenantCounterStore } from '../priority/counter-store';
+import { DynamoTenantCounterStore, type TenantCounterStore } from '../priority/counter-store';
 import { mappingFromTable, type TenantPriorityRules } from '../priority/rules';
 import { AmqpSession } from '../rabbitmq/connection';
 import { ManagementClient } from '../rabbitmq/management';
@@ -47,15 +47,22 @@ export function powertoolsRouterReport({ logger, metrics }: Observability): Rout
   };
 }
 
+export interface RouterServiceOptions {
+  /** The tenant counters (a bench keeps them in memory to time the router's work without DynamoDB). */
+  counters?: TenantCounterStore;
+  /** The management API's fetch (a bench counts its requests). */
+  fetch?: typeof fetch;
+}
+
 /**
  * The router of one Lambda container, built once from its configuration: one DynamoDB client,
  * one AMQP connection (reopened after a broker restart), one staging-queue cache.
  */
-export function createRouterService(config: RouterConfig, report: RouterReport) {
+export function createRouterService(config: RouterConfig, report: RouterReport, options: RouterServiceOptions = {}) {
   const doc = documentClient(config);
   const trigger = lambdaPassTrigger(config);
   const amqp = new AmqpSession(config.AMQP_URL);
-  const management = new ManagementClient(config.RABBITMQ_MANAGEMENT_URL, config.RABBITMQ_VHOST);
+  const management = new ManagementClient(config.RABBITMQ_MANAGEMENT_URL, config.RABBITMQ_VHOST, options.fetch);
   const stagingQueues = new CachedStagingQueues(
     amqp,
     management,
@@ -64,7 +71,7 @@ export function createRouterService(config: RouterConfig, report: RouterReport) 
     report,
   );
   const route = createRouter({
-    counters: new DynamoTenantCounterStore(doc, config.TENANT_TABLE, priorityRules(config)),
+    counters: options.counters ?? new DynamoTenantCounterStore(doc, config.TENANT_TABLE, priorityRules(config)),
     amqp,
     stagingQueues,
     targets: config.ROUTER_TARGETS,
