@@ -325,7 +325,7 @@ describe('serverless package (offline, no AWS credentials)', () => {
       const mapping = ofType(template(), 'AWS::Lambda::EventSourceMapping')[0]![1].Properties;
       expect(mapping).toMatchObject({
         ScalingConfig: { MaximumConcurrency: max },
-        BatchSize: 10,
+        BatchSize: 100,
         MaximumBatchingWindowInSeconds: 1,
       });
       const router = template().Resources.RouterLambdaFunction!.Properties;

@@ -48,7 +48,7 @@ describe('a poisoned after-process event: DLQ, then redrive by tenant (fauxqs, R
   beforeAll(async () => {
     [dynamo, rabbit] = await Promise.all([startDynamo(), createTestVhost()]);
     await dynamo.createTables();
-    // infra/sqs.yml's maxReceiveCount; a visibility timeout of 2 s instead of 180 s keeps the test short.
+    // infra/sqs.yml's maxReceiveCount; a visibility timeout of 2 s instead of 200 s keeps the test short.
     queues = await startTestQueues({ visibilityTimeoutSeconds: 2 });
     connection = await connect(rabbit.amqpUrl);
     channel = await connection.createChannel();

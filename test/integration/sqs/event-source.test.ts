@@ -66,14 +66,14 @@ describe('the local SQS event source behaves like Lambda’s (fauxqs)', () => {
 
   it('reads its settings from serverless.yml and infra/sqs.yml', () => {
     expect(routerEventSource()).toEqual({
-      batchSize: 10,
+      batchSize: 100,
       maximumBatchingWindowSeconds: 1,
       reportBatchItemFailures: true,
     });
     expect(afterProcessQueues('dev')).toEqual({
       queueName: 'fairway-dev-after-process',
       deadLetterQueueName: 'fairway-dev-after-process-dlq',
-      visibilityTimeoutSeconds: 180,
+      visibilityTimeoutSeconds: 200,
       maxReceiveCount: 5,
       messageRetentionSeconds: 1_209_600,
     });
