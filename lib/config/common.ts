@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { isDotSegment } from '../rabbitmq/api-path';
 import { setting } from './env';
 
 /** Where the AWS SDK sends DynamoDB calls; an endpoint is set only for local or embedded DynamoDB. */
@@ -11,7 +12,12 @@ export const dynamoSettings = {
 export const rabbitSettings = {
   AMQP_URL: setting.url(),
   RABBITMQ_MANAGEMENT_URL: setting.url(),
-  RABBITMQ_VHOST: setting.text().default('/'),
+  RABBITMQ_VHOST: setting
+    .text()
+    .default('/')
+    .refine((vhost) => !isDotSegment(vhost), {
+      error: 'must not be "." or ".." (the management API cannot address it)',
+    }),
 };
 
 /** How to reach the NXRG registry and OpenXDS repository databases. */

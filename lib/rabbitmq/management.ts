@@ -1,4 +1,5 @@
 import { ManagementApiError } from '../errors';
+import { managementPath } from './api-path';
 import { redactUrl } from './redact';
 
 /** The queue fields Fairway reads from the management API. */
@@ -43,7 +44,7 @@ export class ManagementClient {
     const queues: QueueInfo[] = [];
     for (let page = 1, pageCount = 1; page <= pageCount; page++) {
       const body = await this.get<Page>(
-        `/api/queues/${encodeURIComponent(this.vhost)}?page=${page}&page_size=${this.pageSize}` +
+        `${managementPath('api', 'queues', this.vhost)}?page=${page}&page_size=${this.pageSize}` +
           `&columns=${columns.join(',')}&pagination=true`,
       );
       queues.push(...body.items.map(normalise));
@@ -54,7 +55,7 @@ export class ManagementClient {
 
   /** One queue, or undefined if it does not exist. */
   async getQueue(name: string): Promise<QueueInfo | undefined> {
-    const path = `/api/queues/${encodeURIComponent(this.vhost)}/${encodeURIComponent(name)}?columns=${columns.join(',')}`;
+    const path = `${managementPath('api', 'queues', this.vhost, name)}?columns=${columns.join(',')}`;
     const found = await this.get<Partial<QueueInfo>>(path, true);
     return found && normalise(found);
   }
