@@ -41,6 +41,8 @@ export interface RouterDeps {
   targets: Readonly<Record<string, TargetSettings>>;
   priorityOf: PriorityMapping;
   confirmTimeoutMs: number;
+  /** The RabbitMQ user the router publishes as: the only `user-id` the broker accepts. */
+  publisherUser: string;
   report: RouterReport;
   mutators?: readonly QueueNameMutator[];
   now?: () => number;
@@ -71,6 +73,7 @@ export function createRouter(deps: RouterDeps) {
     let pending = event.Records.flatMap((record): Pending[] => {
       try {
         const message = parseAfterProcessRecord(record);
+        checkUserId(message, deps.publisherUser);
         const bypass = deps.targets[message.target]?.bypassStaging ?? false;
         return [{ record, message, bypass, queue: bypass ? message.target : stagingQueueName(message, mutators) }];
       } catch (error) {
@@ -131,6 +134,20 @@ export function createRouter(deps: RouterDeps) {
     }
     return { batchItemFailures: failures.map((f) => ({ itemIdentifier: f.messageId })) };
   };
+}
+
+/**
+ * RabbitMQ refuses a `user-id` other than the connection's user and closes the channel, which
+ * would fail every publish in flight beside it: such an event is rejected alone, before publishing.
+ */
+function checkUserId(message: RoutableMessage, publisherUser: string): void {
+  const { userId } = message.properties;
+  if (userId !== undefined && userId !== publisherUser) {
+    throw new InvalidEventError(
+      'message.properties.userId',
+      'must be the RabbitMQ user Fairway publishes as, or be left out (the broker refuses any other)',
+    );
+  }
 }
 
 /** The records a step could not take further, with the kind and cause of each failure. */

@@ -3,6 +3,7 @@ import { documentClient } from '../aws/dynamo';
 import type { RouterConfig } from '../config/router';
 import { mappingFromTable, type TenantPriorityRules } from '../priority/core';
 import { DynamoTenantCounterStore } from '../priority/store';
+import { amqpUser } from '../rabbitmq/amqp-url';
 import { AmqpSession } from '../rabbitmq/connection';
 import { ManagementClient } from '../rabbitmq/management';
 import { logger, metrics } from '../runtime/observability';
@@ -47,6 +48,7 @@ export function createRouterService(config: RouterConfig, report: RouterReport =
     targets: config.ROUTER_TARGETS,
     priorityOf: mappingFromTable(config.TENANT_PRIORITY_AMQP_PRIORITIES),
     confirmTimeoutMs: config.PUBLISH_CONFIRM_TIMEOUT_MS,
+    publisherUser: amqpUser(config.AMQP_URL),
     report,
   });
   return {
