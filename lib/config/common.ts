@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { amqpVhost } from '../rabbitmq/amqp-url';
 import { isDotSegment } from '../rabbitmq/api-path';
 import { setting } from './env';
 
@@ -12,13 +13,26 @@ export const dynamoSettings = {
 export const rabbitSettings = {
   AMQP_URL: setting.url(),
   RABBITMQ_MANAGEMENT_URL: setting.url(),
-  RABBITMQ_VHOST: setting
-    .text()
-    .default('/')
-    .refine((vhost) => !isDotSegment(vhost), {
-      error: 'must not be "." or ".." (the management API cannot address it)',
-    }),
+  RABBITMQ_VHOST: setting.textOr('/').refine((vhost) => !isDotSegment(vhost), {
+    error: 'must not be "." or ".." (the management API cannot address it)',
+  }),
 };
+
+/**
+ * The vhost rule: the AMQP connection must open RABBITMQ_VHOST, the vhost the management API is
+ * asked about. Otherwise the router stages messages in one vhost and the distributor looks in another.
+ */
+export function checkVhostRule(config: { AMQP_URL: string; RABBITMQ_VHOST: string }, ctx: z.RefinementCtx): void {
+  const opened = amqpVhost(config.AMQP_URL);
+  if (opened === config.RABBITMQ_VHOST) return;
+  ctx.addIssue({
+    code: 'custom',
+    path: ['AMQP_URL'],
+    message:
+      `opens vhost ${JSON.stringify(opened)} but RABBITMQ_VHOST is ${JSON.stringify(config.RABBITMQ_VHOST)}; ` +
+      'both must name the same vhost (the URL path is the vhost, percent-encoded: %2F for "/")',
+  });
+}
 
 /** How to reach the NXRG registry and OpenXDS repository databases. */
 export const postgresSettings = {

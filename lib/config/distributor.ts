@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dynamoSettings, rabbitSettings } from './common';
+import { checkVhostRule, dynamoSettings, rabbitSettings } from './common';
 import { type Env, parseEnv, setting } from './env';
 
 const queueArguments = z.record(z.string(), z.unknown());
@@ -26,8 +26,8 @@ const choice = <T extends readonly [string, ...string[]]>(values: T, fallback: T
     z.enum(values, { error: `must be one of ${values.join(', ')}` }).default(fallback as never),
   );
 
-/** The distributor's settings, read from the environment once at cold start (names as in serverless.yml). */
-export const distributorConfigSchema = z.object({
+/** The distributor's settings, each on its own (the queue view of the CLI uses them without AMQP). */
+export const distributorSettingsSchema = z.object({
   ...dynamoSettings,
   ...rabbitSettings,
   DISTRIBUTOR_TABLE: setting.text(),
@@ -50,6 +50,9 @@ export const distributorConfigSchema = z.object({
   /** A mover that received nothing for this long stops (its queue was drained by someone else). */
   DISTRIBUTOR_IDLE_STOP_MS: setting.int(2_000, 50),
 });
+
+/** The distributor's settings, read from the environment once at cold start (names as in serverless.yml). */
+export const distributorConfigSchema = distributorSettingsSchema.superRefine(checkVhostRule);
 
 export type DistributorConfig = z.infer<typeof distributorConfigSchema>;
 

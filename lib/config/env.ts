@@ -21,6 +21,7 @@ const blankAsMissing = (value: unknown) => (value === '' ? undefined : value);
 export const setting = {
   text: () => z.preprocess(blankAsMissing, z.string({ error: 'is required' })),
   optionalText: () => z.preprocess(blankAsMissing, z.string().optional()),
+  textOr: (fallback: string) => z.preprocess(blankAsMissing, z.string().default(fallback)),
   url: () => z.preprocess(blankAsMissing, z.string({ error: 'is required' }).refine(isUrl, { error: 'must be a URL' })),
   optionalUrl: () => z.preprocess(blankAsMissing, z.string().refine(isUrl, { error: 'must be a URL' }).optional()),
   int: (fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defaultThresholds, reachableLevels, tenMinusLevel } from '../priority/core';
-import { dynamoSettings, rabbitSettings } from './common';
+import { checkVhostRule, dynamoSettings, rabbitSettings } from './common';
 import { type Env, parseEnv, setting } from './env';
 
 const thresholdsSchema = z
@@ -53,6 +53,7 @@ export const routerConfigSchema = z
     PUBLISH_CONFIRM_TIMEOUT_MS: setting.int(10_000, 100),
   })
   .superRefine((config, ctx) => {
+    checkVhostRule(config, ctx);
     const rules = { thresholds: config.TENANT_PRIORITY_THRESHOLDS, quietLevel: config.TENANT_PRIORITY_QUIET_LEVEL };
     const missing = reachableLevels(rules).filter(
       (level) => config.TENANT_PRIORITY_AMQP_PRIORITIES[String(level)] === undefined,

@@ -4,3 +4,8 @@
 export function amqpUser(url: string): string {
   return decodeURIComponent(new URL(url).username) || 'guest';
 }
+
+/** The vhost the connection opens: the URL's path without its leading `/`, decoded; `/` when there is none. */
+export function amqpVhost(url: string): string {
+  return decodeURIComponent(new URL(url).pathname.slice(1)) || '/';
+}

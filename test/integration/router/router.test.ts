@@ -289,7 +289,9 @@ describe('router, end to end through the handler (real RabbitMQ, dynalite)', () 
 
   it('fails every record it touched when the broker is unreachable, and counts no document', async () => {
     const unreachable = createRouterService(
-      routerConfig(rabbit, dynamo, { AMQP_URL: 'amqp://guest:secret@127.0.0.1:1/x' }),
+      routerConfig(rabbit, dynamo, {
+        AMQP_URL: `amqp://guest:secret@127.0.0.1:1/${encodeURIComponent(rabbit.vhost)}`,
+      }),
       recorded.report,
     );
     try {
