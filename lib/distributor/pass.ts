@@ -165,6 +165,16 @@ export function createDistributor(deps: DistributorDeps): Distributor {
         }
       }
       summary.queues = await moveShares(group.target, queues, plan.shares, pass);
+      const cutShort = summary.queues.filter((q) => q.stopReason === 'channel-closed');
+      if (cutShort.length > 0) {
+        deps.warn(
+          'Moves ended early: the channel or connection closed; nothing is lost, the next pass moves the rest',
+          {
+            target: group.target,
+            queues: cutShort.map((q) => q.name),
+          },
+        );
+      }
       for (const q of summary.queues) {
         summary.planned += q.planned;
         summary.moved += q.moved;

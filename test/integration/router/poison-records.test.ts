@@ -134,4 +134,15 @@ describe('router: poison records fail alone (real RabbitMQ, dynalite)', () => {
       expect(recorded.failures).toEqual([expect.objectContaining({ kind: 'Rejected', fields: ['messageAttributes'] })]);
     });
   });
+
+  describe('item 7: null is not missing', () => {
+    it('a task message with "to": null says the field must be a string, not that it is required', async () => {
+      const task = JSON.parse(readFileSync(fixturePath('taskmessage-document-tenant-workflow.json'), 'utf8'));
+      const bad = sqsRecord(JSON.stringify({ ...task, to: null }));
+      expect((await service.route(sqsEvent([bad]))).batchItemFailures).toEqual([{ itemIdentifier: bad.messageId }]);
+      expect(recorded.failures).toEqual([
+        expect.objectContaining({ kind: 'Rejected', fields: ['to'], reason: 'to: must be a string, not null' }),
+      ]);
+    });
+  });
 });
