@@ -67,6 +67,37 @@ export class ManagementApiError extends FairwayError {
   readonly status: number | undefined;
 }
 
+/** Which database a cleanup job talks to, and the setting that points at it. */
+export const databases = {
+  NXRG: 'NXRG_DATABASE_URL',
+  OpenXDS: 'OPENXDS_DATABASE_URL',
+} as const;
+export type DatabaseName = keyof typeof databases;
+
+/**
+ * A PostgreSQL call failed. The message names the database and the setting that points at it
+ * (never the connection string, which holds the password), then the driver's own message.
+ */
+export class DatabaseError extends FairwayError {
+  constructor(
+    readonly database: DatabaseName,
+    cause: unknown,
+  ) {
+    super(`${database} database (${databases[database]}): ${cause instanceof Error ? cause.message : String(cause)}`, {
+      cause,
+    });
+  }
+
+  /** Runs `call`, turning whatever it throws into a DatabaseError of `database`. */
+  static async wrap<T>(database: DatabaseName, call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      throw error instanceof DatabaseError ? error : new DatabaseError(database, error);
+    }
+  }
+}
+
 /** One line for a log or an error report: the error's type and message, with its causes. */
 export function errorText(error: unknown): string {
   const parts: string[] = [];

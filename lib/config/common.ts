@@ -6,13 +6,13 @@ import { setting } from './env';
 /** Where the AWS SDK sends DynamoDB calls; an endpoint is set only for local or embedded DynamoDB. */
 export const dynamoSettings = {
   AWS_REGION: setting.text().default('us-east-1'),
-  DYNAMODB_ENDPOINT: setting.optionalUrl(),
+  DYNAMODB_ENDPOINT: setting.optionalUrl(['http', 'https']),
 };
 
 /** How to reach RabbitMQ: AMQP for messages, the management API for queue listings. */
 export const rabbitSettings = {
-  AMQP_URL: setting.url(),
-  RABBITMQ_MANAGEMENT_URL: setting.url(),
+  AMQP_URL: setting.url(['amqp', 'amqps']),
+  RABBITMQ_MANAGEMENT_URL: setting.url(['http', 'https']),
   RABBITMQ_VHOST: setting.textOr('/').refine((vhost) => !isDotSegment(vhost), {
     error: 'must not be "." or ".." (the management API cannot address it)',
   }),
@@ -36,8 +36,8 @@ export function checkVhostRule(config: { AMQP_URL: string; RABBITMQ_VHOST: strin
 
 /** How to reach the NXRG registry and OpenXDS repository databases. */
 export const postgresSettings = {
-  NXRG_DATABASE_URL: setting.url(),
-  OPENXDS_DATABASE_URL: setting.url(),
+  NXRG_DATABASE_URL: setting.url(['postgres', 'postgresql']),
+  OPENXDS_DATABASE_URL: setting.url(['postgres', 'postgresql']),
 };
 
 export type DynamoConfig = z.infer<z.ZodObject<typeof dynamoSettings>>;

@@ -1,4 +1,5 @@
-import type { Pool } from 'pg';
+import type { Pool, QueryResult, QueryResultRow } from 'pg';
+import { DatabaseError } from '../errors';
 import { quoteAll } from '../postgres/identifier';
 import type { NxrgNames } from './names';
 
@@ -65,7 +66,7 @@ export class NxrgRegistry {
       params.push(after.at, after.id);
       keyset = `AND (${time}, ${d.id}) > ($4::timestamptz, $5)`;
     }
-    const { rows } = await this.pool.query<{ id: string; at: string }>(
+    const { rows } = await this.query<{ id: string; at: string }>(
       `SELECT ${d.id} AS id, ${time}::text AS at FROM ${d.table}
        WHERE ${d.type} = $1 AND ${time} < $2 ${keyset}
        ORDER BY ${time}, ${d.id} LIMIT $3`,
@@ -85,7 +86,7 @@ export class NxrgRegistry {
     const { c } = this;
     const params: unknown[] = [digit, limit];
     if (after !== null) params.push(after);
-    const { rows } = await this.pool.query<{ cpr: string }>(
+    const { rows } = await this.query<{ cpr: string }>(
       `SELECT ${c.cpr} AS cpr FROM ${c.table}
        WHERE right(${c.cpr}, 1) = $1 ${after !== null ? `AND ${c.cpr} > $3` : ''}
        ORDER BY right(${c.cpr}, 1), ${c.cpr} LIMIT $2`,
@@ -98,7 +99,7 @@ export class NxrgRegistry {
   async deceasedDocumentPage(range: CitizenRange, after: string | null, limit: number): Promise<string[]> {
     const { c, d } = this;
     const params: unknown[] = [range.digit, range.through, this.deceasedStatus, limit, range.after, after];
-    const { rows } = await this.pool.query<{ id: string }>(
+    const { rows } = await this.query<{ id: string }>(
       `SELECT doc.${d.id} AS id
        FROM ${c.table} cit JOIN ${d.table} doc ON doc.${d.citizenId} = cit.${c.cpr}
        WHERE right(cit.${c.cpr}, 1) = $1 AND cit.${c.cpr} <= $2 AND cit.${c.status} = $3
@@ -129,7 +130,7 @@ export class NxrgRegistry {
     const { x } = this;
     const params: unknown[] = [limit];
     if (after !== null) params.push(after);
-    const { rows } = await this.pool.query<{ id: string }>(
+    const { rows } = await this.query<{ id: string }>(
       `SELECT ${x.documentId} AS id FROM ${x.table}
        WHERE ${x.openxdsDeletedAt} IS NULL ${after !== null ? `AND ${x.documentId} > $2` : ''}
        ORDER BY ${x.documentId} LIMIT $1`,
@@ -151,7 +152,7 @@ export class NxrgRegistry {
     remove: (confirmed: string[]) => Promise<T>,
   ): Promise<T> {
     const { d, x } = this;
-    const client = await this.pool.connect();
+    const client = await DatabaseError.wrap('NXRG', () => this.pool.connect());
     try {
       await client.query('BEGIN');
       const { rows } = await client.query<{ id: string }>(
@@ -173,8 +174,8 @@ export class NxrgRegistry {
       await client.query('COMMIT');
       return result;
     } catch (error) {
-      await client.query('ROLLBACK');
-      throw error;
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error instanceof DatabaseError ? error : new DatabaseError('NXRG', error);
     } finally {
       client.release();
     }
@@ -195,14 +196,14 @@ export class NxrgRegistry {
     const { d, x } = this;
     const where = `doc.${d.id} = ANY($1) AND ${condition}`;
     if (deletion.dryRun) {
-      const { rows } = await this.pool.query<{ id: string }>(
-        `SELECT doc.${d.id} AS id FROM ${d.table} doc WHERE ${where}`,
-        [ids, ...params],
-      );
+      const { rows } = await this.query<{ id: string }>(`SELECT doc.${d.id} AS id FROM ${d.table} doc WHERE ${where}`, [
+        ids,
+        ...params,
+      ]);
       return rows.map((r) => r.id);
     }
     const at = params.length + 2;
-    const { rows } = await this.pool.query<{ id: string }>(
+    const { rows } = await this.query<{ id: string }>(
       `WITH gone AS (DELETE FROM ${d.table} doc WHERE ${where} RETURNING doc.${d.id} AS id),
        recorded AS (
          INSERT INTO ${x.table} (${x.documentId}, ${x.deletedAt}, ${x.reason})
@@ -214,6 +215,11 @@ export class NxrgRegistry {
       [ids, ...params, deletion.at, deletion.reason],
     );
     return rows.map((r) => r.id);
+  }
+
+  /** A statement on the registry; its errors name NXRG and NXRG_DATABASE_URL. */
+  private query<R extends QueryResultRow>(sql: string, params: unknown[]): Promise<QueryResult<R>> {
+    return DatabaseError.wrap('NXRG', () => this.pool.query<R>(sql, params));
   }
 
   private timeColumn(basis: RetentionBasis): string {

@@ -1,4 +1,5 @@
 import type { Pool } from 'pg';
+import { DatabaseError } from '../errors';
 import { quoteAll } from '../postgres/identifier';
 import type { OpenxdsNames } from './names';
 
@@ -17,11 +18,13 @@ export class OpenxdsRepository {
   async deleteDocuments(ids: readonly string[], dryRun: boolean): Promise<string[]> {
     if (ids.length === 0) return [];
     const { r } = this;
-    const { rows } = await this.pool.query<{ id: string }>(
-      dryRun
-        ? `SELECT ${r.id} AS id FROM ${r.table} WHERE ${r.id} = ANY($1)`
-        : `DELETE FROM ${r.table} WHERE ${r.id} = ANY($1) RETURNING ${r.id} AS id`,
-      [ids],
+    const { rows } = await DatabaseError.wrap('OpenXDS', () =>
+      this.pool.query<{ id: string }>(
+        dryRun
+          ? `SELECT ${r.id} AS id FROM ${r.table} WHERE ${r.id} = ANY($1)`
+          : `DELETE FROM ${r.table} WHERE ${r.id} = ANY($1) RETURNING ${r.id} AS id`,
+        [ids],
+      ),
     );
     return rows.map((row) => row.id);
   }

@@ -22,11 +22,22 @@ export interface JobDatabases {
 
 /**
  * One small pool per database per container. pg connects lazily, so building them at cold start
- * costs nothing; a step uses one connection of each at most.
+ * costs nothing; a step uses one connection of each at most. A connection attempt or statement
+ * that takes longer than CLEANUP_DATABASE_TIMEOUT_SECONDS fails (client and server side), so a
+ * hung database ends the step before the Lambda timeout instead of freezing it mid-statement.
  */
-export function jobDatabases(config: Pick<CleanupConfig, 'NXRG_DATABASE_URL' | 'OPENXDS_DATABASE_URL'>): JobDatabases {
+export function jobDatabases(
+  config: Pick<CleanupConfig, 'NXRG_DATABASE_URL' | 'OPENXDS_DATABASE_URL' | 'CLEANUP_DATABASE_TIMEOUT_SECONDS'>,
+): JobDatabases {
+  const timeoutMs = config.CLEANUP_DATABASE_TIMEOUT_SECONDS * 1000;
   const pool = (database: string, connectionString: string) =>
-    new Pool({ connectionString, max: 2 }).on('error', (error) =>
+    new Pool({
+      connectionString,
+      max: 2,
+      connectionTimeoutMillis: timeoutMs,
+      query_timeout: timeoutMs,
+      statement_timeout: timeoutMs,
+    }).on('error', (error) =>
       // An idle connection dropped by the server: the pool replaces it; without a listener it would crash the container.
       logger.warn('idle database connection failed', { database, error: error.message }),
     );
