@@ -36,8 +36,16 @@ export function createCleanupHandler(job: JobDefinition, config: CleanupConfig, 
     engineAdapters,
   );
   const budgetMs = config.CLEANUP_TIME_BUDGET_SECONDS * 1000;
+  // Once per container, before the first step; a failed check is tried again by the next invocation.
+  let verified: Promise<void> | undefined;
 
   return async (): Promise<StepResult[]> => {
+    verified ??= (job.verify?.() ?? Promise.resolve()).catch((error: unknown) => {
+      verified = undefined;
+      logger.error('cleanup job refused to run', { job: job.name, error: error as Error });
+      throw error;
+    });
+    await verified;
     const started = clock();
     const results: StepResult[] = [];
     metrics.addDimension('job', job.name);

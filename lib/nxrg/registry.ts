@@ -1,7 +1,18 @@
 import type { Pool, QueryResult, QueryResultRow } from 'pg';
 import { DatabaseError } from '../errors';
 import { quoteAll } from '../postgres/identifier';
+import { type ColumnKind, schemaProblems } from '../postgres/schema-check';
 import type { NxrgNames } from './names';
+
+/** The kind each registry column must be, by table and configuration key (NXRG_NAMES). */
+export const nxrgColumnKinds = {
+  documents: { id: 'id', type: 'text', citizenId: 'text', createdAt: 'timestamp', serviceTime: 'timestamp' },
+  citizens: { cpr: 'text', status: 'integer' },
+  deletedDocuments: { documentId: 'id', deletedAt: 'timestamp', reason: 'text', openxdsDeletedAt: 'timestamp' },
+} as const satisfies Record<keyof NxrgNames, Record<string, ColumnKind>>;
+
+/** The columns one job touches, per table. */
+export type NxrgColumns = { [T in keyof typeof nxrgColumnKinds]?: (keyof (typeof nxrgColumnKinds)[T])[] };
 
 /** Which document time a retention rule counts from. */
 export type RetentionBasis = 'created' | 'service';
@@ -48,12 +59,26 @@ export class NxrgRegistry {
 
   constructor(
     private readonly pool: Pool,
-    names: NxrgNames,
+    private readonly names: NxrgNames,
     private readonly deceasedStatus = 90,
   ) {
     this.d = quoteAll(names.documents);
     this.c = quoteAll(names.citizens);
     this.x = quoteAll(names.deletedDocuments);
+  }
+
+  /** What is missing or of the wrong type among the tables and columns `columns` names (empty: all there). */
+  schemaProblems(columns: NxrgColumns): Promise<string[]> {
+    const tables = (Object.entries(columns) as [keyof NxrgNames, string[]][]).map(([table, keys]) => {
+      const names = this.names[table] as Record<string, string>;
+      const kinds = nxrgColumnKinds[table] as Record<string, ColumnKind>;
+      return {
+        table: names.table!,
+        setting: `NXRG_NAMES ${table}`,
+        columns: Object.fromEntries(keys.map((key) => [key, { name: names[key]!, kind: kinds[key]! }])),
+      };
+    });
+    return schemaProblems(this.pool, 'NXRG', tables);
   }
 
   /** One page of documents past retention, in (time, id) order after the cursor. */

@@ -1,6 +1,7 @@
 import type { Pool } from 'pg';
 import { DatabaseError } from '../errors';
 import { quoteAll } from '../postgres/identifier';
+import { schemaProblems } from '../postgres/schema-check';
 import type { OpenxdsNames } from './names';
 
 /** The OpenXDS document repository on PostgreSQL (node-postgres). */
@@ -9,9 +10,17 @@ export class OpenxdsRepository {
 
   constructor(
     private readonly pool: Pool,
-    names: OpenxdsNames,
+    private readonly names: OpenxdsNames,
   ) {
     this.r = quoteAll(names.documents);
+  }
+
+  /** What is missing or of the wrong type in the repository table (empty: all there). */
+  schemaProblems(): Promise<string[]> {
+    const { table, id } = this.names.documents;
+    return schemaProblems(this.pool, 'OpenXDS', [
+      { table, setting: 'OPENXDS_NAMES documents', columns: { id: { name: id, kind: 'id' } } },
+    ]);
   }
 
   /** Deletes the documents with these ids (a dry run only finds them). Returns the ids it deleted. */
