@@ -141,7 +141,11 @@ describe('router: poison records fail alone (real RabbitMQ, dynalite)', () => {
       const bad = sqsRecord(JSON.stringify({ ...task, to: null }));
       expect((await service.route(sqsEvent([bad]))).batchItemFailures).toEqual([{ itemIdentifier: bad.messageId }]);
       expect(recorded.failures).toEqual([
-        expect.objectContaining({ kind: 'Rejected', fields: ['to'], reason: 'to: must be a string, not null' }),
+        expect.objectContaining({
+          kind: 'Rejected',
+          fields: ['to'],
+          reason: expect.stringMatching(/to: must be a string, not null$/),
+        }),
       ]);
     });
   });

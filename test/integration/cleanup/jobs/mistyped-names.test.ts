@@ -1,10 +1,11 @@
-import { createCleanupHandler } from '../../../../lib/cleanup/handler';
 import { cleanupJob } from '../../../../lib/cleanup/jobs';
 import { REPOSITORY_JOB } from '../../../../lib/cleanup/jobs/repository';
 import { TIMEBASED_JOB } from '../../../../lib/cleanup/jobs/timebased';
+import { createStepRunner } from '../../../../lib/cleanup/step-runner';
 import { loadCleanupConfig } from '../../../../lib/config/cleanup';
 import { defaultNxrgNames, nxrgNamesSchema } from '../../../../lib/nxrg/names';
 import { nxrgSchemaSql } from '../../../../lib/nxrg/schema';
+import { silentCleanupReport as report } from '../../../harness/cleanup-report';
 import { type EmbeddedDynamo, startDynamo } from '../../../harness/dynamo';
 import { createTestSchema, type TestSchema } from '../../../harness/postgres';
 
@@ -42,7 +43,7 @@ describe('a mistyped NXRG_NAMES / OPENXDS_NAMES key (real PostgreSQL)', () => {
   it('stops the job at cold start naming the key, and the unrelated table keeps its rows', async () => {
     let coldStart: unknown;
     try {
-      const job = cleanupJob(TIMEBASED_JOB, env, { nxrg: nxrg.pool, openxds: nxrg.pool });
+      const job = cleanupJob(TIMEBASED_JOB, env, { nxrg: nxrg.pool, openxds: nxrg.pool }, report);
       // What the old code went on to do: three invocations of the function.
       const config = loadCleanupConfig({
         CLEANUP_TABLE: 'CleanupStackTable',
@@ -50,7 +51,7 @@ describe('a mistyped NXRG_NAMES / OPENXDS_NAMES key (real PostgreSQL)', () => {
         OPENXDS_DATABASE_URL: nxrg.url,
         CLEANUP_DRY_RUN: 'false',
       });
-      const core = createCleanupHandler(job, config, { doc: dynamo.doc, clock: () => now.getTime() });
+      const core = createStepRunner(job, config, { doc: dynamo.doc, report, clock: () => now.getTime() });
       for (let i = 0; i < 3; i++) await core();
     } catch (error) {
       coldStart = error;
@@ -70,6 +71,7 @@ describe('a mistyped NXRG_NAMES / OPENXDS_NAMES key (real PostgreSQL)', () => {
           OPENXDS_NAMES: JSON.stringify({ documents: { idd: 'xds_id' } }),
         },
         { nxrg: nxrg.pool, openxds: nxrg.pool },
+        report,
       ),
     ).toThrow(/NXRG_NAMES\.document: is not a known key.*OPENXDS_NAMES\.documents\.idd: is not a known key/);
   });

@@ -1,10 +1,11 @@
-import { createCleanupHandler } from '../../../../lib/cleanup/handler';
 import { cleanupJob } from '../../../../lib/cleanup/jobs';
 import { REPOSITORY_JOB } from '../../../../lib/cleanup/jobs/repository';
 import { TIMEBASED_JOB } from '../../../../lib/cleanup/jobs/timebased';
+import { createStepRunner } from '../../../../lib/cleanup/step-runner';
 import { loadCleanupConfig } from '../../../../lib/config/cleanup';
 import { defaultNxrgNames } from '../../../../lib/nxrg/names';
 import { nxrgSchemaSql } from '../../../../lib/nxrg/schema';
+import { silentCleanupReport as report } from '../../../harness/cleanup-report';
 import { type EmbeddedDynamo, startDynamo } from '../../../harness/dynamo';
 import { createTestSchema, type TestSchema } from '../../../harness/postgres';
 
@@ -42,7 +43,7 @@ describe('cleanup jobs check the tables and columns they touch (real PostgreSQL)
     CLEANUP_STEPS_PER_INVOCATION: '100',
   });
   const core = (name: typeof TIMEBASED_JOB | typeof REPOSITORY_JOB) =>
-    createCleanupHandler(
+    createStepRunner(
       cleanupJob(
         name,
         {
@@ -50,9 +51,10 @@ describe('cleanup jobs check the tables and columns they touch (real PostgreSQL)
           CLEANUP_TIMEBASED_DOCUMENT_TYPES: JSON.stringify({ referral: { retentionDays: 3650 } }),
         },
         { nxrg: nxrg.pool, openxds: openxds.pool },
+        report,
       ),
       config,
-      { doc: dynamo.doc, clock: () => now.getTime() },
+      { doc: dynamo.doc, report, clock: () => now.getTime() },
     );
 
   it('refuses to run the time-based job on a time column that is text, and deletes nothing', async () => {

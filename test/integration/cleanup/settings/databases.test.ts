@@ -1,10 +1,12 @@
 import { Client } from 'pg';
-import { createCleanupHandler } from '../../../../lib/cleanup/handler';
-import { cleanupJob, jobDatabases } from '../../../../lib/cleanup/jobs';
+import { cleanupJob } from '../../../../lib/cleanup/jobs';
 import { TIMEBASED_JOB } from '../../../../lib/cleanup/jobs/timebased';
+import { jobDatabases } from '../../../../lib/cleanup/service';
+import { createStepRunner } from '../../../../lib/cleanup/step-runner';
 import { loadCleanupConfig } from '../../../../lib/config/cleanup';
 import { defaultNxrgNames } from '../../../../lib/nxrg/names';
 import { nxrgSchemaSql } from '../../../../lib/nxrg/schema';
+import { silentCleanupReport as report } from '../../../harness/cleanup-report';
 import { type EmbeddedDynamo, startDynamo } from '../../../harness/dynamo';
 import { createTestSchema, type TestSchema } from '../../../harness/postgres';
 
@@ -43,9 +45,9 @@ describe('cleanup database clients (real PostgreSQL)', () => {
       CLEANUP_MAX_ATTEMPTS: '100',
       ...extra,
     });
-    const databases = jobDatabases(config);
-    const job = { ...cleanupJob(TIMEBASED_JOB, jobEnv, databases), name: stack };
-    const run = createCleanupHandler(job, config, { doc: dynamo.doc, clock: () => now.getTime() });
+    const databases = jobDatabases(config, report);
+    const job = { ...cleanupJob(TIMEBASED_JOB, jobEnv, databases, report), name: stack };
+    const run = createStepRunner(job, config, { doc: dynamo.doc, report, clock: () => now.getTime() });
     return { run, end: () => Promise.all([databases.nxrg.end(), databases.openxds.end()]) };
   }
 
