@@ -57,6 +57,9 @@ export class BrokerError extends FairwayError {
   readonly replyCode: number | undefined;
 }
 
+/** Every record of a batch failed on the infrastructure: the invocation fails so that it is seen and backed off. */
+export class BatchFailedError extends FairwayError {}
+
 /** The RabbitMQ management API could not be reached or answered with an error status. */
 export class ManagementApiError extends FairwayError {
   constructor(message: string, options?: { cause?: unknown; status?: number }) {

@@ -1,6 +1,6 @@
 import type { ConfirmChannel } from 'amqplib';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { errorText, InvalidEventError } from '../errors';
+import { BatchFailedError, errorText, InvalidEventError } from '../errors';
 import type { TenantCounterStore } from '../priority/counter-store';
 import type { PriorityMapping } from '../priority/rules';
 import { parseAfterProcessRecord, type RoutableMessage } from './event';
@@ -138,6 +138,7 @@ export function createRouter(deps: RouterDeps) {
     for (const kind of ['Rejected', 'PriorityFailures', 'BrokerFailures'] as const) {
       deps.report.counted(kind, failures.filter((f) => f.kind === kind).length);
     }
+    failWholeBatch(event.Records.length, failures);
     return { batchItemFailures: failures.map((f) => ({ itemIdentifier: f.messageId })) };
   };
 }
@@ -203,6 +204,18 @@ function byTenant(items: Pending[]): Map<string, Pending[]> {
   const groups = new Map<string, Pending[]>();
   for (const item of items) groups.set(item.message.tenantId, [...(groups.get(item.message.tenantId) ?? []), item]);
   return groups;
+}
+
+/**
+ * Every record failed, and not only because they were bad events: the broker or DynamoDB is
+ * down. The invocation fails (Powertools Batch's full-batch failure), so that the Lambda error
+ * metric, the alarms and the event source's back-off see it; SQS retries the whole batch either way.
+ */
+function failWholeBatch(records: number, failures: readonly RecordFailure[]): void {
+  const infrastructure = failures.filter((f) => f.kind !== 'Rejected');
+  if (records === 0 || failures.length < records || infrastructure.length === 0) return;
+  const kinds = [...new Set(infrastructure.map((f) => f.kind))].join(', ');
+  throw new BatchFailedError(`${records} of ${records} records failed (${kinds}): ${infrastructure[0]!.reason}`);
 }
 
 function failureOf(messageId: string, kind: FailureKind, error: unknown): RecordFailure {
