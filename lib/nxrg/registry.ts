@@ -151,13 +151,25 @@ export class NxrgRegistry {
   }
 
   /** One page of ids deleted in NXRG and not yet in OpenXDS, in id order after `after`. */
-  async pendingRepositoryPage(after: string | null, limit: number): Promise<string[]> {
+  pendingRepositoryPage(after: string | null, limit: number): Promise<string[]> {
+    return this.deletionPage('IS NULL', after, limit);
+  }
+
+  /**
+   * One page of ids whose OpenXDS deletion is marked done, in id order after `after`: the recheck
+   * asks OpenXDS whether a copy came back (a restore, a re-upload) since.
+   */
+  doneRepositoryPage(after: string | null, limit: number): Promise<string[]> {
+    return this.deletionPage('IS NOT NULL', after, limit);
+  }
+
+  private async deletionPage(mark: 'IS NULL' | 'IS NOT NULL', after: string | null, limit: number) {
     const { x } = this;
     const params: unknown[] = [limit];
     if (after !== null) params.push(after);
     const { rows } = await this.query<{ id: string }>(
       `SELECT ${x.documentId} AS id FROM ${x.table}
-       WHERE ${x.openxdsDeletedAt} IS NULL ${after !== null ? `AND ${x.documentId} > $2` : ''}
+       WHERE ${x.openxdsDeletedAt} ${mark} ${after !== null ? `AND ${x.documentId} > $2` : ''}
        ORDER BY ${x.documentId} LIMIT $1`,
       params,
     );
@@ -165,11 +177,12 @@ export class NxrgRegistry {
   }
 
   /**
-   * Runs `remove` on those of `ids` that are still deleted in NXRG and not yet in OpenXDS, holding
-   * their deletion records locked meanwhile, then (unless a dry run) marks them done in OpenXDS.
-   * The two databases cannot share a statement; the lock keeps the condition true until the mark.
-   * A crash between the OpenXDS delete and the mark leaves them pending: the retry finds nothing
-   * left to delete in OpenXDS and marks them.
+   * Runs `remove` on those of `ids` that are still deleted in NXRG (a deletion record, and no
+   * document of that id in the registry again), holding their deletion records locked meanwhile,
+   * then (unless a dry run) marks them done in OpenXDS. A record already marked done is taken too:
+   * the mark says a copy was deleted once, not that none came back. The two databases cannot share
+   * a statement; the lock keeps the condition true until the mark. A crash between the OpenXDS
+   * delete and the mark leaves them pending: the retry finds nothing left in OpenXDS and marks them.
    */
   async settleRepositoryDeletions<T>(
     ids: readonly string[],
@@ -182,7 +195,7 @@ export class NxrgRegistry {
       await client.query('BEGIN');
       const { rows } = await client.query<{ id: string }>(
         `SELECT rec.${x.documentId} AS id FROM ${x.table} rec
-         WHERE rec.${x.documentId} = ANY($1) AND rec.${x.openxdsDeletedAt} IS NULL
+         WHERE rec.${x.documentId} = ANY($1)
            AND NOT EXISTS (SELECT 1 FROM ${d.table} doc WHERE doc.${d.id} = rec.${x.documentId})
          ORDER BY rec.${x.documentId}
          FOR UPDATE OF rec`,

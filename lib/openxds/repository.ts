@@ -23,6 +23,16 @@ export class OpenxdsRepository {
     ]);
   }
 
+  /** Those of `ids` the repository holds. */
+  async presentIds(ids: readonly string[]): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const { r } = this;
+    const { rows } = await DatabaseError.wrap('OpenXDS', () =>
+      this.pool.query<{ id: string }>(`SELECT ${r.id}::text AS id FROM ${r.table} WHERE ${r.id} = ANY($1)`, [ids]),
+    );
+    return rows.map((row) => row.id);
+  }
+
   /** Deletes the documents with these ids (a dry run only finds them). Returns the ids it deleted. */
   async deleteDocuments(ids: readonly string[], dryRun: boolean): Promise<string[]> {
     if (ids.length === 0) return [];
