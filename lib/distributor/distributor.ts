@@ -79,6 +79,8 @@ export interface DistributorDeps {
   controls: TenantControlStore;
   tuning: TuningDeps;
   report: DistributorReport;
+  /** The RabbitMQ user the distributor publishes as (the user of AMQP_URL). */
+  publisherUser: string;
   now?: () => number;
 }
 
@@ -89,6 +91,8 @@ export interface QueueSummary {
   planned: number;
   moved: number;
   requeued: number;
+  /** Set aside in the target's parking queue: the broker would refuse them from the distributor. */
+  parked: number;
   stopReason?: StopReason;
   error?: string;
 }
@@ -105,6 +109,8 @@ export interface TargetSummary {
   planned: number;
   moved: number;
   requeued: number;
+  /** Set aside in the target's parking queue: the broker would refuse them from the distributor. */
+  parked: number;
   queues: QueueSummary[];
   error?: string;
 }
@@ -116,6 +122,8 @@ export interface PassSummary {
   planned: number;
   moved: number;
   requeued: number;
+  /** Set aside in the target's parking queue: the broker would refuse them from the distributor. */
+  parked: number;
   targets: TargetSummary[];
 }
 
@@ -153,6 +161,7 @@ export function createDistributor(deps: DistributorDeps): Distributor {
       planned: 0,
       moved: 0,
       requeued: 0,
+      parked: 0,
       queues: [],
     };
     const failed = (error: unknown) => {
@@ -188,6 +197,7 @@ export function createDistributor(deps: DistributorDeps): Distributor {
         summary.planned += q.planned;
         summary.moved += q.moved;
         summary.requeued += q.requeued;
+        summary.parked += q.parked;
       }
       return summary;
     } catch (error) {
@@ -267,6 +277,7 @@ export function createDistributor(deps: DistributorDeps): Distributor {
               prefetch: Math.min(share, settings.DISTRIBUTOR_MAX_PREFETCH),
               deadline: pass.deadline,
               idleStopMs: settings.DISTRIBUTOR_IDLE_STOP_MS,
+              publisherUser: deps.publisherUser,
             },
             now,
           );
@@ -300,6 +311,7 @@ export function createDistributor(deps: DistributorDeps): Distributor {
         planned: targets.reduce((n, t) => n + t.planned, 0),
         moved: targets.reduce((n, t) => n + t.moved, 0),
         requeued: targets.reduce((n, t) => n + t.requeued, 0),
+        parked: targets.reduce((n, t) => n + t.parked, 0),
         targets,
       };
       report.passed(summary);

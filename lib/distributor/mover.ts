@@ -15,7 +15,22 @@ export interface MoveRequest {
   deadline: number;
   /** Stop when no delivery came for this long (the queue held less than planned). */
   idleStopMs: number;
+  /** The RabbitMQ user the distributor publishes as: a message with another `user-id` is parked. */
+  publisherUser: string;
 }
+
+/**
+ * Where the distributor parks a target's messages the broker would refuse to take from it. No
+ * `»` in the name, so discovery never takes it for a staging queue and moves it back.
+ */
+export const parkingQueueName = (target: string) => `fairway-parked:${target}`;
+
+/** Headers a parked message carries, so that an operator can tell where it came from and why. */
+export const parkedHeaders = {
+  from: 'x-fairway-parked-from',
+  userId: 'x-fairway-parked-user-id',
+  reason: 'x-fairway-parked-reason',
+} as const;
 
 export type StopReason =
   | 'share-moved'
@@ -31,6 +46,8 @@ export interface MoveResult {
   moved: number;
   /** Published but returned or nacked by the broker: put back in the staging queue. */
   requeued: number;
+  /** Moved to the target's parking queue instead (`parkingQueueName`): the broker would refuse them. */
+  parked: number;
   stopReason: StopReason;
   /**
    * Published, but no confirm came within DRAIN_TIMEOUT_MS of stopping: the staging copies go
@@ -64,7 +81,7 @@ export async function moveMessages(
   request: MoveRequest,
   now: () => number = Date.now,
 ): Promise<MoveResult> {
-  if (request.count <= 0) return { moved: 0, requeued: 0, stopReason: 'share-moved' };
+  if (request.count <= 0) return { moved: 0, requeued: 0, parked: 0, stopReason: 'share-moved' };
   let consumer: ConfirmChannel | undefined;
   let publisher: ConfirmChannel | undefined;
   try {
@@ -72,7 +89,7 @@ export async function moveMessages(
     publisher = await openChannel();
     return await pump(consumer, publisher, request, now);
   } catch (error) {
-    return { moved: 0, requeued: 0, stopReason: 'channel-closed', error: (error as Error).message };
+    return { moved: 0, requeued: 0, parked: 0, stopReason: 'channel-closed', error: (error as Error).message };
   } finally {
     // Closing the consuming channel puts back anything still unacked.
     if (publisher) await closeQuietly(publisher);
@@ -100,6 +117,8 @@ async function pump(
   let received = 0;
   let moved = 0;
   let requeued = 0;
+  let parked = 0;
+  let parking: Promise<unknown> | undefined;
   let lastDelivery = now();
   let stopReason: StopReason | undefined;
   let cancelled = false;
@@ -117,7 +136,7 @@ async function pump(
   const end = () => {
     clearInterval(watchdog);
     clearTimeout(drainTimer);
-    const result: MoveResult = { moved, requeued, stopReason: stopReason! };
+    const result: MoveResult = { moved, requeued, parked, stopReason: stopReason! };
     if (inFlight.size > 0) result.unconfirmed = inFlight.size;
     finish(result);
   };
@@ -171,7 +190,7 @@ async function pump(
     lastDelivery = now();
     const entry: InFlight = { message, returned: false };
     inFlight.add(entry);
-    publisher.publish('', request.target, message.content, publishOptions(message.properties), (error) => {
+    const confirmed = (park: boolean) => (error: unknown) => {
       inFlight.delete(entry);
       if (error || entry.returned) {
         requeued++;
@@ -179,11 +198,31 @@ async function pump(
         // A nack; a closed channel has already stopped the move as 'channel-closed'.
         if (error) stop('target-rejected');
       } else {
-        moved++;
+        if (park) parked++;
+        else moved++;
         settle(() => consumer.ack(message));
       }
       maybeFinish();
-    });
+    };
+    const { userId } = message.properties;
+    if (userId !== undefined && userId !== request.publisherUser) {
+      // RabbitMQ would refuse this publish and close the channel, pass after pass: park it instead.
+      const queue = parkingQueueName(request.target);
+      parking ??= publisher.assertQueue(queue, { durable: true });
+      parking.then(
+        () =>
+          publisher.publish(
+            '',
+            queue,
+            message.content,
+            parkedOptions(message.properties, request.source),
+            confirmed(true),
+          ),
+        confirmed(true),
+      );
+    } else {
+      publisher.publish('', request.target, message.content, publishOptions(message.properties), confirmed(false));
+    }
     if (received >= request.count) stop('share-moved');
   };
 
@@ -193,9 +232,23 @@ async function pump(
   } catch (error) {
     clearInterval(watchdog);
     clearTimeout(drainTimer);
-    return { moved: 0, requeued: 0, stopReason: 'source-missing', error: (error as Error).message };
+    return { moved: 0, requeued: 0, parked, stopReason: 'source-missing', error: (error as Error).message };
   }
   return done;
+}
+
+/** A parked copy: every property but `user-id`, which is kept in a header with where it came from. */
+function parkedOptions(p: MessageProperties, source: string): Options.Publish {
+  const { userId, ...options } = publishOptions(p);
+  return {
+    ...options,
+    headers: {
+      ...p.headers,
+      [parkedHeaders.from]: source,
+      [parkedHeaders.userId]: userId,
+      [parkedHeaders.reason]: "user-id is not the distributor's RabbitMQ user; the broker would refuse it",
+    },
+  };
 }
 
 /** Every property the staging copy carries, for the target copy. */

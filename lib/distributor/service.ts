@@ -4,6 +4,7 @@ import type { ScheduledEvent } from 'aws-lambda';
 import { documentClient } from '../aws/dynamo';
 import type { DistributorConfig } from '../config/distributor';
 import { errorText } from '../errors';
+import { amqpUser } from '../rabbitmq/amqp-url';
 import { AmqpSession } from '../rabbitmq/connection';
 import { ManagementClient, type QueueInfo } from '../rabbitmq/management';
 import { functionHandler } from '../runtime/lambda';
@@ -74,6 +75,8 @@ export function powertoolsDistributorReport({ logger, metrics }: Observability):
       logger.info('Distribution pass', { pass: summary });
       metrics.addMetric('MessagesMoved', MetricUnit.Count, summary.moved);
       metrics.addMetric('MessagesRequeued', MetricUnit.Count, summary.requeued);
+      // Alarmed (infra/cloudwatch.yml): a parked message waits for an operator.
+      metrics.addMetric('MessagesParked', MetricUnit.Count, summary.parked);
       metrics.addMetric('PassDuration', MetricUnit.Milliseconds, summary.durationMs);
       const count = (outcome: string) => summary.targets.filter((t) => t.outcome === outcome).length;
       metrics.addMetric('TargetsLeasedElsewhere', MetricUnit.Count, count('leased-elsewhere'));
@@ -115,6 +118,7 @@ export function buildDistributor(
     listQueues: adapters.listQueues,
     openChannel: adapters.openChannel,
     state: new DynamoDistributorState(adapters.doc, config.DISTRIBUTOR_TABLE),
+    publisherUser: amqpUser(config.AMQP_URL),
     controls: new DynamoTenantControlStore(adapters.doc, config.DISTRIBUTOR_TABLE),
     tuning: {
       rate: adapters.consumptionRate,

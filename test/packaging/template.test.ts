@@ -144,8 +144,13 @@ describe('serverless package (offline, no AWS credentials)', () => {
     it('alarms go to an SNS topic the stack outputs', () => {
       expect(dev.Resources.AlarmTopic!.Type).toBe('AWS::SNS::Topic');
       const alarms = ofType(dev, 'AWS::CloudWatch::Alarm');
-      expect(alarms).toHaveLength(8);
+      expect(alarms).toHaveLength(9);
       for (const [, a] of alarms) notifiesTopic(a.Properties);
+    });
+
+    it('the distributor parked alarm fires on one parked message (issue 12, item 1)', () => {
+      const props = firesAboveZero('DistributorParkedAlarm', 'Fairway', 'MessagesParked', 'Sum');
+      expect(props.Dimensions).toEqual([{ Name: 'service', Value: 'fairway' }]);
     });
 
     it('the router DLQ alarm fires on one visible message in the after-process DLQ', () => {

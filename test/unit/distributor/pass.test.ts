@@ -45,6 +45,7 @@ describe('createDistributor: targets it cannot lease', () => {
       listQueues: async () => [queue('a', 0), queue('a»/t1', 5), queue('b»/t1', 7)],
       openChannel,
       state,
+      publisherUser: 'guest',
       controls: noControls,
       tuning: { rate: jest.fn(), lengths: { read: jest.fn(), write: jest.fn() } },
       report,
