@@ -16,7 +16,10 @@ interface ServerlessFile {
   service: string;
   params: Record<string, Record<string, unknown>>;
   provider: { timeout?: number };
-  functions: Record<string, { timeout?: number; events?: Array<{ schedule?: { rate: string; enabled?: unknown } }> }>;
+  functions: Record<
+    string,
+    { timeout?: number | string; events?: Array<{ schedule?: { rate: string; enabled?: unknown } }> }
+  >;
 }
 
 /** Reads serverless.yml's functions with `${param:…}` resolved for `stage` (its block over `default`). */
@@ -34,7 +37,8 @@ export function serviceFunctions(stage = 'dev'): ServiceFunction[] {
     return {
       name,
       deployedName: `${file.service}-${stage}-${name}`,
-      timeoutSeconds: fn.timeout ?? file.provider.timeout ?? 6,
+      // A timeout may come from a param (the cleanup functions' `cleanupTimeoutSeconds`).
+      timeoutSeconds: Number(resolve(fn.timeout ?? file.provider.timeout ?? 6)),
       ...(schedule && rate
         ? { schedule: { rate, everyMs: rateToMs(rate), enabled: resolve(schedule.enabled ?? true) !== 'false' } }
         : {}),
