@@ -57,6 +57,9 @@ export class BrokerError extends FairwayError {
   readonly replyCode: number | undefined;
 }
 
+/** Every record of a batch failed on the infrastructure: the invocation fails so that it is seen and backed off. */
+export class BatchFailedError extends FairwayError {}
+
 /** The RabbitMQ management API could not be reached or answered with an error status. */
 export class ManagementApiError extends FairwayError {
   constructor(message: string, options?: { cause?: unknown; status?: number }) {
@@ -65,6 +68,37 @@ export class ManagementApiError extends FairwayError {
   }
   /** The HTTP status, when the API answered at all. */
   readonly status: number | undefined;
+}
+
+/** Which database a cleanup job talks to, and the setting that points at it. */
+export const databases = {
+  NXRG: 'NXRG_DATABASE_URL',
+  OpenXDS: 'OPENXDS_DATABASE_URL',
+} as const;
+export type DatabaseName = keyof typeof databases;
+
+/**
+ * A PostgreSQL call failed. The message names the database and the setting that points at it
+ * (never the connection string, which holds the password), then the driver's own message.
+ */
+export class DatabaseError extends FairwayError {
+  constructor(
+    readonly database: DatabaseName,
+    cause: unknown,
+  ) {
+    super(`${database} database (${databases[database]}): ${cause instanceof Error ? cause.message : String(cause)}`, {
+      cause,
+    });
+  }
+
+  /** Runs `call`, turning whatever it throws into a DatabaseError of `database`. */
+  static async wrap<T>(database: DatabaseName, call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      throw error instanceof DatabaseError ? error : new DatabaseError(database, error);
+    }
+  }
 }
 
 /** One line for a log or an error report: the error's type and message, with its causes. */

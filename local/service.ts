@@ -16,7 +16,10 @@ interface ServerlessFile {
   service: string;
   params: Record<string, Record<string, unknown>>;
   provider: { timeout?: number };
-  functions: Record<string, { timeout?: number; events?: Array<{ schedule?: { rate: string; enabled?: unknown } }> }>;
+  functions: Record<
+    string,
+    { timeout?: number | string; events?: Array<{ schedule?: { rate: string; enabled?: unknown } }> }
+  >;
 }
 
 /** Resolves `${param:…}` in a serverless.yml value as serverless does for `stage` (its block over `default`). */
@@ -40,7 +43,8 @@ export function serviceFunctions(stage = 'dev'): ServiceFunction[] {
     return {
       name,
       deployedName: `${file.service}-${stage}-${name}`,
-      timeoutSeconds: fn.timeout ?? file.provider.timeout ?? 6,
+      // A timeout may come from a param (the cleanup functions' `cleanupTimeoutSeconds`).
+      timeoutSeconds: Number(resolve(fn.timeout ?? file.provider.timeout ?? 6)),
       ...(schedule && rate
         ? { schedule: { rate, everyMs: rateToMs(rate), enabled: resolve(schedule.enabled ?? true) !== 'false' } }
         : {}),

@@ -1,3 +1,4 @@
+import { managementPath } from '../lib/rabbitmq/api-path';
 import { managementApi } from './management-api';
 
 /** A RabbitMQ vhost of its own, for the local stack, a test file or a benchmark. */
@@ -15,10 +16,10 @@ export interface Vhost {
 /** Creates `vhost` through the management API and gives the URL's user every permission on it. */
 export async function createVhost(amqpUrl: string, managementUrl: string, vhost: string): Promise<Vhost> {
   const api = managementApi(managementUrl);
-  const path = `/api/vhosts/${encodeURIComponent(vhost)}`;
+  const path = managementPath('api', 'vhosts', vhost);
   await api('PUT', path);
   const user = decodeURIComponent(new URL(managementUrl).username) || 'guest';
-  await api('PUT', `/api/permissions/${encodeURIComponent(vhost)}/${encodeURIComponent(user)}`, {
+  await api('PUT', managementPath('api', 'permissions', vhost, user), {
     configure: '.*',
     write: '.*',
     read: '.*',

@@ -66,15 +66,25 @@ export function createCleanupReport({ logger, metrics }: Observability, job: str
 
 /**
  * One small pool per database per container. pg connects lazily, so building them at cold start
- * costs nothing; a step uses one connection of each at most.
+ * costs nothing; a step uses one connection of each at most. A connection attempt or statement
+ * that takes longer than CLEANUP_DATABASE_TIMEOUT_SECONDS fails (client and server side), so a
+ * hung database ends the step before the Lambda timeout instead of freezing it mid-statement.
  */
 export function jobDatabases(
-  config: Pick<CleanupConfig, 'NXRG_DATABASE_URL' | 'OPENXDS_DATABASE_URL'>,
+  config: Pick<CleanupConfig, 'NXRG_DATABASE_URL' | 'OPENXDS_DATABASE_URL' | 'CLEANUP_DATABASE_TIMEOUT_SECONDS'>,
   report: Pick<CleanupReport, 'connectionFailed'>,
 ): JobDatabases {
+  const timeoutMs = config.CLEANUP_DATABASE_TIMEOUT_SECONDS * 1000;
   const pool = (database: string, connectionString: string) =>
-    // An idle connection dropped by the server: the pool replaces it; without a listener it would crash the container.
-    new Pool({ connectionString, max: 2 }).on('error', (error) => report.connectionFailed(database, error));
+    new Pool({
+      connectionString,
+      max: 2,
+      connectionTimeoutMillis: timeoutMs,
+      query_timeout: timeoutMs,
+      statement_timeout: timeoutMs,
+    })
+      // An idle connection dropped by the server: the pool replaces it; without a listener it would crash the container.
+      .on('error', (error) => report.connectionFailed(database, error));
   return { nxrg: pool('nxrg', config.NXRG_DATABASE_URL), openxds: pool('openxds', config.OPENXDS_DATABASE_URL) };
 }
 

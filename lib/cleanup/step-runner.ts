@@ -31,8 +31,16 @@ export function createStepRunner(job: JobDefinition, config: CleanupConfig, adap
     { doc: adapters.doc, table: config.CLEANUP_TABLE, clock, random: adapters.random },
   );
   const budgetMs = config.CLEANUP_TIME_BUDGET_SECONDS * 1000;
+  // Once per container, before the first step; a failed check is tried again by the next invocation.
+  let verified: Promise<void> | undefined;
 
   return async function runSteps(): Promise<StepResult[]> {
+    verified ??= (job.verify?.() ?? Promise.resolve()).catch((error: unknown) => {
+      verified = undefined;
+      report.stepFailed(job.name, error);
+      throw error;
+    });
+    await verified;
     const started = clock();
     const results: StepResult[] = [];
     while (

@@ -124,7 +124,11 @@ function parseJobEnv<S extends z.ZodType>(schema: S, env: Env): z.infer<S> {
   const result = schema.safeParse(env);
   if (result.success) return result.data;
   throw new ConfigError(
-    result.error.issues.map((issue) => `${issue.path.map(String).join('.') || '(environment)'}: ${issue.message}`),
+    result.error.issues.flatMap((issue) => {
+      const path = issue.path.map(String).join('.');
+      if (issue.code === 'unrecognized_keys') return issue.keys.map((key) => `${path}.${key}: is not a known key`);
+      return [`${path || '(environment)'}: ${issue.message}`];
+    }),
   );
 }
 

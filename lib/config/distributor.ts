@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { WEIGHT_DECIMALS } from '../distributor/weights';
-import { dynamoSettings, passRequestSettings, rabbitSettings } from './common';
+import { checkVhostRule, dynamoSettings, passRequestSettings, rabbitSettings } from './common';
 import { type Env, parseEnv, setting } from './env';
 
 const queueArguments = z.record(z.string(), z.unknown());
@@ -79,8 +79,8 @@ const choice = <T extends readonly [string, ...string[]]>(values: T, fallback: T
     z.enum(values, { error: `must be one of ${values.join(', ')}` }).default(fallback as never),
   );
 
-/** The distributor's settings, read from the environment once at cold start (names as in serverless.yml). */
-export const distributorConfigSchema = z.object({
+/** The distributor's settings, each on its own (the queue view of the CLI uses them without AMQP). */
+export const distributorSettingsSchema = z.object({
   ...dynamoSettings,
   ...rabbitSettings,
   ...passRequestSettings,
@@ -113,8 +113,12 @@ export const distributorConfigSchema = z.object({
   DISTRIBUTOR_FOLLOW_UP_MAX_DELAY_MS: setting.int(20_000, 0, 30_000),
 });
 
-/** The settings that must agree with each other; apart, so that tools can still pick from the schema (omit). */
-const consistentDistributorConfig = distributorConfigSchema.superRefine((config, ctx) => {
+/**
+ * The distributor's settings, read from the environment once at cold start (names as in
+ * serverless.yml), with the rules between them; tools pick single settings from `distributorSettingsSchema`.
+ */
+export const distributorConfigSchema = distributorSettingsSchema.superRefine((config, ctx) => {
+  checkVhostRule(config, ctx);
   if (config.DISTRIBUTOR_FOLLOW_UP_MAX_DELAY_MS < config.DISTRIBUTOR_FOLLOW_UP_DELAY_MS) {
     ctx.addIssue({
       code: 'custom',
@@ -126,4 +130,4 @@ const consistentDistributorConfig = distributorConfigSchema.superRefine((config,
 
 export type DistributorConfig = z.infer<typeof distributorConfigSchema>;
 
-export const loadDistributorConfig = (env: Env): DistributorConfig => parseEnv(consistentDistributorConfig, env);
+export const loadDistributorConfig = (env: Env): DistributorConfig => parseEnv(distributorConfigSchema, env);

@@ -21,8 +21,12 @@ const blankAsMissing = (value: unknown) => (value === '' ? undefined : value);
 export const setting = {
   text: () => z.preprocess(blankAsMissing, z.string({ error: 'is required' })),
   optionalText: () => z.preprocess(blankAsMissing, z.string().optional()),
-  url: () => z.preprocess(blankAsMissing, z.string({ error: 'is required' }).refine(isUrl, { error: 'must be a URL' })),
-  optionalUrl: () => z.preprocess(blankAsMissing, z.string().refine(isUrl, { error: 'must be a URL' }).optional()),
+  textOr: (fallback: string) => z.preprocess(blankAsMissing, z.string().default(fallback)),
+  /** A URL with one of `schemes` (e.g. `['postgres', 'postgresql']`); a wrong scheme is named, the value never. */
+  url: (schemes: readonly string[]) =>
+    z.preprocess(blankAsMissing, z.string({ error: 'is required' }).refine(isUrlOf(schemes), urlError(schemes))),
+  optionalUrl: (schemes: readonly string[]) =>
+    z.preprocess(blankAsMissing, z.string().refine(isUrlOf(schemes), urlError(schemes)).optional()),
   int: (fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
     z.preprocess(
       blankAsMissing,
@@ -60,11 +64,14 @@ export const setting = {
     ),
 };
 
-function isUrl(value: string): boolean {
+const isUrlOf = (schemes: readonly string[]) => (value: string) => {
   try {
-    new URL(value);
-    return true;
+    return schemes.includes(new URL(value).protocol.slice(0, -1));
   } catch {
     return false;
   }
-}
+};
+
+const urlError = (schemes: readonly string[]) => ({
+  error: `must be a URL starting with ${schemes.map((s) => `${s}://`).join(' or ')}`,
+});

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defaultThresholds, reachableLevels, tenMinusLevel } from '../priority/rules';
-import { dynamoSettings, passRequestSettings, rabbitSettings } from './common';
+import { checkVhostRule, dynamoSettings, passRequestSettings, rabbitSettings } from './common';
 import { type Env, parseEnv, setting } from './env';
 
 const thresholdsSchema = z
@@ -72,6 +72,7 @@ export const routerConfigSchema = z
         message: 'is required with DISTRIBUTOR_FUNCTION_NAME (the router asks for passes in that table)',
       });
     }
+    checkVhostRule(config, ctx);
     const rules = { thresholds: config.TENANT_PRIORITY_THRESHOLDS, quietLevel: config.TENANT_PRIORITY_QUIET_LEVEL };
     const missing = reachableLevels(rules).filter(
       (level) => config.TENANT_PRIORITY_AMQP_PRIORITIES[String(level)] === undefined,

@@ -43,6 +43,8 @@ export interface DistributorReport {
   rotationConflict(target: string): void;
   /** The lease could not be given back; it expires by itself. */
   leaseNotReleased(target: string, error: unknown): void;
+  /** A closed channel or connection ended these staging queues' moves early; nothing is lost, the next pass goes on. */
+  movesCutShort(target: string, queues: readonly string[]): void;
   /** The invocation has no time left beyond the safety margin: the pass plans but moves nothing. */
   noTimeToMove(remainingMs: number, safetyMarginMs: number): void;
   /** The pass could not ask for the target's next pass; the schedule's next pass covers it. */
@@ -86,6 +88,8 @@ export interface DistributorDeps {
   report: DistributorReport;
   /** Asks for a target's next pass (passRequester); by default passes run on the schedule alone. */
   requestPass?: RequestPass;
+  /** The RabbitMQ user the distributor publishes as (the user of AMQP_URL). */
+  publisherUser: string;
   now?: () => number;
 }
 
@@ -96,6 +100,8 @@ export interface QueueSummary {
   planned: number;
   moved: number;
   requeued: number;
+  /** Set aside in the target's parking queue: the broker would refuse them from the distributor. */
+  parked: number;
   stopReason?: StopReason;
   error?: string;
 }
@@ -112,6 +118,8 @@ export interface TargetSummary {
   planned: number;
   moved: number;
   requeued: number;
+  /** Set aside in the target's parking queue: the broker would refuse them from the distributor. */
+  parked: number;
   queues: QueueSummary[];
   error?: string;
   /** The next pass for this target was asked for, this many ms from the end of this one. */
@@ -127,6 +135,8 @@ export interface PassSummary {
   planned: number;
   moved: number;
   requeued: number;
+  /** Set aside in the target's parking queue: the broker would refuse them from the distributor. */
+  parked: number;
   targets: TargetSummary[];
 }
 
@@ -176,6 +186,7 @@ export function createDistributor(deps: DistributorDeps): Distributor {
       planned: 0,
       moved: 0,
       requeued: 0,
+      parked: 0,
       queues: [],
     };
     const failed = (error: unknown) => {
@@ -209,10 +220,13 @@ export function createDistributor(deps: DistributorDeps): Distributor {
       }
       summary.outcome = plan.outcome;
       summary.queues = await move(measured, plan, pass);
+      const cutShort = summary.queues.filter((q) => q.stopReason === 'channel-closed').map((q) => q.name);
+      if (cutShort.length > 0) report.movesCutShort(group.target, cutShort);
       for (const q of summary.queues) {
         summary.planned += q.planned;
         summary.moved += q.moved;
         summary.requeued += q.requeued;
+        summary.parked += q.parked;
       }
       return summary;
     } catch (error) {
@@ -320,7 +334,7 @@ export function createDistributor(deps: DistributorDeps): Distributor {
       }
     }
     const queues = new Map(plan.queues.map((q) => [q.name, q]));
-    const late: MoveResult = { moved: 0, requeued: 0, stopReason: 'deadline' };
+    const late: MoveResult = { moved: 0, requeued: 0, parked: 0, stopReason: 'deadline' };
     return Promise.all(
       plan.shares.map(async ({ name, share }): Promise<QueueSummary> => {
         const result = await pass.slots
@@ -336,6 +350,7 @@ export function createDistributor(deps: DistributorDeps): Distributor {
                 prefetch: Math.min(share, settings.DISTRIBUTOR_MAX_PREFETCH),
                 deadline: pass.deadline,
                 idleStopMs: settings.DISTRIBUTOR_IDLE_STOP_MS,
+                publisherUser: deps.publisherUser,
               },
               now,
             );
@@ -384,6 +399,7 @@ export function createDistributor(deps: DistributorDeps): Distributor {
         planned: targets.reduce((n, t) => n + t.planned, 0),
         moved: targets.reduce((n, t) => n + t.moved, 0),
         requeued: targets.reduce((n, t) => n + t.requeued, 0),
+        parked: targets.reduce((n, t) => n + t.parked, 0),
         targets,
       };
       report.passed(summary);

@@ -1,5 +1,5 @@
 import type { ConfirmChannel, GetMessage } from 'amqplib';
-import { DRAIN_TIMEOUT_MS, type MoveRequest, type MoveResult, publishOptions, type StopReason } from './mover';
+import { DRAIN_TIMEOUT_MS, type MoveRequest, type MoveResult, mustPark, publishMoved, type StopReason } from './mover';
 
 /**
  * Shares up to this many messages are taken one `basic.get` at a time: a get and a confirmed
@@ -25,6 +25,7 @@ export async function moveByGet(
 ): Promise<{ result: MoveResult; reusable: boolean }> {
   let moved = 0;
   let requeued = 0;
+  let parked = 0;
   const seen = { returned: false, closed: false };
   const onReturn = () => {
     seen.returned = true; // one publish in flight at a time: the return is its own
@@ -40,10 +41,10 @@ export async function moveByGet(
     publisher.off('return', onReturn);
     publisher.off('close', onClose);
     consumer.off('close', onClose);
-    return { result: { moved, requeued, stopReason, ...extra }, reusable: reusable && !seen.closed };
+    return { result: { moved, requeued, parked, stopReason, ...extra }, reusable: reusable && !seen.closed };
   };
 
-  while (moved + requeued < request.count) {
+  while (moved + requeued + parked < request.count) {
     if (now() >= request.deadline) return ended('deadline', true);
     let message: GetMessage | false;
     try {
@@ -59,7 +60,8 @@ export async function moveByGet(
     try {
       if (settled.confirmed) {
         consumer.ack(message);
-        moved++;
+        if (mustPark(message, request)) parked++;
+        else moved++;
       } else {
         consumer.nack(message, false, true);
         requeued++;
@@ -88,10 +90,11 @@ function confirmOf(
       resolve(settled);
     };
     try {
-      publisher.publish('', request.target, message.content, publishOptions(message.properties), (error) => {
+      publishMoved(publisher, request, message, (error) => {
         if (seen.closed) settle({ confirmed: false, reason: 'channel-closed' });
         else if (seen.returned) settle({ confirmed: false, reason: 'target-missing' });
-        else if (error) settle({ confirmed: false, reason: 'target-rejected', error: String(error.message ?? error) });
+        else if (error)
+          settle({ confirmed: false, reason: 'target-rejected', error: String((error as Error).message ?? error) });
         else settle({ confirmed: true });
       });
     } catch (error) {

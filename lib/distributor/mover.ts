@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ConfirmChannel, ConsumeMessage, MessageProperties, Options } from 'amqplib';
+import type { ConfirmChannel, ConsumeMessage, Message, MessageProperties, Options } from 'amqplib';
 import { GET_SHARE_MAX, moveByGet } from './get-mover';
 
 /** Opens a confirm channel on the pass's connection (AmqpSession.openConfirmChannel). */
@@ -16,7 +16,22 @@ export interface MoveRequest {
   deadline: number;
   /** Stop when no delivery came for this long (the queue held less than planned). */
   idleStopMs: number;
+  /** The RabbitMQ user the distributor publishes as: a message with another `user-id` is parked. */
+  publisherUser: string;
 }
+
+/**
+ * Where the distributor parks a target's messages the broker would refuse to take from it. No
+ * `»` in the name, so discovery never takes it for a staging queue and moves it back.
+ */
+export const parkingQueueName = (target: string) => `fairway-parked:${target}`;
+
+/** Headers a parked message carries, so that an operator can tell where it came from and why. */
+export const parkedHeaders = {
+  from: 'x-fairway-parked-from',
+  userId: 'x-fairway-parked-user-id',
+  reason: 'x-fairway-parked-reason',
+} as const;
 
 export type StopReason =
   | 'share-moved'
@@ -32,6 +47,8 @@ export interface MoveResult {
   moved: number;
   /** Published but returned or nacked by the broker: put back in the staging queue. */
   requeued: number;
+  /** Moved to the target's parking queue instead (`parkingQueueName`): the broker would refuse them. */
+  parked: number;
   stopReason: StopReason;
   /**
    * Published, but no confirm came within DRAIN_TIMEOUT_MS of stopping: the staging copies go
@@ -65,13 +82,13 @@ export async function moveMessages(
   request: MoveRequest,
   now: () => number = Date.now,
 ): Promise<MoveResult> {
-  if (request.count <= 0) return { moved: 0, requeued: 0, stopReason: 'share-moved' };
+  if (request.count <= 0) return { moved: 0, requeued: 0, parked: 0, stopReason: 'share-moved' };
   let pair: ChannelPair | undefined;
   try {
     pair = await openChannelPair(openChannel);
     return (await moveOn(pair, request, now)).result;
   } catch (error) {
-    return { moved: 0, requeued: 0, stopReason: 'channel-closed', error: (error as Error).message };
+    return { moved: 0, requeued: 0, parked: 0, stopReason: 'channel-closed', error: (error as Error).message };
   } finally {
     if (pair) await closeChannelPair(pair);
   }
@@ -110,7 +127,9 @@ export async function moveOn(
   request: MoveRequest,
   now: () => number = Date.now,
 ): Promise<{ result: MoveResult; reusable: boolean }> {
-  if (request.count <= 0) return { result: { moved: 0, requeued: 0, stopReason: 'share-moved' }, reusable: true };
+  if (request.count <= 0) {
+    return { result: { moved: 0, requeued: 0, parked: 0, stopReason: 'share-moved' }, reusable: true };
+  }
   if (request.count <= GET_SHARE_MAX) return moveByGet(pair.consumer, pair.publisher, request, now);
   return pump(pair.consumer, pair.publisher, request, now);
 }
@@ -138,6 +157,7 @@ async function pump(
   let received = 0;
   let moved = 0;
   let requeued = 0;
+  let parked = 0;
   let lastDelivery = now();
   let stopReason: StopReason | undefined;
   let cancelled = false;
@@ -156,7 +176,7 @@ async function pump(
   const end = () => {
     clearInterval(watchdog);
     clearTimeout(drainTimer);
-    const result: MoveResult = { moved, requeued, stopReason: stopReason! };
+    const result: MoveResult = { moved, requeued, parked, stopReason: stopReason! };
     if (inFlight.size > 0) result.unconfirmed = inFlight.size;
     finish(result);
   };
@@ -219,7 +239,7 @@ async function pump(
     lastDelivery = now();
     const entry: InFlight = { message, returned: false };
     inFlight.add(entry);
-    publisher.publish('', request.target, message.content, publishOptions(message.properties), (error) => {
+    const confirmed = (park: boolean) => (error: unknown) => {
       inFlight.delete(entry);
       if (error || entry.returned) {
         requeued++;
@@ -227,11 +247,13 @@ async function pump(
         // A nack; a closed channel has already stopped the move as 'channel-closed'.
         if (error) stop('target-rejected');
       } else {
-        moved++;
+        if (park) parked++;
+        else moved++;
         settle(() => consumer.ack(message));
       }
       maybeFinish();
-    });
+    };
+    publishMoved(publisher, request, message, confirmed(mustPark(message, request)));
     if (received >= request.count) stop('share-moved');
   };
 
@@ -243,7 +265,7 @@ async function pump(
     clearTimeout(drainTimer);
     detach();
     return {
-      result: { moved: 0, requeued: 0, stopReason: 'source-missing', error: (error as Error).message },
+      result: { moved: 0, requeued: 0, parked, stopReason: 'source-missing', error: (error as Error).message },
       reusable: false,
     };
   }
@@ -252,6 +274,56 @@ async function pump(
   const reusable =
     cleanStops.includes(result.stopReason) && result.unconfirmed === undefined && cancelled && !cancelFailed;
   return { result, reusable };
+}
+
+/** A message the broker would refuse to take from the distributor: another user's `user-id`. */
+export function mustPark(message: Message, request: MoveRequest): boolean {
+  const { userId } = message.properties;
+  return userId !== undefined && userId !== request.publisherUser;
+}
+
+/** Parking queues declared on a channel, so each is declared once per channel. */
+const declaredParking = new WeakMap<ConfirmChannel, Map<string, Promise<unknown>>>();
+
+/**
+ * Publishes a moved message to its target (mandatory, every property kept), or to the target's
+ * parking queue when the broker would refuse it (`mustPark`): RabbitMQ would close the channel on
+ * such a publish, pass after pass. `confirmed` gets the broker's answer, or the declare's failure.
+ */
+export function publishMoved(
+  publisher: ConfirmChannel,
+  request: MoveRequest,
+  message: Message,
+  confirmed: (error: unknown) => void,
+): void {
+  if (!mustPark(message, request)) {
+    publisher.publish('', request.target, message.content, publishOptions(message.properties), confirmed);
+    return;
+  }
+  const queue = parkingQueueName(request.target);
+  const declared = declaredParking.get(publisher) ?? new Map<string, Promise<unknown>>();
+  declaredParking.set(publisher, declared);
+  if (!declared.has(queue)) declared.set(queue, publisher.assertQueue(queue, { durable: true }));
+  declared
+    .get(queue)!
+    .then(
+      () => publisher.publish('', queue, message.content, parkedOptions(message.properties, request.source), confirmed),
+      confirmed,
+    );
+}
+
+/** A parked copy: every property but `user-id`, which is kept in a header with where it came from. */
+function parkedOptions(p: MessageProperties, source: string): Options.Publish {
+  const { userId, ...options } = publishOptions(p);
+  return {
+    ...options,
+    headers: {
+      ...p.headers,
+      [parkedHeaders.from]: source,
+      [parkedHeaders.userId]: userId,
+      [parkedHeaders.reason]: "user-id is not the distributor's RabbitMQ user; the broker would refuse it",
+    },
+  };
 }
 
 /** Every property the staging copy carries, for the target copy. */

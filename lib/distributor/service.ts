@@ -5,6 +5,7 @@ import { documentClient } from '../aws/dynamo';
 import type { PassRequestConfig } from '../config/common';
 import type { DistributorConfig } from '../config/distributor';
 import { errorText } from '../errors';
+import { amqpUser } from '../rabbitmq/amqp-url';
 import { AmqpSession } from '../rabbitmq/connection';
 import { ManagementClient, type QueueInfo } from '../rabbitmq/management';
 import { functionHandler } from '../runtime/lambda';
@@ -49,6 +50,11 @@ export function warningReport(
       warn('Distribution to a target failed; the next pass retries it', { target, error: errorText(error) }),
     targetMissing: (target, staging) =>
       warn('Staging queues have no target queue; skipped (DISTRIBUTOR_MISSING_TARGET=skip)', { target, staging }),
+    movesCutShort: (target, queues) =>
+      warn('Moves ended early: the channel or connection closed; nothing is lost, the next pass moves the rest', {
+        target,
+        queues,
+      }),
     rotationConflict: (target) => warn("Rotation state changed under this pass; kept the other writer's", { target }),
     leaseNotReleased: (target, error) =>
       warn('Could not release the lease; it expires by itself', { target, error: errorText(error) }),
@@ -78,6 +84,8 @@ export function powertoolsDistributorReport({ logger, metrics }: Observability):
       logger.info('Distribution pass', { pass: summary });
       metrics.addMetric('MessagesMoved', MetricUnit.Count, summary.moved);
       metrics.addMetric('MessagesRequeued', MetricUnit.Count, summary.requeued);
+      // Alarmed (infra/cloudwatch.yml): a parked message waits for an operator.
+      metrics.addMetric('MessagesParked', MetricUnit.Count, summary.parked);
       metrics.addMetric('PassDuration', MetricUnit.Milliseconds, summary.durationMs);
       const count = (outcome: string) => summary.targets.filter((t) => t.outcome === outcome).length;
       metrics.addMetric('TargetsLeasedElsewhere', MetricUnit.Count, count('leased-elsewhere'));
@@ -145,6 +153,7 @@ export function buildDistributor(
     listQueues: adapters.listQueues,
     openChannel: adapters.openChannel,
     state: new DynamoDistributorState(adapters.doc, config.DISTRIBUTOR_TABLE),
+    publisherUser: amqpUser(config.AMQP_URL),
     controls: new DynamoTenantControlStore(adapters.doc, config.DISTRIBUTOR_TABLE),
     tuning: {
       rate: adapters.consumptionRate,

@@ -1,6 +1,18 @@
-import type { Pool } from 'pg';
+import type { Pool, QueryResult, QueryResultRow } from 'pg';
+import { DatabaseError } from '../errors';
 import { quoteAll } from '../postgres/identifier';
+import { type ColumnKind, schemaProblems } from '../postgres/schema-check';
 import type { NxrgNames } from './names';
+
+/** The kind each registry column must be, by table and configuration key (NXRG_NAMES). */
+export const nxrgColumnKinds = {
+  documents: { id: 'id', type: 'text', citizenId: 'text', createdAt: 'timestamp', serviceTime: 'timestamp' },
+  citizens: { cpr: 'text', status: 'integer' },
+  deletedDocuments: { documentId: 'id', deletedAt: 'timestamp', reason: 'text', openxdsDeletedAt: 'timestamp' },
+} as const satisfies Record<keyof NxrgNames, Record<string, ColumnKind>>;
+
+/** The columns one job touches, per table. */
+export type NxrgColumns = { [T in keyof typeof nxrgColumnKinds]?: (keyof (typeof nxrgColumnKinds)[T])[] };
 
 /** Which document time a retention rule counts from. */
 export type RetentionBasis = 'created' | 'service';
@@ -47,12 +59,26 @@ export class NxrgRegistry {
 
   constructor(
     private readonly pool: Pool,
-    names: NxrgNames,
+    private readonly names: NxrgNames,
     private readonly deceasedStatus = 90,
   ) {
     this.d = quoteAll(names.documents);
     this.c = quoteAll(names.citizens);
     this.x = quoteAll(names.deletedDocuments);
+  }
+
+  /** What is missing or of the wrong type among the tables and columns `columns` names (empty: all there). */
+  schemaProblems(columns: NxrgColumns): Promise<string[]> {
+    const tables = (Object.entries(columns) as [keyof NxrgNames, string[]][]).map(([table, keys]) => {
+      const names = this.names[table] as Record<string, string>;
+      const kinds = nxrgColumnKinds[table] as Record<string, ColumnKind>;
+      return {
+        table: names.table!,
+        setting: `NXRG_NAMES ${table}`,
+        columns: Object.fromEntries(keys.map((key) => [key, { name: names[key]!, kind: kinds[key]! }])),
+      };
+    });
+    return schemaProblems(this.pool, 'NXRG', tables);
   }
 
   /** One page of documents past retention, in (time, id) order after the cursor. */
@@ -65,7 +91,7 @@ export class NxrgRegistry {
       params.push(after.at, after.id);
       keyset = `AND (${time}, ${d.id}) > ($4::timestamptz, $5)`;
     }
-    const { rows } = await this.pool.query<{ id: string; at: string }>(
+    const { rows } = await this.query<{ id: string; at: string }>(
       `SELECT ${d.id} AS id, ${time}::text AS at FROM ${d.table}
        WHERE ${d.type} = $1 AND ${time} < $2 ${keyset}
        ORDER BY ${time}, ${d.id} LIMIT $3`,
@@ -85,7 +111,7 @@ export class NxrgRegistry {
     const { c } = this;
     const params: unknown[] = [digit, limit];
     if (after !== null) params.push(after);
-    const { rows } = await this.pool.query<{ cpr: string }>(
+    const { rows } = await this.query<{ cpr: string }>(
       `SELECT ${c.cpr} AS cpr FROM ${c.table}
        WHERE right(${c.cpr}, 1) = $1 ${after !== null ? `AND ${c.cpr} > $3` : ''}
        ORDER BY right(${c.cpr}, 1), ${c.cpr} LIMIT $2`,
@@ -98,7 +124,7 @@ export class NxrgRegistry {
   async deceasedDocumentPage(range: CitizenRange, after: string | null, limit: number): Promise<string[]> {
     const { c, d } = this;
     const params: unknown[] = [range.digit, range.through, this.deceasedStatus, limit, range.after, after];
-    const { rows } = await this.pool.query<{ id: string }>(
+    const { rows } = await this.query<{ id: string }>(
       `SELECT doc.${d.id} AS id
        FROM ${c.table} cit JOIN ${d.table} doc ON doc.${d.citizenId} = cit.${c.cpr}
        WHERE right(cit.${c.cpr}, 1) = $1 AND cit.${c.cpr} <= $2 AND cit.${c.status} = $3
@@ -125,13 +151,25 @@ export class NxrgRegistry {
   }
 
   /** One page of ids deleted in NXRG and not yet in OpenXDS, in id order after `after`. */
-  async pendingRepositoryPage(after: string | null, limit: number): Promise<string[]> {
+  pendingRepositoryPage(after: string | null, limit: number): Promise<string[]> {
+    return this.deletionPage('IS NULL', after, limit);
+  }
+
+  /**
+   * One page of ids whose OpenXDS deletion is marked done, in id order after `after`: the recheck
+   * asks OpenXDS whether a copy came back (a restore, a re-upload) since.
+   */
+  doneRepositoryPage(after: string | null, limit: number): Promise<string[]> {
+    return this.deletionPage('IS NOT NULL', after, limit);
+  }
+
+  private async deletionPage(mark: 'IS NULL' | 'IS NOT NULL', after: string | null, limit: number) {
     const { x } = this;
     const params: unknown[] = [limit];
     if (after !== null) params.push(after);
-    const { rows } = await this.pool.query<{ id: string }>(
+    const { rows } = await this.query<{ id: string }>(
       `SELECT ${x.documentId} AS id FROM ${x.table}
-       WHERE ${x.openxdsDeletedAt} IS NULL ${after !== null ? `AND ${x.documentId} > $2` : ''}
+       WHERE ${x.openxdsDeletedAt} ${mark} ${after !== null ? `AND ${x.documentId} > $2` : ''}
        ORDER BY ${x.documentId} LIMIT $1`,
       params,
     );
@@ -139,11 +177,12 @@ export class NxrgRegistry {
   }
 
   /**
-   * Runs `remove` on those of `ids` that are still deleted in NXRG and not yet in OpenXDS, holding
-   * their deletion records locked meanwhile, then (unless a dry run) marks them done in OpenXDS.
-   * The two databases cannot share a statement; the lock keeps the condition true until the mark.
-   * A crash between the OpenXDS delete and the mark leaves them pending: the retry finds nothing
-   * left to delete in OpenXDS and marks them.
+   * Runs `remove` on those of `ids` that are still deleted in NXRG (a deletion record, and no
+   * document of that id in the registry again), holding their deletion records locked meanwhile,
+   * then (unless a dry run) marks them done in OpenXDS. A record already marked done is taken too:
+   * the mark says a copy was deleted once, not that none came back. The two databases cannot share
+   * a statement; the lock keeps the condition true until the mark. A crash between the OpenXDS
+   * delete and the mark leaves them pending: the retry finds nothing left in OpenXDS and marks them.
    */
   async settleRepositoryDeletions<T>(
     ids: readonly string[],
@@ -151,12 +190,12 @@ export class NxrgRegistry {
     remove: (confirmed: string[]) => Promise<T>,
   ): Promise<T> {
     const { d, x } = this;
-    const client = await this.pool.connect();
+    const client = await DatabaseError.wrap('NXRG', () => this.pool.connect());
     try {
       await client.query('BEGIN');
       const { rows } = await client.query<{ id: string }>(
         `SELECT rec.${x.documentId} AS id FROM ${x.table} rec
-         WHERE rec.${x.documentId} = ANY($1) AND rec.${x.openxdsDeletedAt} IS NULL
+         WHERE rec.${x.documentId} = ANY($1)
            AND NOT EXISTS (SELECT 1 FROM ${d.table} doc WHERE doc.${d.id} = rec.${x.documentId})
          ORDER BY rec.${x.documentId}
          FOR UPDATE OF rec`,
@@ -173,8 +212,8 @@ export class NxrgRegistry {
       await client.query('COMMIT');
       return result;
     } catch (error) {
-      await client.query('ROLLBACK');
-      throw error;
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error instanceof DatabaseError ? error : new DatabaseError('NXRG', error);
     } finally {
       client.release();
     }
@@ -195,14 +234,14 @@ export class NxrgRegistry {
     const { d, x } = this;
     const where = `doc.${d.id} = ANY($1) AND ${condition}`;
     if (deletion.dryRun) {
-      const { rows } = await this.pool.query<{ id: string }>(
-        `SELECT doc.${d.id} AS id FROM ${d.table} doc WHERE ${where}`,
-        [ids, ...params],
-      );
+      const { rows } = await this.query<{ id: string }>(`SELECT doc.${d.id} AS id FROM ${d.table} doc WHERE ${where}`, [
+        ids,
+        ...params,
+      ]);
       return rows.map((r) => r.id);
     }
     const at = params.length + 2;
-    const { rows } = await this.pool.query<{ id: string }>(
+    const { rows } = await this.query<{ id: string }>(
       `WITH gone AS (DELETE FROM ${d.table} doc WHERE ${where} RETURNING doc.${d.id} AS id),
        recorded AS (
          INSERT INTO ${x.table} (${x.documentId}, ${x.deletedAt}, ${x.reason})
@@ -214,6 +253,11 @@ export class NxrgRegistry {
       [ids, ...params, deletion.at, deletion.reason],
     );
     return rows.map((r) => r.id);
+  }
+
+  /** A statement on the registry; its errors name NXRG and NXRG_DATABASE_URL. */
+  private query<R extends QueryResultRow>(sql: string, params: unknown[]): Promise<QueryResult<R>> {
+    return DatabaseError.wrap('NXRG', () => this.pool.query<R>(sql, params));
   }
 
   private timeColumn(basis: RetentionBasis): string {

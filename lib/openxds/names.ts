@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { identifier } from '../postgres/identifier';
 
 /** The OpenXDS repository table the repository cleanup deletes from (env OPENXDS_NAMES, partial JSON). */
-export const openxdsNamesSchema = z.object({
+export const openxdsNamesSchema = z.strictObject({
   documents: z
-    .object({ table: identifier().default('repository_documents'), id: identifier().default('document_id') })
+    .strictObject({ table: identifier().default('repository_documents'), id: identifier().default('document_id') })
     .prefault({}),
 });
 

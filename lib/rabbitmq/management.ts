@@ -1,4 +1,5 @@
 import { ManagementApiError } from '../errors';
+import { managementPath } from './api-path';
 import { redactUrl } from './redact';
 
 /** The queue fields Fairway reads from the management API. */
@@ -54,7 +55,7 @@ export class ManagementClient {
    * one request per listing after the first.
    */
   async listQueues(): Promise<QueueInfo[]> {
-    const path = `/api/queues/${encodeURIComponent(this.vhost)}?columns=${columns.join(',')}`;
+    const path = `${managementPath('api', 'queues', this.vhost)}?columns=${columns.join(',')}`;
     if (this.lastCount <= this.pageSize) {
       const first = await this.get<Page>(`${path}&page=1&page_size=${this.pageSize}&pagination=true`);
       if (first.page_count <= 1) return this.remember(first.items.map(normalise));
@@ -69,7 +70,7 @@ export class ManagementClient {
 
   /** One queue, or undefined if it does not exist. */
   async getQueue(name: string): Promise<QueueInfo | undefined> {
-    const path = `/api/queues/${encodeURIComponent(this.vhost)}/${encodeURIComponent(name)}?columns=${columns.join(',')}`;
+    const path = `${managementPath('api', 'queues', this.vhost, name)}?columns=${columns.join(',')}`;
     const found = await this.get<Partial<QueueInfo>>(path, true);
     return found && normalise(found);
   }
@@ -81,7 +82,7 @@ export class ManagementClient {
    */
   async consumptionRate(name: string, windowSeconds: number): Promise<number | undefined> {
     const path =
-      `/api/queues/${encodeURIComponent(this.vhost)}/${encodeURIComponent(name)}` +
+      `${managementPath('api', 'queues', this.vhost, name)}` +
       `?msg_rates_age=${windowSeconds}&msg_rates_incr=5&columns=message_stats`;
     const found = await this.get<{ message_stats?: Record<string, RateDetails | number> }>(path, true);
     const stats = found?.message_stats;

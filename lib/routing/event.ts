@@ -1,6 +1,7 @@
 import type { SQSRecord } from 'aws-lambda';
 import { z } from 'zod';
 import { InvalidEventError } from '../errors';
+import { headerTable, shortString } from './amqp-limits';
 import { parseOrReject } from './parse-or-reject';
 import { checkDiscriminator, checkTargetName, type StagingKey } from './queue-names';
 import { base64, fromTaskMessage, isTaskMessage } from './task-message';
@@ -12,24 +13,24 @@ import { base64, fromTaskMessage, isTaskMessage } from './task-message';
  * 2. a Worker Framework task message (`lib/routing/task-message.ts`), recognised by `taskData` and `taskClassifier`.
  */
 
-/** AMQP basic properties a message keeps on every hop (amqplib's publish option names). */
+/** AMQP basic properties a message keeps on every hop (amqplib's publish option names), within AMQP's limits. */
 const propertiesSchema = z.strictObject({
-  contentType: z.string().optional(),
-  contentEncoding: z.string().optional(),
-  headers: z.record(z.string(), z.json()).optional(),
+  contentType: shortString().optional(),
+  contentEncoding: shortString().optional(),
+  headers: headerTable(z.record(z.string(), z.json())).optional(),
   /** 1 transient, 2 persistent; persistent when left out so that a broker restart loses nothing. */
   deliveryMode: z.union([z.literal(1), z.literal(2)]).optional(),
   /** Accepted, but replaced by the tenant's priority (SPEC §1). */
   priority: z.number().int().min(0).max(255).optional(),
-  correlationId: z.string().optional(),
-  replyTo: z.string().optional(),
-  expiration: z.string().regex(/^\d+$/, { error: 'must be a whole number of milliseconds, as a string' }).optional(),
-  messageId: z.string().optional(),
+  correlationId: shortString().optional(),
+  replyTo: shortString().optional(),
+  expiration: shortString().regex(/^\d+$/, { error: 'must be a whole number of milliseconds, as a string' }).optional(),
+  messageId: shortString().optional(),
   /** Seconds since the epoch (AMQP timestamp). */
   timestamp: z.number().int().min(0).optional(),
-  type: z.string().optional(),
-  userId: z.string().optional(),
-  appId: z.string().optional(),
+  type: shortString().optional(),
+  userId: shortString().optional(),
+  appId: shortString().optional(),
 });
 
 /** Headers are any AMQP field values (a task message's binary SQS attributes become Buffers). */

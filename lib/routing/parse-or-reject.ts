@@ -22,6 +22,8 @@ export function parseOrReject<S extends z.ZodType>(schema: S, input: unknown, pr
 /** zod's messages, phrased to follow the field name and never quoting the value. */
 function describeIssue(issue: { code?: string; input?: unknown; expected?: string }): string | undefined {
   if (issue.code !== 'invalid_type') return undefined;
-  if (issue.input === undefined || issue.input === null) return 'is required';
-  return `must be ${/^[aeiou]/.test(issue.expected ?? '') ? 'an' : 'a'} ${issue.expected}`;
+  if (issue.input === undefined) return 'is required';
+  const expected = `must be ${/^[aeiou]/.test(issue.expected ?? '') ? 'an' : 'a'} ${issue.expected}`;
+  // A field that is there but null was sent wrong, not left out: say so.
+  return issue.input === null ? `${expected}, not null` : expected;
 }

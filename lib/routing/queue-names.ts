@@ -1,4 +1,5 @@
 import { InvalidEventError } from '../errors';
+import { isDotSegment } from '../rabbitmq/api-path';
 
 /**
  * Staging queue names (SPEC §2): `target»/tenant/workflow`, the reference implementation's
@@ -94,6 +95,9 @@ export function stagingQueueName<K extends StagingKey>(
 /** A target queue name must be usable as is and must not look like a staging queue. */
 export function checkTargetName(target: string, field = 'target'): void {
   if (target.length === 0) throw new InvalidEventError(field, 'must not be empty');
+  if (isDotSegment(target)) {
+    throw new InvalidEventError(field, 'must not be "." or ".." (the management API cannot address such a queue)');
+  }
   if (target.includes(STAGING_SEPARATOR)) {
     throw new InvalidEventError(field, `must not contain "${STAGING_SEPARATOR}" (it would name a staging queue)`);
   }

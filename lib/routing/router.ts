@@ -1,7 +1,7 @@
 import type { ConfirmChannel } from 'amqplib';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { RequestPass } from '../distributor/pass-requests';
-import { errorText, InvalidEventError } from '../errors';
+import { BatchFailedError, errorText, InvalidEventError } from '../errors';
 import type { TenantCounterStore } from '../priority/counter-store';
 import type { PriorityMapping } from '../priority/rules';
 import { parseAfterProcessRecord, type RoutableMessage } from './event';
@@ -73,6 +73,8 @@ export interface RouterDeps {
   /** `route` (upstream's behaviour, default): by workflow alone, or straight to the target; `reject`: dead-letter it. */
   missingTenant: MissingTenantPolicy;
   confirmTimeoutMs: number;
+  /** The RabbitMQ user the router publishes as: the only `user-id` the broker accepts. */
+  publisherUser: string;
   report: RouterReport;
   /** Asks for a distributor pass over a target that just got staged messages (docs/distributor.md). */
   requestPass?: RequestPass;
@@ -108,6 +110,7 @@ export function createRouter(deps: RouterDeps) {
     let pending = event.Records.flatMap((record): Pending[] => {
       try {
         const message = parseAfterProcessRecord(record);
+        checkUserId(message, deps.publisherUser);
         if (message.tenantId === undefined && deps.missingTenant === 'reject') {
           throw new InvalidEventError('tenantId', 'is required (ROUTER_MISSING_TENANT=reject)');
         }
@@ -195,8 +198,23 @@ export function createRouter(deps: RouterDeps) {
     for (const kind of ['Rejected', 'PriorityFailures', 'BrokerFailures'] as const) {
       deps.report.counted(kind, failures.filter((f) => f.kind === kind).length);
     }
+    failWholeBatch(event.Records.length, failures);
     return { batchItemFailures: failures.map((f) => ({ itemIdentifier: f.messageId })) };
   };
+}
+
+/**
+ * RabbitMQ refuses a `user-id` other than the connection's user and closes the channel, which
+ * would fail every publish in flight beside it: such an event is rejected alone, before publishing.
+ */
+function checkUserId(message: RoutableMessage, publisherUser: string): void {
+  const { userId } = message.properties;
+  if (userId !== undefined && userId !== publisherUser) {
+    throw new InvalidEventError(
+      'message.properties.userId',
+      'must be the RabbitMQ user Fairway publishes as, or be left out (the broker refuses any other)',
+    );
+  }
 }
 
 /** The records a step could not take further, with the kind and cause of each failure. */
@@ -260,6 +278,18 @@ function byTenant(items: Pending[]): Map<string, Pending[]> {
     else groups.set(tenant, [item]);
   }
   return groups;
+}
+
+/**
+ * Every record failed, and not only because they were bad events: the broker or DynamoDB is
+ * down. The invocation fails (Powertools Batch's full-batch failure), so that the Lambda error
+ * metric, the alarms and the event source's back-off see it; SQS retries the whole batch either way.
+ */
+function failWholeBatch(records: number, failures: readonly RecordFailure[]): void {
+  const infrastructure = failures.filter((f) => f.kind !== 'Rejected');
+  if (records === 0 || failures.length < records || infrastructure.length === 0) return;
+  const kinds = [...new Set(infrastructure.map((f) => f.kind))].join(', ');
+  throw new BatchFailedError(`${records} of ${records} records failed (${kinds}): ${infrastructure[0]!.reason}`);
 }
 
 function failureOf(messageId: string, kind: FailureKind, error: unknown): RecordFailure {

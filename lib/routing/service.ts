@@ -6,6 +6,7 @@ import { lambdaPassTrigger, passRequests } from '../distributor/service';
 import { errorText } from '../errors';
 import { DynamoTenantCounterStore, type TenantCounterStore } from '../priority/counter-store';
 import { mappingFromTable, type TenantPriorityRules } from '../priority/rules';
+import { amqpUser } from '../rabbitmq/amqp-url';
 import { AmqpSession } from '../rabbitmq/connection';
 import { ManagementClient } from '../rabbitmq/management';
 import { functionHandler } from '../runtime/lambda';
@@ -79,6 +80,7 @@ export function createRouterService(config: RouterConfig, report: RouterReport, 
     quietLevel: config.TENANT_PRIORITY_QUIET_LEVEL,
     missingTenant: config.ROUTER_MISSING_TENANT,
     confirmTimeoutMs: config.PUBLISH_CONFIRM_TIMEOUT_MS,
+    publisherUser: amqpUser(config.AMQP_URL),
     report,
     requestPass: passRequests(config, doc, trigger),
   });

@@ -17,11 +17,34 @@ export interface QueueShape {
 }
 
 /**
- * Target arguments a staging queue does not copy: a length limit (with its overflow policy) would
- * drop or refuse messages waiting their turn, and `x-expires` would delete a quiet tenant's
- * queue with its messages. The target's limit is the distributor's capacity, not the tenant's.
+ * The only target arguments a staging queue copies: none of them can drop, refuse, expire or
+ * dead-letter a message waiting its turn. Everything else is left out, known or not: a TTL, a
+ * length limit and its overflow policy, `x-expires`, dead-lettering, a delivery limit, and
+ * whatever a later RabbitMQ adds. The target's limit is the distributor's capacity, not the tenant's.
  */
-export const argumentsNotCopied = ['x-max-length', 'x-max-length-bytes', 'x-overflow', 'x-expires'] as const;
+export const argumentsCopied = [
+  'x-max-priority',
+  'x-queue-type',
+  'x-queue-mode',
+  'x-queue-version',
+  'x-queue-master-locator',
+  'x-queue-leader-locator',
+  'x-quorum-initial-group-size',
+] as const;
+
+/** A stream keeps messages by age or size, not until they are consumed: its staging queue is classic. */
+const stagedQueueTypes: readonly unknown[] = ['classic', 'quorum'];
+
+/** The arguments of a staging queue of a target with `target` arguments. */
+export function stagingArguments(target: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(target).filter(
+      ([name, value]) =>
+        (argumentsCopied as readonly string[]).includes(name) &&
+        (name !== 'x-queue-type' || stagedQueueTypes.includes(value)),
+    ),
+  );
+}
 
 /** What the staging-queue cache reports; the router's report carries it. */
 export interface StagingQueuesReport {
@@ -37,8 +60,8 @@ export interface StagingQueues {
 }
 
 /**
- * Declares missing staging queues like their target (SPEC §2): same durability and arguments (less
- * `argumentsNotCopied`), never exclusive or auto-delete, since either would lose waiting messages.
+ * Declares missing staging queues like their target (SPEC §2): same durability, the arguments of
+ * `argumentsCopied`, never exclusive or auto-delete, since either would lose waiting messages.
  * The reference implementation caches known staging queues for a minute; so does this.
  */
 export class CachedStagingQueues implements StagingQueues {
@@ -81,9 +104,7 @@ export class CachedStagingQueues implements StagingQueues {
         durable: shape.durable,
         exclusive: false,
         autoDelete: false,
-        arguments: Object.fromEntries(
-          Object.entries(shape.arguments).filter(([name]) => !(argumentsNotCopied as readonly string[]).includes(name)),
-        ),
+        arguments: stagingArguments(shape.arguments),
       });
     } catch (cause) {
       const error = brokerError(`RabbitMQ did not declare the staging queue ${JSON.stringify(staging)}`, cause);

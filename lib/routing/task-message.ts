@@ -1,6 +1,7 @@
 import type { SQSMessageAttributes, SQSRecord } from 'aws-lambda';
 import { z } from 'zod';
 import { InvalidEventError } from '../errors';
+import { headerTableProblems } from './amqp-limits';
 import type { RoutableMessage } from './event';
 import { parseOrReject } from './parse-or-reject';
 import { checkDiscriminator, checkTargetName } from './queue-names';
@@ -60,12 +61,16 @@ export function fromTaskMessage(json: object, record: Pick<SQSRecord, 'body' | '
   const workflow = workflowOf(taskData);
   if (workflow) checkDiscriminator(workflow.field, workflow.value);
 
+  const headers = headersOf(record.messageAttributes ?? {});
+  const problems = headerTableProblems(headers, 'messageAttributes');
+  if (problems.length > 0) throw new InvalidEventError(problems);
+
   return {
     target: envelope.to,
     ...(tenantId === undefined ? {} : { tenantId }),
     ...(workflow ? { workflowName: workflow.value } : {}),
     body: Buffer.from(record.body, 'utf8'),
-    properties: { deliveryMode: 2, headers: headersOf(record.messageAttributes ?? {}) },
+    properties: { deliveryMode: 2, headers },
   };
 }
 

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { distributorConfigSchema } from '../../lib/config/distributor';
+import { distributorSettingsSchema } from '../../lib/config/distributor';
 import { type Env, parseEnv } from '../../lib/config/env';
 import { targetCapacity } from '../../lib/distributor/capacity';
 import { planShares } from '../../lib/distributor/planner';
@@ -10,7 +10,7 @@ import type { QueueInfo } from '../../lib/rabbitmq/management';
 import { parseStagingQueueName } from '../../lib/routing/queue-names';
 
 /** The distributor's settings without AMQP: the queue view reads the management API only. */
-const queueSettingsSchema = distributorConfigSchema.omit({ AMQP_URL: true });
+const queueSettingsSchema = distributorSettingsSchema.omit({ AMQP_URL: true });
 export type QueueSettings = z.infer<typeof queueSettingsSchema>;
 export const loadQueueSettings = (env: Env): QueueSettings => parseEnv(queueSettingsSchema, env);
 

@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import { dynamoSettings } from '../../lib/config/common';
-import { distributorConfigSchema, weightValue } from '../../lib/config/distributor';
+import { distributorSettingsSchema, weightValue } from '../../lib/config/distributor';
 import { type Env, parseEnv } from '../../lib/config/env';
 import { type ControlChange, DynamoTenantControlStore } from '../../lib/distributor/tenant-control-store';
 import type { TenantControl } from '../../lib/distributor/tenant-controls';
@@ -10,7 +10,7 @@ import { DISCRIMINATOR_SEPARATOR, STAGING_SEPARATOR } from '../../lib/routing/qu
 /** What the tenant controls need: the distributor's table, where the distributor reads them. */
 const controlSettingsSchema = z.object({
   ...dynamoSettings,
-  DISTRIBUTOR_TABLE: distributorConfigSchema.shape.DISTRIBUTOR_TABLE,
+  DISTRIBUTOR_TABLE: distributorSettingsSchema.shape.DISTRIBUTOR_TABLE,
 });
 export const loadControlSettings = (env: Env) => parseEnv(controlSettingsSchema, env);
 

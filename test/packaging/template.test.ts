@@ -107,6 +107,11 @@ describe('serverless package (offline, no AWS credentials)', () => {
       for (const [, a] of alarms) notifiesTopic(a.Properties);
     });
 
+    it('the distributor parked alarm fires on one parked message (issue 12, item 1)', () => {
+      const props = firesAboveZero('DistributorParkedAlarm', 'Fairway/dev', 'MessagesParked', 'Sum');
+      expect(props.Dimensions).toEqual([{ Name: 'service', Value: 'fairway' }]);
+    });
+
     it('the router DLQ alarm fires on one visible message in the after-process DLQ', () => {
       const props = firesAboveZero(
         'RouterDeadLetterQueueAlarm',

@@ -40,4 +40,9 @@ export interface JobDefinition {
   defaultOperation: Operation;
   // biome-ignore lint/suspicious/noExplicitAny: each kind has its own payload type; the engine only routes by name.
   kinds: Readonly<Record<string, OperationKind<any>>>;
+  /**
+   * Checks, before the job's first step in a container, that what it will touch is there as
+   * expected (tables, columns, types); throws a ConfigError otherwise, and no step runs.
+   */
+  verify?: () => Promise<void>;
 }

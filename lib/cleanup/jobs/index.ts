@@ -1,7 +1,8 @@
 import type { Pool } from 'pg';
 import { loadRepositoryJobConfig, loadStatus90JobConfig, loadTimebasedJobConfig } from '../../config/cleanup-jobs';
 import type { Env } from '../../config/env';
-import { NxrgRegistry } from '../../nxrg/registry';
+import { ConfigError } from '../../errors';
+import { type NxrgColumns, NxrgRegistry } from '../../nxrg/registry';
 import { OpenxdsRepository } from '../../openxds/repository';
 import type { JobDefinition } from '../engine/job-definition';
 import type { JobReport } from '../report';
@@ -20,23 +21,63 @@ export interface JobDatabases {
 
 type JobFactory = (env: Env, databases: JobDatabases, report: JobReport) => JobDefinition;
 
+/** Every registry cleanup writes the whole deletion record. */
+const deletionRecord: NxrgColumns['deletedDocuments'] = ['documentId', 'deletedAt', 'reason', 'openxdsDeletedAt'];
+
+/** A job's `verify`: collects the schema problems of every database it touches and refuses them all at once. */
+const verifying =
+  (...checks: (() => Promise<string[]>)[]) =>
+  async (): Promise<void> => {
+    const problems = (await Promise.all(checks.map((check) => check()))).flat();
+    if (problems.length > 0) {
+      throw new ConfigError(
+        problems,
+        'Fix NXRG_NAMES / OPENXDS_NAMES, or the database (infra/sql has the expected tables), then redeploy.',
+      );
+    }
+  };
+
 const factories: Readonly<Record<CleanupJobName, JobFactory>> = {
   [TIMEBASED_JOB]: (env, { nxrg }, report) => {
     const config = loadTimebasedJobConfig(env);
-    return timebasedJob({ config, registry: new NxrgRegistry(nxrg, config.names, config.deceasedStatus), report });
+    const registry = new NxrgRegistry(nxrg, config.names, config.deceasedStatus);
+    const bases = new Set(config.documentTypes.map((rule) => rule.basis));
+    const times = [
+      ...(bases.has('created') ? ['createdAt' as const] : []),
+      ...(bases.has('service') ? ['serviceTime' as const] : []),
+    ];
+    return {
+      ...timebasedJob({ config, registry, report }),
+      verify: verifying(() =>
+        registry.schemaProblems({ documents: ['id', 'type', ...times], deletedDocuments: deletionRecord }),
+      ),
+    };
   },
   [STATUS90_JOB]: (env, { nxrg }, report) => {
     const config = loadStatus90JobConfig(env);
-    return status90Job({ config, registry: new NxrgRegistry(nxrg, config.names, config.deceasedStatus), report });
+    const registry = new NxrgRegistry(nxrg, config.names, config.deceasedStatus);
+    return {
+      ...status90Job({ config, registry, report }),
+      verify: verifying(() =>
+        registry.schemaProblems({
+          citizens: ['cpr', 'status'],
+          documents: ['id', 'citizenId'],
+          deletedDocuments: deletionRecord,
+        }),
+      ),
+    };
   },
   [REPOSITORY_JOB]: (env, { nxrg, openxds }, report) => {
     const config = loadRepositoryJobConfig(env);
-    return repositoryJob({
-      config,
-      registry: new NxrgRegistry(nxrg, config.names, config.deceasedStatus),
-      repository: new OpenxdsRepository(openxds, config.openxdsNames),
-      report,
-    });
+    const registry = new NxrgRegistry(nxrg, config.names, config.deceasedStatus);
+    const repository = new OpenxdsRepository(openxds, config.openxdsNames);
+    return {
+      ...repositoryJob({ config, registry, repository, report }),
+      verify: verifying(
+        () => registry.schemaProblems({ documents: ['id'], deletedDocuments: ['documentId', 'openxdsDeletedAt'] }),
+        () => repository.schemaProblems(),
+      ),
+    };
   },
 };
 

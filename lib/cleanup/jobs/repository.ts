@@ -8,20 +8,26 @@ import { batchDeleteKind, chunk, documentIds } from './deletions';
 
 export const REPOSITORY_JOB = 'repository-cleanup';
 
-/** The default operation; a continuation carries the keyset cursor of the next page. */
+/** The default operation and the recheck; a continuation carries the keyset cursor of the next page. */
 const pendingPayload = z.object({ after: z.string().min(1).nullable() });
+const recheckPayload = pendingPayload;
 const batchDeletePayload = z.object({ ids: documentIds });
 
 export interface RepositoryJobDeps {
   config: Pick<RepositoryJobConfig, 'pageSize' | 'batchSize' | 'maxDeletesPerStep'>;
-  registry: Pick<NxrgRegistry, 'pendingRepositoryPage' | 'settleRepositoryDeletions'>;
-  repository: Pick<OpenxdsRepository, 'deleteDocuments'>;
+  registry: Pick<NxrgRegistry, 'pendingRepositoryPage' | 'doneRepositoryPage' | 'settleRepositoryDeletions'>;
+  repository: Pick<OpenxdsRepository, 'presentIds' | 'deleteDocuments'>;
   report: Pick<JobReport, 'deleted'>;
 }
 
 /**
  * repository-cleanup (SPEC §4): default → ids deleted in NXRG but not yet in OpenXDS → batch deletes
  * in OpenXDS, each re-checking the NXRG record and then marking it done.
+ *
+ * "Not yet deleted in OpenXDS" (seed 001) is a fact about OpenXDS, not about the mark: a copy can
+ * come back after its deletion was marked done (a restore, a re-upload). So each fill also pushes a
+ * recheck, which pages through the deletions marked done, asks OpenXDS which of them it holds, and
+ * pushes batch deletes for those (issue 12, item 9).
  */
 export function repositoryJob({ config, registry, repository, report }: RepositoryJobDeps): JobDefinition {
   const pendingKind: OperationKind<z.infer<typeof pendingPayload>> = {
@@ -33,6 +39,22 @@ export function repositoryJob({ config, registry, repository, report }: Reposito
         payload: { ids: batch },
       }));
       if (ids.length === config.pageSize) children.push({ kind: 'default', payload: { after: ids[ids.length - 1]! } });
+      // The first page of a fill starts one recheck of the deletions already done.
+      if (after === null) children.push({ kind: 'recheck', payload: { after: null } });
+      return children;
+    },
+  };
+
+  const recheckKind: OperationKind<z.infer<typeof recheckPayload>> = {
+    payload: recheckPayload,
+    async execute({ after }) {
+      const done = await registry.doneRepositoryPage(after, config.pageSize);
+      const back = await repository.presentIds(done);
+      const children: Operation[] = chunk(back, config.batchSize).map((batch) => ({
+        kind: 'batch-delete',
+        payload: { ids: batch },
+      }));
+      if (done.length === config.pageSize) children.push({ kind: 'recheck', payload: { after: done.at(-1)! } });
       return children;
     },
   };
@@ -49,6 +71,6 @@ export function repositoryJob({ config, registry, repository, report }: Reposito
   return {
     name: REPOSITORY_JOB,
     defaultOperation: { kind: 'default', payload: { after: null } },
-    kinds: { default: pendingKind, 'batch-delete': batchDelete },
+    kinds: { default: pendingKind, recheck: recheckKind, 'batch-delete': batchDelete },
   };
 }

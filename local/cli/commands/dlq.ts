@@ -11,7 +11,7 @@ import { type Command, UsageError } from '../command';
 const dlqSettingsSchema = z.object({
   AWS_REGION: setting.text().default('us-east-1'),
   /** Set for the local emulator (`npm start` prints it); unset on AWS. */
-  SQS_ENDPOINT: setting.optionalUrl(),
+  SQS_ENDPOINT: setting.optionalUrl(['http', 'https']),
   FAIRWAY_STAGE: setting.text().default('dev'),
 });
 

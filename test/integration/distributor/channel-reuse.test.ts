@@ -27,6 +27,7 @@ describe('channel slots (real RabbitMQ)', () => {
     prefetch: 50,
     deadline: Date.now() + 30_000,
     idleStopMs: 300,
+    publisherUser: 'guest',
   });
 
   it('a pass over 12 staging queues with 2 slots opens 2 channel pairs, not one per queue', async () => {

@@ -31,6 +31,13 @@ describe('the connection closed by the broker during a pass', () => {
     const target = summary.targets[0]!;
     expect(target.queues.every((q) => q.stopReason === 'channel-closed' || q.stopReason === 'share-moved')).toBe(true);
     expect(target.moved).toBeLessThan(total);
+    // Issue 12 item 7: a pass cut short says so at WARN, naming the queues whose moves it ended.
+    const cutShort = target.queues.filter((q) => q.stopReason === 'channel-closed').map((q) => q.name);
+    expect(cutShort.length).toBeGreaterThan(0);
+    expect(f.warnings).toContainEqual({
+      message: expect.stringMatching(/channel or connection closed/),
+      details: expect.objectContaining({ target: 'cut', queues: cutShort }),
+    });
     const all = tally([...(await f.drain('cut')), ...(await Promise.all(staging.map(f.drain))).flat()]);
     expect(all.unique.size).toBe(total);
   });

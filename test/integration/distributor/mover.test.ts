@@ -13,6 +13,7 @@ describe('moveMessages (real RabbitMQ)', () => {
       prefetch: 100,
       deadline: Date.now() + 30_000,
       idleStopMs: 300,
+      publisherUser: 'guest',
       ...request,
     });
 
@@ -23,6 +24,7 @@ describe('moveMessages (real RabbitMQ)', () => {
     expect(await move({ source: 'share»/t', target: 'share', count: 120, prefetch: 50 })).toEqual({
       moved: 120,
       requeued: 0,
+      parked: 0,
       stopReason: 'share-moved',
     });
     expect([await f.depth('share'), await f.depth('share»/t')]).toEqual([120, 180]);
@@ -35,6 +37,7 @@ describe('moveMessages (real RabbitMQ)', () => {
     expect(await move({ source: 'drained»/t', target: 'drained', count: 100 })).toEqual({
       moved: 10,
       requeued: 0,
+      parked: 0,
       stopReason: 'source-drained',
     });
   });

@@ -5,6 +5,7 @@ import { warningReport } from '../../../lib/distributor/service';
 import { type DistributorState, DynamoDistributorState } from '../../../lib/distributor/state-store';
 import { DynamoTenantControlStore } from '../../../lib/distributor/tenant-control-store';
 import { DynamoTunedLengthStore } from '../../../lib/distributor/tuned-length-store';
+import { amqpUser } from '../../../lib/rabbitmq/amqp-url';
 import { ManagementClient } from '../../../lib/rabbitmq/management';
 import { eventually } from '../../harness/eventually';
 import { type DistributorFixture, distributorFixture, STATE_TABLE, tally } from './fixture';
@@ -66,6 +67,7 @@ function onDemand(
   // The pass asks for its follow-ups through the same requester as the router.
   distributor = createDistributor({
     settings: config,
+    publisherUser: amqpUser(config.AMQP_URL),
     openChannel,
     listQueues: async () => {
       if (failuresLeft-- > 0) throw new Error('management API unavailable');

@@ -326,7 +326,8 @@ describe('router, end to end through the handler (real RabbitMQ, dynalite)', () 
     );
     try {
       const record = sqsRecord(event('missing', 't', 'x'));
-      expect(await service2.route(sqsEvent([record]))).toEqual({
+      const beside = sqsRecord(event('direct', 't', 'y'));
+      expect(await service2.route(sqsEvent([record, beside]))).toEqual({
         batchItemFailures: [{ itemIdentifier: record.messageId }],
       });
     } finally {
@@ -336,14 +337,15 @@ describe('router, end to end through the handler (real RabbitMQ, dynalite)', () 
 
   it('fails every record it touched when the broker is unreachable, and counts no document', async () => {
     const unreachable = createRouterService(
-      routerConfig(rabbit, dynamo, { AMQP_URL: 'amqp://guest:secret@127.0.0.1:1/x' }),
+      routerConfig(rabbit, dynamo, {
+        AMQP_URL: `amqp://guest:secret@127.0.0.1:1/${encodeURIComponent(rabbit.vhost)}`,
+      }),
       recorded.report,
     );
     try {
       const records = [sqsRecord(event('worker-in', 'offline', 'a')), sqsRecord(event('worker-in', 'offline', 'b'))];
-      expect(await unreachable.route(sqsEvent(records))).toEqual({
-        batchItemFailures: records.map((r) => ({ itemIdentifier: r.messageId })),
-      });
+      // Every record failed on the broker: the invocation fails (whole-batch-failure.test.ts).
+      await expect(unreachable.route(sqsEvent(records))).rejects.toThrow(/2 of 2 records failed/);
       expect(recorded.failures.map((f) => f.kind)).toEqual(['BrokerFailures', 'BrokerFailures']);
       expect(recorded.failures[0]!.reason).not.toContain('secret');
       const { Item } = await dynamo.doc.send(

@@ -6,7 +6,7 @@ import { ConfigError } from '../../../lib/errors';
 
 const schema = z.object({
   NAME: setting.text(),
-  URL: setting.url(),
+  URL: setting.url(['amqp', 'amqps']),
   COUNT: setting.int(10, 1, 100),
   FLAG: setting.bool(false),
   WEIGHTS: setting.json(z.record(z.string(), z.number().positive()), {}),
@@ -38,7 +38,8 @@ describe('parseEnv', () => {
   it.each([
     [{ URL: valid.URL }, 'NAME: is required'],
     [{ ...valid, NAME: '' }, 'NAME: is required'],
-    [{ NAME: 'n', URL: 'not a url' }, 'URL: must be a URL'],
+    [{ NAME: 'n', URL: 'not a url' }, 'URL: must be a URL starting with amqp:// or amqps://'],
+    [{ NAME: 'n', URL: 'http://host' }, 'URL: must be a URL starting with amqp:// or amqps://'],
     [{ ...valid, COUNT: 'ten' }, 'COUNT: must be an integer'],
     [{ ...valid, COUNT: '1.5' }, 'COUNT: must be an integer'],
     [{ ...valid, COUNT: '0' }, 'COUNT: must be at least 1'],

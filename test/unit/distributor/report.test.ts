@@ -24,6 +24,7 @@ it('a pass counts failed targets and targets skipped because they do not exist',
     durationMs: 1,
     moved: 0,
     requeued: 0,
+    parked: 0,
     targets: [
       target('a', 'failed'),
       target('b', 'target-missing'),

@@ -4,6 +4,7 @@ import { priorityRules } from '../../../lib/routing/service';
 
 const required = {
   AMQP_URL: 'amqp://u:p@h/v',
+  RABBITMQ_VHOST: 'v',
   RABBITMQ_MANAGEMENT_URL: 'http://u:p@h:15672',
   TENANT_TABLE: 'counters',
 };

@@ -93,7 +93,7 @@ describe('cleanup job configuration', () => {
     [
       'a misspelt rule field',
       { CLEANUP_TIMEBASED_DOCUMENT_TYPES: JSON.stringify({ referral: { retentionDays: 10, retention: 5 } }) },
-      'CLEANUP_TIMEBASED_DOCUMENT_TYPES.referral: Unrecognized key: "retention"',
+      'CLEANUP_TIMEBASED_DOCUMENT_TYPES.referral.retention: is not a known key',
     ],
     [
       'no document types',

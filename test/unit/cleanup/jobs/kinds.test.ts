@@ -225,6 +225,7 @@ describe('registry-status90-cleanup operations', () => {
 describe('repository-cleanup operations', () => {
   it('pages through pending deletions, and batch delete settles only what OpenXDS confirms, within the cap', async () => {
     const pending = ids(9);
+    const done = ids(7, 20);
     const settled: string[][] = [];
     const events: DeletionEvent[] = [];
     const job = repositoryJob({
@@ -233,12 +234,19 @@ describe('repository-cleanup operations', () => {
         async pendingRepositoryPage(after, limit) {
           return pending.filter((id) => after === null || id > after).slice(0, limit);
         },
+        async doneRepositoryPage(after, limit) {
+          return done.filter((id) => after === null || id > after).slice(0, limit);
+        },
         async settleRepositoryDeletions(batch, _deletion, remove) {
           settled.push([...batch]);
           return remove(batch.filter((id) => id !== 'doc-000001'));
         },
       },
-      repository: { deleteDocuments: async (batch, dryRun) => (dryRun ? [] : [...batch]) },
+      repository: {
+        // OpenXDS holds a copy of two of the deletions marked done.
+        presentIds: async (batch) => batch.filter((id) => id === 'doc-000021' || id === 'doc-000024'),
+        deleteDocuments: async (batch, dryRun) => (dryRun ? [] : [...batch]),
+      },
       report: { deleted: (e) => events.push(e) },
     });
     const first = await run(job, job.defaultOperation);
@@ -248,6 +256,13 @@ describe('repository-cleanup operations', () => {
       ids(1, 4),
     ]);
     expect(ofKind(first, 'default')).toEqual([{ kind: 'default', payload: { after: 'doc-000004' } }]);
+    // The first page of a fill also starts the recheck of the deletions marked done; a continuation does not.
+    expect(ofKind(first, 'recheck')).toEqual([{ kind: 'recheck', payload: { after: null } }]);
+    const recheck = await run(job, ofKind(first, 'recheck')[0]!);
+    expect(recheck).toEqual([
+      { kind: 'batch-delete', payload: { ids: ['doc-000021', 'doc-000024'] } },
+      { kind: 'recheck', payload: { after: 'doc-000024' } },
+    ]);
     expect(await run(job, ofKind(first, 'default')[0]!)).toEqual([
       { kind: 'batch-delete', payload: { ids: ids(2, 5) } },
       { kind: 'batch-delete', payload: { ids: ids(2, 7) } },

@@ -1,0 +1,80 @@
+import { type Channel, type ChannelModel, connect } from 'amqplib';
+import { createRouterService } from '../../../lib/routing/service';
+import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
+import { createTestVhost, type TestVhost } from '../../harness/rabbit';
+import { event, recordingReport, routerConfig, sqsEvent, sqsRecord } from './fixtures';
+
+/**
+ * Issue 12, item 4: a staging queue takes only the target arguments that cannot drop, refuse or
+ * dead-letter a waiting message. A target's `x-message-ttl` copied to staging expired messages
+ * before any distributor pass could move them.
+ */
+describe('router: staging queues copy an allow-list of their target arguments (real RabbitMQ)', () => {
+  let dynamo: EmbeddedDynamo;
+  let rabbit: TestVhost;
+  let connection: ChannelModel;
+  let channel: Channel;
+  let service: ReturnType<typeof createRouterService>;
+
+  const lossy = {
+    'x-message-ttl': 300,
+    'x-dead-letter-exchange': 'amq.fanout',
+    'x-dead-letter-routing-key': 'dead',
+    'x-max-length': 1,
+    'x-overflow': 'reject-publish',
+    'x-expires': 60_000,
+    'x-single-active-consumer': true,
+  };
+
+  beforeAll(async () => {
+    [dynamo, rabbit] = await Promise.all([startDynamo(), createTestVhost()]);
+    await dynamo.createTables();
+    connection = await connect(rabbit.amqpUrl);
+    channel = await connection.createChannel();
+    await channel.assertQueue('ttl-target', {
+      durable: true,
+      arguments: { ...lossy, 'x-max-priority': 10, 'x-queue-mode': 'lazy' },
+    });
+    service = createRouterService(
+      routerConfig(rabbit, dynamo, {
+        ROUTER_TARGETS: JSON.stringify({
+          configured: { durable: true, arguments: { 'x-message-ttl': 300, 'x-max-priority': 9 } },
+        }),
+      }),
+      recordingReport().report,
+    );
+  });
+  afterAll(async () => {
+    await service?.close();
+    await connection?.close();
+    await Promise.all([dynamo?.stop(), rabbit?.delete()]);
+  });
+
+  const argumentsOf = async (queue: string) =>
+    (
+      await rabbit.api<{ arguments: Record<string, unknown> }>(
+        'GET',
+        `/api/queues/${encodeURIComponent(rabbit.vhost)}/${encodeURIComponent(queue)}`,
+      )
+    ).arguments;
+
+  it('keeps priority and queue mode, drops TTL, dead-lettering, limits and expiry; waiting messages stay', async () => {
+    const result = await service.route(
+      sqsEvent([sqsRecord(event('ttl-target', 't1', 'one')), sqsRecord(event('ttl-target', 't1', 'two'))]),
+    );
+    expect(result).toEqual({ batchItemFailures: [] });
+
+    // Longer than the target's TTL: both messages still wait in staging.
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    const { messageCount } = await channel.checkQueue('ttl-target»/t1');
+    expect(messageCount).toBe(2);
+    expect(await argumentsOf('ttl-target»/t1')).toEqual({ 'x-max-priority': 10, 'x-queue-mode': 'lazy' });
+  });
+
+  it('filters arguments given in ROUTER_TARGETS the same way', async () => {
+    expect(await service.route(sqsEvent([sqsRecord(event('configured', 't1', 'x'))]))).toEqual({
+      batchItemFailures: [],
+    });
+    expect(await argumentsOf('configured»/t1')).toEqual({ 'x-max-priority': 9 });
+  });
+});

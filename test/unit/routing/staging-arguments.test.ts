@@ -1,0 +1,30 @@
+import { stagingArguments } from '../../../lib/routing/staging-queues';
+
+describe('stagingArguments: an allow-list of target arguments', () => {
+  it.each<[string, Record<string, unknown>, Record<string, unknown>]>([
+    [
+      'priority and mode kept',
+      { 'x-max-priority': 10, 'x-queue-mode': 'lazy' },
+      { 'x-max-priority': 10, 'x-queue-mode': 'lazy' },
+    ],
+    [
+      'quorum kept, its delivery limit dropped',
+      { 'x-queue-type': 'quorum', 'x-delivery-limit': 5 },
+      { 'x-queue-type': 'quorum' },
+    ],
+    ['a stream target gets a classic staging queue', { 'x-queue-type': 'stream', 'x-max-age': '1D' }, {}],
+    [
+      'TTL and dead-lettering dropped',
+      { 'x-message-ttl': 1, 'x-dead-letter-exchange': 'dlx', 'x-dead-letter-strategy': 'at-least-once' },
+      {},
+    ],
+    [
+      'limits and expiry dropped',
+      { 'x-max-length': 1, 'x-max-length-bytes': 1, 'x-overflow': 'drop-head', 'x-expires': 1 },
+      {},
+    ],
+    ['an argument nobody knows yet dropped', { 'x-something-new': 1 }, {}],
+  ])('%s', (_, target, staging) => {
+    expect(stagingArguments(target)).toEqual(staging);
+  });
+});
