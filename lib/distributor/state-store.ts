@@ -1,6 +1,13 @@
-import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import { isConditionFailure } from '../aws/dynamo';
+import {
+  type DocumentPort,
+  isServerFault,
+  retryingThrottled,
+  throttlingBackOff,
+  withBackOff,
+} from '../aws/dynamo-faults';
 import { FairwayError } from '../errors';
 
 export interface Rotation {
@@ -29,33 +36,61 @@ const rotationItem = z.object({
   version: z.number().int().min(0),
 });
 
-/** DistributorState in the DistributorStateTable (key `pk`), single-item conditional writes only. */
+/**
+ * DistributorState in the DistributorStateTable (key `pk`), single-item conditional writes only.
+ * Every call is retried with back-off when throttled (nothing was written). Lease writes are also
+ * retried after a 5xx: they name their owner, so a retried acquire whose condition fails reads the
+ * lease back and knows whether its earlier try won, and a retried release deletes only its own.
+ */
 export class DynamoDistributorState implements DistributorState {
+  private readonly doc: DocumentPort;
+
   constructor(
-    private readonly doc: DynamoDBDocumentClient,
+    doc: DocumentPort,
     private readonly table: string,
-  ) {}
+  ) {
+    this.doc = retryingThrottled(doc);
+  }
 
   async acquireLease(target: string, owner: string, now: number, expiresAt: number): Promise<boolean> {
-    return this.conditional(
-      new PutCommand({
-        TableName: this.table,
-        Item: { pk: leaseKey(target), owner, expiresAt, acquiredAt: now },
-        ConditionExpression: 'attribute_not_exists(pk) OR expiresAt < :now',
-        ExpressionAttributeValues: { ':now': now },
-      }),
+    let ambiguous = false;
+    const put = new PutCommand({
+      TableName: this.table,
+      Item: { pk: leaseKey(target), owner, expiresAt, acquiredAt: now },
+      ConditionExpression: 'attribute_not_exists(pk) OR expiresAt < :now',
+      ExpressionAttributeValues: { ':now': now },
+    });
+    const acquired = await withBackOff(
+      () =>
+        this.conditional(put).catch((error: unknown) => {
+          ambiguous ||= isServerFault(error);
+          throw error;
+        }),
+      isServerFault,
+      throttlingBackOff,
     );
+    if (acquired || !ambiguous) return acquired;
+    // An earlier try answered 5xx: its put may be what the condition now refuses.
+    const { Item } = await this.doc.send(
+      new GetCommand({ TableName: this.table, Key: { pk: leaseKey(target) }, ConsistentRead: true }),
+    );
+    return Item?.owner === owner && Item?.expiresAt === expiresAt;
   }
 
   async releaseLease(target: string, owner: string): Promise<void> {
-    await this.conditional(
-      new DeleteCommand({
-        TableName: this.table,
-        Key: { pk: leaseKey(target) },
-        ConditionExpression: '#owner = :owner',
-        ExpressionAttributeNames: { '#owner': 'owner' },
-        ExpressionAttributeValues: { ':owner': owner },
-      }),
+    await withBackOff(
+      () =>
+        this.conditional(
+          new DeleteCommand({
+            TableName: this.table,
+            Key: { pk: leaseKey(target) },
+            ConditionExpression: '#owner = :owner',
+            ExpressionAttributeNames: { '#owner': 'owner' },
+            ExpressionAttributeValues: { ':owner': owner },
+          }),
+        ),
+      isServerFault,
+      throttlingBackOff,
     );
   }
 

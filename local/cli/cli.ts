@@ -2,13 +2,14 @@ import { parseArgs } from 'node:util';
 import type { Env } from '../../lib/config/env';
 import { ConfigError, errorText } from '../../lib/errors';
 import { type Command, UsageError } from './command';
+import { dlqCommand } from './commands/dlq';
 import { invokeCommand } from './commands/invoke';
 import { queuesCommand } from './commands/queues';
 import { stackCommand } from './commands/stack';
 import { tenantsCommand } from './commands/tenants';
 import { renderTables } from './output';
 
-export const commands: readonly Command[] = [tenantsCommand, queuesCommand, stackCommand, invokeCommand];
+export const commands: readonly Command[] = [tenantsCommand, queuesCommand, stackCommand, invokeCommand, dlqCommand];
 
 export interface Io {
   out(text: string): void;

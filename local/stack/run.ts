@@ -9,6 +9,7 @@ import { lambdaContext, scheduledEvent } from '../lambda-events';
 import { loadQueueSettings } from '../ops/queues';
 import { loadTenantSettings } from '../ops/tenants';
 import { type ServiceFunction, serviceFunctions } from '../service';
+import { startLocalAfterProcessQueue } from '../sqs/local-queue';
 import { DemoRegistry } from './demo-registry';
 import { createDemoVhost } from './demo-vhost';
 import { functionEnvironment } from './environment';
@@ -125,10 +126,22 @@ async function start(options: LocalStackOptions) {
   const router = await loadHandler('router');
   const routerFn = functions.find((f) => f.name === 'router')!;
   const tenantSettings = loadTenantSettings(env);
-  const traffic = new TrafficGenerator(
+  // Workers' events go through SQS, and the router is invoked by a poller that behaves like Lambda's.
+  let traffic: TrafficGenerator | undefined;
+  const afterProcess = await startLocalAfterProcessQueue({
+    stage: options.stage,
+    speed,
+    invoke: (event) => router(event, lambdaContext(routerFn.deployedName, routerFn.timeoutSeconds)),
+    onBatch: (outcome) => traffic?.record(outcome),
+    onError: recordUncaught,
+  });
+  cleanups.push(() => afterProcess.stop());
+  env.SQS_ENDPOINT = afterProcess.endpoint;
+  env.FAIRWAY_STAGE = options.stage;
+  traffic = new TrafficGenerator(
     demoTenants(target, tenantSettings.rules.resetIntervalMs),
-    (event) => router(event, lambdaContext(routerFn.deployedName, routerFn.timeoutSeconds)) as never,
-    `fairway-${options.stage}-after-process`,
+    (bodies) => afterProcess.send(bodies),
+    afterProcess.maxReceiveCount,
   );
 
   const fills = new Map<string, number>();
@@ -173,7 +186,7 @@ async function start(options: LocalStackOptions) {
   const notes = [
     `RabbitMQ vhost ${vhost.vhost} (deleted on exit); function logs and EMF metrics: ${options.logFile}`,
     'Operate it from another terminal (with RABBITMQ_MANAGEMENT_URL as given to npm start, for `queues`):',
-    `  ${operatorEnv(env)} npx fairway tenants|queues|stack`,
+    `  ${operatorEnv(env)} npx fairway tenants|queues|stack|dlq`,
   ];
 
   if (headless) {
@@ -244,6 +257,8 @@ function operatorEnv(env: Record<string, string>): string {
     'CLEANUP_TABLE',
     'RABBITMQ_VHOST',
     'TENANT_PRIORITY_RESET_SECONDS',
+    'SQS_ENDPOINT',
+    'FAIRWAY_STAGE',
   ]
     .map((name) => `${name}=${env[name]}`)
     .join(' ');
