@@ -15,7 +15,7 @@ import type { Env } from '../lib/config/env';
 import { startDynamo } from '../local/embedded-dynamo';
 import { projectRoot } from '../local/paths';
 import { DEFAULT_DOCUMENT_TYPES, generateRegistry } from '../test/harness/registry/generate';
-import { type Benchmark, ratio } from './lib/benchmark';
+import type { Benchmark } from './lib/benchmark';
 import { dynamoItemBytes } from './lib/dynamo-item-size';
 import { countingDynamoProxy, dynamoWrites } from './lib/dynamo-proxy';
 import type { Row } from './lib/report';
@@ -29,7 +29,8 @@ const NOW = new Date('2026-06-01T00:00:00Z');
 const HALF_RETENTION_DAYS = 3_650;
 /** Replay: a one-year retention makes about 95 % of the documents eligible. */
 const REPLAY_RETENTION_DAYS = 365;
-const REPLAY_ELIGIBLE_SHARE = 0.95;
+/** Measured share of eligible documents with that retention (a little under 19/20), kept low so the replay reaches its size. */
+const REPLAY_ELIGIBLE_SHARE = 0.93;
 const DRAIN_GOAL_MINUTES = 15;
 const ITEM_GOAL_BYTES = 1_024;
 const RATIO_GOAL = 0.8;
@@ -78,7 +79,11 @@ export const cleanupBench: Benchmark<Flags> = {
       tiny: 2_000,
       help: 'documents per registry of the throughput runs (about half eligible)',
     },
-    rounds: { quick: 3, tiny: 1, help: 'rounds of job vs raw at the default batch size (median reported)' },
+    rounds: {
+      quick: 5,
+      tiny: 1,
+      help: 'paired rounds of job vs raw at the default batch size (median ratio reported)',
+    },
     replay: {
       quick: 1_000_000,
       tiny: 2_000,
@@ -89,32 +94,36 @@ export const cleanupBench: Benchmark<Flags> = {
     const defaults = deployedDefaults();
     const defaultBatch = Number(defaults.env.CLEANUP_TIMEBASED_BATCH_SIZE);
 
-    // 1. A step against the raw statement, per batch size; the default batch size gets `rounds` rounds.
+    // 1. A step against the raw statement: paired runs in alternating order, per batch size; the
+    // default batch size gets `rounds` pairs and the goal takes the median of their ratios.
     const throughput: Row[] = [];
     let defaultRatio = 0;
     for (const batch of BATCH_SIZES) {
       const rounds = batch === defaultBatch ? flags.rounds : 1;
-      const job: number[] = [];
-      const raw: number[] = [];
+      const ratios: number[] = [];
       for (let round = 0; round < rounds; round++) {
+        let job = 0;
+        let raw = 0;
         const runs = [
-          async () => job.push((await withRegistry(flags.documents, (db) => jobRun(db, defaults.env, batch))).rate),
-          async () => raw.push((await withRegistry(flags.documents, (db) => rawRun(db, batch))).rate),
+          async () => (job = (await withRegistry(flags.documents, (db) => jobRun(db, defaults.env, batch))).rate),
+          async () => (raw = (await withRegistry(flags.documents, (db) => rawRun(db, batch))).rate),
         ];
         if (round % 2 === 1) runs.reverse();
         for (const run of runs) await run();
+        ratios.push(job / raw);
+        throughput.push({
+          'batch size': batch === defaultBatch ? `${batch} (default)` : batch,
+          round: round + 1,
+          'step docs/s': job,
+          'raw DELETE-and-record docs/s': raw,
+          'step ÷ raw': job / raw,
+        });
+        progress(`batch ${batch} round ${round + 1}: step ${job.toFixed(0)} docs/s, raw ${raw.toFixed(0)} docs/s`);
       }
-      const jobRate = median(job);
-      const rawRate = median(raw);
-      if (batch === defaultBatch) defaultRatio = jobRate / rawRate;
-      throughput.push({
-        'batch size': batch === defaultBatch ? `${batch} (default)` : batch,
-        rounds,
-        'step docs/s': jobRate,
-        'raw DELETE-and-record docs/s': rawRate,
-        'step ÷ raw': ratio(jobRate, rawRate),
-      });
-      progress(`batch ${batch}: step ${jobRate.toFixed(0)} docs/s, raw ${rawRate.toFixed(0)} docs/s`);
+      if (batch === defaultBatch) {
+        defaultRatio = median(ratios);
+        throughput.push({ 'batch size': `${batch} (default)`, round: 'median', 'step ÷ raw': defaultRatio });
+      }
     }
 
     // 2. Schedule replays of growing size; the largest carries the drain goal and the cost figures.
@@ -175,7 +184,8 @@ export const cleanupBench: Benchmark<Flags> = {
             'DynamoDB included. Raw: the same eligible ids read beforehand (not timed) in the job\u2019s own order (type ' +
             'by type, (time, id) within), deleted in batches of the same size by `WITH gone AS (DELETE … WHERE id = ' +
             'ANY($1) RETURNING id) INSERT INTO deleted_documents …`. Each run gets a freshly generated registry (same ' +
-            'seed); medians of rounds, the order alternating per round.',
+            'seed); pairs in alternating order; other batch sizes one pair each (indicative only: a single pair ' +
+            'moves by 2× on this shared machine).',
         ],
       },
       {
@@ -185,7 +195,7 @@ export const cleanupBench: Benchmark<Flags> = {
           `Ticks of the deployed schedule (${schedule}) are simulated: each tick runs one invocation of the product ` +
             'step runner for real and the job\u2019s clock jumps to the next tick between them. Drain time = ' +
             'the tick of the last deleting invocation plus its own duration. Retention 365 days on every type ' +
-            '(≈95 % eligible). Largest item: every stack item after every tick, sized by DynamoDB\u2019s rules.',
+            '(≈94 % eligible). Largest item: every stack item after every tick, sized by DynamoDB\u2019s rules.',
         ],
       },
       {
