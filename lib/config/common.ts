@@ -7,17 +7,26 @@ export const dynamoSettings = {
   DYNAMODB_ENDPOINT: setting.optionalUrl(),
 };
 
+/** The ARN of the Secrets Manager secret holding a connection's credentials (lib/secrets); unset locally. */
+const secretArn = () =>
+  setting.optionalText().refine((value) => value === undefined || /^arn:aws[\w-]*:secretsmanager:/.test(value), {
+    error: 'must be a Secrets Manager secret ARN',
+  });
+
 /** How to reach RabbitMQ: AMQP for messages, the management API for queue listings. */
 export const rabbitSettings = {
   AMQP_URL: setting.url(),
   RABBITMQ_MANAGEMENT_URL: setting.url(),
   RABBITMQ_VHOST: setting.text().default('/'),
+  RABBITMQ_SECRET_ARN: secretArn(),
 };
 
 /** How to reach the NXRG registry and OpenXDS repository databases. */
 export const postgresSettings = {
   NXRG_DATABASE_URL: setting.url(),
+  NXRG_DATABASE_SECRET_ARN: secretArn(),
   OPENXDS_DATABASE_URL: setting.url(),
+  OPENXDS_DATABASE_SECRET_ARN: secretArn(),
 };
 
 export type DynamoConfig = z.infer<z.ZodObject<typeof dynamoSettings>>;

@@ -73,6 +73,7 @@ export function powertoolsDistributorReport({ logger, metrics }: Observability):
       const count = (outcome: string) => summary.targets.filter((t) => t.outcome === outcome).length;
       metrics.addMetric('TargetsLeasedElsewhere', MetricUnit.Count, count('leased-elsewhere'));
       metrics.addMetric('TargetsFailed', MetricUnit.Count, count('failed'));
+      metrics.addMetric('TargetsMissing', MetricUnit.Count, count('target-missing'));
       for (const target of summary.targets) {
         if (target.outcome === 'leased-elsewhere') continue;
         // A single metric flushes at once and then forgets its dimensions: one per figure.
@@ -155,11 +156,14 @@ export function createDistributorService(
   };
 }
 
-/** The distributor's Lambda handler (functions/distributor.ts): its own logger and metrics, its service built at cold start. */
+/**
+ * The distributor's Lambda handler (functions/distributor.ts): its own logger and metrics, its
+ * service built once; `close` ends its connections (when a rotated password replaces it).
+ */
 export function distributorHandler(config: DistributorConfig) {
   return functionHandler<ScheduledEvent, PassSummary>('distributor', (observability) => {
     const service = createDistributorService(config, powertoolsDistributorReport(observability));
     // One distribution pass per scheduled invocation (SPEC §3).
-    return (_event, context) => service.runPass(context.getRemainingTimeInMillis());
+    return { handle: (_event, context) => service.runPass(context.getRemainingTimeInMillis()), close: service.close };
   });
 }

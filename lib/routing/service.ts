@@ -75,10 +75,13 @@ export function createRouterService(config: RouterConfig, report: RouterReport) 
   };
 }
 
-/** The router's Lambda handler (functions/router.ts): its own logger and metrics, its service built at cold start. */
+/**
+ * The router's Lambda handler (functions/router.ts): its own logger and metrics, its service built
+ * once; `close` ends its connections (when a rotated password replaces it).
+ */
 export function routerHandler(config: RouterConfig) {
-  return functionHandler<SQSEvent, SQSBatchResponse>(
-    'router',
-    (observability) => createRouterService(config, powertoolsRouterReport(observability)).route,
-  );
+  return functionHandler<SQSEvent, SQSBatchResponse>('router', (observability) => {
+    const service = createRouterService(config, powertoolsRouterReport(observability));
+    return { handle: service.route, close: service.close };
+  });
 }

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { ConfigError } from '../../lib/errors';
 import { projectRoot } from '../paths';
+import { paramResolver } from '../service';
 
 /** The router's SQS event source mapping (serverless.yml), as the local poller runs it. */
 export interface EventSourceSettings {
@@ -24,7 +25,14 @@ export interface AfterProcessQueueSettings {
 }
 
 /** Keys of an `sqs` event that the local poller implements; any other would silently behave differently. */
-const supportedEventKeys = new Set(['arn', 'batchSize', 'maximumBatchingWindow', 'functionResponseType']);
+// The poller runs one invocation at a time, which keeps within any `maximumConcurrency` (AWS allows 2 and up).
+const supportedEventKeys = new Set([
+  'arn',
+  'batchSize',
+  'maximumBatchingWindow',
+  'maximumConcurrency',
+  'functionResponseType',
+]);
 
 interface SqsEvent {
   [key: string]: unknown;
@@ -42,8 +50,9 @@ export function routerEventSource(): EventSourceSettings {
       'Implement it in local/sqs/event-source.ts or remove it.',
     );
   }
-  const batchSize = Number(sqs.batchSize ?? 10);
-  const window = Number(sqs.maximumBatchingWindow ?? 0);
+  const resolve = paramResolver();
+  const batchSize = Number(resolve(sqs.batchSize ?? 10));
+  const window = Number(resolve(sqs.maximumBatchingWindow ?? 0));
   const problems = [
     ...(Number.isInteger(batchSize) && batchSize >= 1 && batchSize <= (window > 0 ? 10_000 : 10)
       ? []

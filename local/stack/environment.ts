@@ -56,3 +56,14 @@ export function functionEnvironment(
     CLEANUP_REPOSITORY_BATCH_SIZE: '500',
   };
 }
+
+/**
+ * The variables that point the operator CLI at this local stack: every function's environment
+ * (so `fairway invoke` of any function and `fairway queues` run as pasted), shell-quoted.
+ */
+export function operatorEnv(env: Record<string, string>): string {
+  return Object.entries(env)
+    .filter(([, value]) => value !== '')
+    .map(([name, value]) => `${name}='${value.replaceAll("'", "'\\''")}'`)
+    .join(' ');
+}

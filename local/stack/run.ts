@@ -12,7 +12,7 @@ import { type ServiceFunction, serviceFunctions } from '../service';
 import { startLocalAfterProcessQueue } from '../sqs/local-queue';
 import { DemoRegistry } from './demo-registry';
 import { createDemoVhost } from './demo-vhost';
-import { functionEnvironment } from './environment';
+import { functionEnvironment, operatorEnv } from './environment';
 import { Scheduler } from './scheduler';
 import { type Snapshot, takeSnapshot } from './snapshot';
 import { demoTenants, TrafficGenerator } from './traffic';
@@ -185,8 +185,8 @@ async function start(options: LocalStackOptions) {
   };
   const notes = [
     `RabbitMQ vhost ${vhost.vhost} (deleted on exit); function logs and EMF metrics: ${options.logFile}`,
-    'Operate it from another terminal (with RABBITMQ_MANAGEMENT_URL as given to npm start, for `queues`):',
-    `  ${operatorEnv(env)} npx fairway tenants|queues|stack|dlq`,
+    'Operate it from another terminal, this environment first:',
+    `  ${operatorEnv(env)} npx fairway tenants|queues|stack|dlq|invoke <function>`,
   ];
 
   if (headless) {
@@ -243,25 +243,6 @@ function isSettled(snapshot: Snapshot, startedAt: number): boolean {
     snapshot.registry.repositoryPending === 0 &&
     snapshot.jobs.every((j) => j.fills >= 2 && j.deadLetters === 0)
   );
-}
-
-/** The variables that point the operator CLI at this local stack. */
-function operatorEnv(env: Record<string, string>): string {
-  return [
-    'AWS_ACCESS_KEY_ID',
-    'AWS_SECRET_ACCESS_KEY',
-    'AWS_REGION',
-    'DYNAMODB_ENDPOINT',
-    'TENANT_TABLE',
-    'DISTRIBUTOR_TABLE',
-    'CLEANUP_TABLE',
-    'RABBITMQ_VHOST',
-    'TENANT_PRIORITY_RESET_SECONDS',
-    'SQS_ENDPOINT',
-    'FAIRWAY_STAGE',
-  ]
-    .map((name) => `${name}=${env[name]}`)
-    .join(' ');
 }
 
 /** Stops in reverse order of start: traffic and schedules first, then queues, servers, vhost. */
