@@ -2,6 +2,7 @@ import { cleanupBench } from './cleanup';
 import { discoveryBench } from './discovery';
 import { distributorBench } from './distributor';
 import { fairnessBench } from './fairness';
+import { latencyBench } from './latency';
 import type { Benchmark } from './lib/benchmark';
 import { routerBench } from './router';
 
@@ -13,4 +14,5 @@ export const benchmarks: Benchmark<any>[] = [
   fairnessBench,
   discoveryBench,
   cleanupBench,
+  latencyBench,
 ];

@@ -188,6 +188,7 @@ const report: RouterReport = {
   tenantlessRouted: () => undefined,
   nameShortened: () => undefined,
   stagingQueueKept: () => undefined,
+  passRequestFailed: () => undefined,
 };
 
 function routerService(vhost: BenchVhost, dynamoEndpoint: string) {

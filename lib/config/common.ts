@@ -29,4 +29,21 @@ export const postgresSettings = {
   OPENXDS_DATABASE_SECRET_ARN: secretArn(),
 };
 
+/**
+ * How a function asks for a distribution pass sooner than the schedule (docs/distributor.md "Passes
+ * on demand"): an asynchronous invoke of the distributor, debounced by its lease item. Without a
+ * function name passes run on the schedule alone.
+ */
+export const passRequestSettings = {
+  DISTRIBUTOR_FUNCTION_NAME: setting.optionalText(),
+  /** A Lambda endpoint URL, only for the local stack and the benches. */
+  LAMBDA_ENDPOINT: setting.optionalUrl(),
+  /** A requested pass that has not taken its target's lease this long after it was due is presumed lost. */
+  DISTRIBUTOR_REQUEST_GRACE_MS: setting.int(10_000, 1_000, 300_000),
+};
+
+export type PassRequestConfig = DynamoConfig & {
+  DISTRIBUTOR_TABLE?: string;
+} & z.infer<z.ZodObject<typeof passRequestSettings>>;
+
 export type DynamoConfig = z.infer<z.ZodObject<typeof dynamoSettings>>;

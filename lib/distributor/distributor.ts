@@ -4,7 +4,10 @@ import type { QueueInfo } from '../rabbitmq/management';
 import { targetCapacity } from './capacity';
 import { concurrencyLimit } from './concurrency';
 import { groupByTarget, type TargetGroup } from './discovery';
+import { type FollowUpSettings, followUpDelay } from './follow-up';
 import { moveMessages, type OpenChannel, type StopReason } from './mover';
+import { type RequestPass, schedulesOnly } from './pass-requests';
+import type { PassRequestEvent } from './pass-trigger';
 import { createQueue, readyCounts } from './queue-probe';
 import type { DistributorState } from './state-store';
 import { planTarget, type TargetMeasurement, type TargetShares } from './target-plan';
@@ -26,7 +29,8 @@ export type PassSettings = Pick<
   | 'DISTRIBUTOR_MAX_PREFETCH'
   | 'DISTRIBUTOR_SAFETY_MARGIN_MS'
   | 'DISTRIBUTOR_IDLE_STOP_MS'
->;
+> &
+  FollowUpSettings;
 
 /** What the distributor tells its operators; the service logs it and turns it into metrics. */
 export interface DistributorReport {
@@ -40,6 +44,8 @@ export interface DistributorReport {
   leaseNotReleased(target: string, error: unknown): void;
   /** The invocation has no time left beyond the safety margin: the pass plans but moves nothing. */
   noTimeToMove(remainingMs: number, safetyMarginMs: number): void;
+  /** The pass could not ask for the target's next pass; the schedule's next pass covers it. */
+  followUpFailed(target: string, error: unknown): void;
   /** A tuned target's length this pass: applied (mode apply) or only what it would be (mode noop). */
   lengthTuned(tuned: LengthTuned): void;
   /** A pass ended. */
@@ -77,6 +83,8 @@ export interface DistributorDeps {
   controls: TenantControlStore;
   tuning: TuningDeps;
   report: DistributorReport;
+  /** Asks for a target's next pass (passRequester); by default passes run on the schedule alone. */
+  requestPass?: RequestPass;
   now?: () => number;
 }
 
@@ -105,10 +113,14 @@ export interface TargetSummary {
   requeued: number;
   queues: QueueSummary[];
   error?: string;
+  /** The next pass for this target was asked for, this many ms from the end of this one. */
+  followUpMs?: number;
 }
 
 export interface PassSummary {
   owner: string;
+  /** The request that started this pass; absent for a scheduled pass. */
+  request?: { requestId: string; target: string; delayMs: number };
   planner: PassSettings['DISTRIBUTOR_PLANNER'];
   durationMs: number;
   planned: number;
@@ -118,8 +130,11 @@ export interface PassSummary {
 }
 
 export interface Distributor {
-  /** One distribution pass; `remainingMs` is the invocation's time left (context.getRemainingTimeInMillis()). */
-  runPass(remainingMs: number): Promise<PassSummary>;
+  /**
+   * One distribution pass; `remainingMs` is the invocation's time left (context.getRemainingTimeInMillis()).
+   * With a `request`, the pass covers its target alone.
+   */
+  runPass(remainingMs: number, request?: PassRequestEvent): Promise<PassSummary>;
 }
 
 /** One pass as its targets see it. */
@@ -130,6 +145,7 @@ interface Pass {
   leaseUntil: number;
   /** Bounds the movers of the whole pass (DISTRIBUTOR_MOVE_CONCURRENCY). */
   limit: ReturnType<typeof concurrencyLimit>;
+  request?: PassRequestEvent;
   /** Staging queue weights: the configured rules under this pass's tenant controls (paused: 0). */
   weight: (queue: string) => number;
 }
@@ -140,6 +156,7 @@ const errorMessage = (error: unknown) => (error instanceof Error ? error.message
 export function createDistributor(deps: DistributorDeps): Distributor {
   const { settings, state, openChannel, report } = deps;
   const now = deps.now ?? Date.now;
+  const requestPass = deps.requestPass ?? schedulesOnly;
   const configuredWeight = weightOf(settings.DISTRIBUTOR_WEIGHTS);
 
   /** Lease → measure → plan → move, for one target; a failure ends this target alone. */
@@ -160,12 +177,16 @@ export function createDistributor(deps: DistributorDeps): Distributor {
       return summary;
     };
     try {
-      if (!(await state.acquireLease(group.target, pass.owner, now(), pass.leaseUntil))) return summary;
+      if (!(await acquire(group.target, pass))) return summary;
     } catch (error) {
       return failed(error);
     }
+    let staged = 0;
+    let wanted = false;
     try {
       const measured = await measure(group);
+      // A paused queue (weight 0) waits for its tenant to be resumed, not for a follow-up.
+      staged = measured.staging.reduce((n, q) => n + (pass.weight(q.name) > 0 ? q.depth : 0), 0);
       const tunedMaxLength = await tune(measured);
       const plan = planTarget({ ...measured, tunedMaxLength }, settings, pass.weight);
       if (plan.outcome === 'target-missing') {
@@ -190,9 +211,33 @@ export function createDistributor(deps: DistributorDeps): Distributor {
       return failed(error);
     } finally {
       // An unreleased lease only delays the next pass until it expires.
-      await state
-        .releaseLease(group.target, pass.owner)
-        .catch((error: unknown) => report.leaseNotReleased(group.target, error));
+      await state.releaseLease(group.target, pass.owner).then(
+        (released) => (wanted = released.wanted),
+        (error: unknown) => report.leaseNotReleased(group.target, error),
+      );
+      // After the release: a request that found the lease held set `wanted`, which the release returned.
+      await followUp(summary, staged, wanted, pass);
+    }
+  }
+
+  /** Takes the lease; a requested pass that finds it held hands its request to the holder. */
+  async function acquire(target: string, pass: Pass): Promise<boolean> {
+    const requestId = pass.request?.target === target ? pass.request.requestId : undefined;
+    if (await state.acquireLease(target, pass.owner, now(), pass.leaseUntil, requestId)) return true;
+    // Handed over: the holder asks for the next pass. Not handed over: the lease was freed meanwhile (or the
+    // request was replaced as overdue), so try it once more.
+    if (requestId === undefined || (await state.handOver(target, requestId, now()))) return false;
+    return state.acquireLease(target, pass.owner, now(), pass.leaseUntil, requestId);
+  }
+
+  async function followUp(summary: TargetSummary, staged: number, wanted: boolean, pass: Pass): Promise<void> {
+    const previousDelayMs = pass.request?.target === summary.target ? pass.request.delayMs : undefined;
+    const delayMs = followUpDelay({ ...summary, staged, wanted, previousDelayMs }, settings);
+    if (delayMs === undefined) return;
+    try {
+      if ((await requestPass(summary.target, delayMs)) !== 'off') summary.followUpMs = delayMs;
+    } catch (error) {
+      report.followUpFailed(summary.target, error);
     }
   }
 
@@ -273,13 +318,16 @@ export function createDistributor(deps: DistributorDeps): Distributor {
   }
 
   return {
-    async runPass(remainingMs) {
+    async runPass(remainingMs, request) {
       const startedAt = now();
       const owner = randomUUID();
       const deadline = startedAt + Math.max(0, remainingMs - settings.DISTRIBUTOR_SAFETY_MARGIN_MS);
       if (deadline === startedAt) report.noTimeToMove(remainingMs, settings.DISTRIBUTOR_SAFETY_MARGIN_MS);
       const [listing, controls] = await Promise.all([deps.listQueues(), deps.controls.read()]);
-      const groups = groupByTarget(listing);
+      // A requested pass looks at its target's every staging queue: the listed counts lag the router by ~5 s.
+      const groups = request
+        ? groupByTarget(listing, request.target).filter((group) => group.target === request.target)
+        : groupByTarget(listing);
       // A lease lasts as long as this invocation can: a killed pass frees its targets at its timeout.
       const pass: Pass = {
         owner,
@@ -287,10 +335,14 @@ export function createDistributor(deps: DistributorDeps): Distributor {
         leaseUntil: startedAt + remainingMs,
         limit: concurrencyLimit(settings.DISTRIBUTOR_MOVE_CONCURRENCY),
         weight: controlledWeight(configuredWeight, controls),
+        request,
       };
       const targets = await Promise.all(groups.map((group) => distributeTarget(group, pass)));
       const summary: PassSummary = {
         owner,
+        ...(request
+          ? { request: { requestId: request.requestId, target: request.target, delayMs: request.delayMs } }
+          : {}),
         planner: settings.DISTRIBUTOR_PLANNER,
         durationMs: now() - startedAt,
         planned: targets.reduce((n, t) => n + t.planned, 0),

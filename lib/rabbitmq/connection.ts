@@ -64,7 +64,8 @@ export class AmqpSession {
 
   private async open(): Promise<ChannelModel> {
     try {
-      const model = await connect(this.url, { timeout: this.connectTimeoutMs });
+      // Nagle's algorithm would hold small frames (a channel close) for a delayed ACK: ~50 ms each (TOOLING.md).
+      const model = await connect(this.url, { timeout: this.connectTimeoutMs, noDelay: true });
       const forget = () => {
         if (this.current === opened) this.current = undefined;
       };

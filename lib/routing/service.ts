@@ -2,6 +2,8 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { documentClient } from '../aws/dynamo';
 import type { RouterConfig } from '../config/router';
+import { lambdaPassTrigger, passRequests } from '../distributor/service';
+import { errorText } from '../errors';
 import { DynamoTenantCounterStore } from '../priority/counter-store';
 import { mappingFromTable, type TenantPriorityRules } from '../priority/rules';
 import { AmqpSession } from '../rabbitmq/connection';
@@ -35,6 +37,11 @@ export function powertoolsRouterReport({ logger, metrics }: Observability): Rout
     tenantlessRouted: (routed) => logger.info('Routed without a tenant', { ...routed }),
     nameShortened: (shortened) =>
       logger.warn('Staging queue name would pass 255 bytes; routed under a shorter one', { ...shortened }),
+    passRequestFailed: (target, error) =>
+      logger.warn('Staged, but could not ask for a distributor pass; the schedule moves them', {
+        target,
+        error: errorText(error),
+      }),
     stagingQueueKept: (kept) =>
       logger.warn('Staging queue exists with arguments unlike its target; using it as it is', { ...kept }),
   };
@@ -46,6 +53,7 @@ export function powertoolsRouterReport({ logger, metrics }: Observability): Rout
  */
 export function createRouterService(config: RouterConfig, report: RouterReport) {
   const doc = documentClient(config);
+  const trigger = lambdaPassTrigger(config);
   const amqp = new AmqpSession(config.AMQP_URL);
   const management = new ManagementClient(config.RABBITMQ_MANAGEMENT_URL, config.RABBITMQ_VHOST);
   const stagingQueues = new CachedStagingQueues(
@@ -65,12 +73,14 @@ export function createRouterService(config: RouterConfig, report: RouterReport) 
     missingTenant: config.ROUTER_MISSING_TENANT,
     confirmTimeoutMs: config.PUBLISH_CONFIRM_TIMEOUT_MS,
     report,
+    requestPass: passRequests(config, doc, trigger),
   });
   return {
     route,
     async close() {
       await amqp.close();
       doc.destroy();
+      trigger?.destroy();
     },
   };
 }

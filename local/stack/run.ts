@@ -6,6 +6,7 @@ import { ManagementClient } from '../../lib/rabbitmq/management';
 import { startDynamo } from '../embedded-dynamo';
 import { loadHandler } from '../functions';
 import { lambdaContext, scheduledEvent } from '../lambda-events';
+import { startLambdaInvokeServer } from '../lambda-invoke-server';
 import { loadQueueSettings } from '../ops/queues';
 import { loadTenantSettings } from '../ops/tenants';
 import { type ServiceFunction, serviceFunctions } from '../service';
@@ -14,7 +15,7 @@ import { DemoRegistry } from './demo-registry';
 import { createDemoVhost } from './demo-vhost';
 import { functionEnvironment, operatorEnv } from './environment';
 import { Scheduler } from './scheduler';
-import { type Snapshot, takeSnapshot } from './snapshot';
+import { type RecentPass, type Snapshot, takeSnapshot } from './snapshot';
 import { demoTenants, TrafficGenerator } from './traffic';
 import { ansi, renderView } from './view';
 import { SimulatedWorker } from './worker';
@@ -35,8 +36,8 @@ export type HeadlessResult = Snapshot & { settled: boolean; uncaughtErrors: numb
 
 const target = 'worker-input';
 const minimumRunMs = 20_000;
-/** How many distributor passes the view averages "moved per pass" over. */
-const RECENT_PASSES = 10;
+/** How far back the view looks at distributor passes for its rates (real ms). */
+const RECENT_PASSES_MS = 30_000;
 /** Writes to the terminal, whatever the functions do with process.stdout. */
 const out = process.stdout.write.bind(process.stdout);
 const cleanups: Array<() => Promise<unknown>> = [];
@@ -105,10 +106,26 @@ async function start(options: LocalStackOptions) {
   );
   await dynamo.createTables();
 
+  const functions = serviceFunctions(options.stage);
+  const distributorFn = functions.find((f) => f.name === 'distributor')!;
+  const recentPasses: RecentPass[] = [];
+  const recordPass = (summary: PassSummary) => {
+    recentPasses.push({ at: Date.now(), summary });
+    while (recentPasses.length && recentPasses[0]!.at < Date.now() - RECENT_PASSES_MS) recentPasses.shift();
+  };
+  // Passes on demand: the functions' Lambda client invokes the distributor here, as on AWS.
+  const lambda = await startLambdaInvokeServer(async (_name, event) => {
+    const handler = await loadHandler('distributor');
+    recordPass(
+      (await handler(event, lambdaContext(distributorFn.deployedName, distributorFn.timeoutSeconds))) as PassSummary,
+    );
+  }, recordUncaught);
+  cleanups.push(() => lambda.close());
   const env = functionEnvironment(
     { dynamoEndpoint: dynamo.endpoint, amqpUrl: vhost.amqpUrl, managementUrl, vhost: vhost.vhost, ...registry.urls },
     speed,
     registry.documentTypes,
+    { functionName: distributorFn.deployedName, endpoint: lambda.endpoint },
   );
   Object.assign(process.env, env);
 
@@ -122,7 +139,6 @@ async function start(options: LocalStackOptions) {
   worker.start();
   cleanups.push(() => worker.stop());
 
-  const functions = serviceFunctions(options.stage);
   const router = await loadHandler('router');
   const routerFn = functions.find((f) => f.name === 'router')!;
   const tenantSettings = loadTenantSettings(env);
@@ -145,7 +161,6 @@ async function start(options: LocalStackOptions) {
   );
 
   const fills = new Map<string, number>();
-  const recentPasses: PassSummary[] = [];
   const invoke = async (fn: ServiceFunction) => {
     const handler = await loadHandler(fn.name as never);
     const result = await handler(
@@ -153,7 +168,7 @@ async function start(options: LocalStackOptions) {
       lambdaContext(fn.deployedName, fn.timeoutSeconds),
     );
     // A cleanup invocation answers with its steps (lib/cleanup/step-runner.ts); a fill means the stack was empty.
-    if (fn.name === 'distributor' && recentPasses.push(result as PassSummary) > RECENT_PASSES) recentPasses.shift();
+    if (fn.name === 'distributor') recordPass(result as PassSummary);
     for (const step of [result].flat() as Array<{ job?: string; fill?: boolean } | undefined>) {
       if (step?.fill && step.job) fills.set(step.job, (fills.get(step.job) ?? 0) + 1);
     }

@@ -370,19 +370,35 @@ describe('serverless package (offline, no AWS credentials)', () => {
     });
 
     it.each([
-      ['RouterRole', ['TenantCountersTable', 'AfterProcessQueue']],
+      ['RouterRole', ['TenantCountersTable', 'AfterProcessQueue', 'DistributorStateTable']],
       ['DistributorRole', ['DistributorStateTable']],
       ['RegistryTimebasedCleanupRole', ['CleanupStackTable']],
       ['RegistryStatus90CleanupRole', ['CleanupStackTable']],
       ['RepositoryCleanupRole', ['CleanupStackTable']],
     ])('%s reaches only %s besides its own log group and secrets (secrets.test.ts)', (role, resources) => {
       const reached = statements(dev, role)
-        .filter((s: any) => !/^(logs|secretsmanager):/.test(String(s.Action)))
+        .filter((s: any) => !/^(logs|secretsmanager|lambda):/.test(String(s.Action)))
         .flatMap((s: any) => [s.Resource].flat().map(ref));
       expect(reached.sort()).toEqual(resources.sort());
       const logs = statements(dev, role).find((s: any) => [s.Action].flat().includes('logs:PutLogEvents'));
       const fn = dev.Resources[role.replace(/Role$/, 'LambdaFunction')]!.Properties.FunctionName;
       expect(logs.Resource['Fn::Sub']).toMatch(new RegExp(`:log-group:/aws/lambda/${fn}:\\*$`));
+    });
+
+    it('only the router and the distributor may invoke a function, and only the distributor (passes on demand)', () => {
+      const invokes = ofType(dev, 'AWS::IAM::Role').flatMap(([role]) =>
+        statements(dev, role)
+          .filter((s: any) => [s.Action].flat().some((a: string) => a.startsWith('lambda:')))
+          .map((s: any) => [role, s.Action, s.Resource['Fn::Sub']]),
+      );
+      const distributor = dev.Resources.DistributorLambdaFunction!.Properties.FunctionName;
+      expect(invokes.sort()).toEqual(
+        ['DistributorRole', 'RouterRole'].map((role) => [
+          role,
+          'lambda:InvokeFunction',
+          expect.stringMatching(new RegExp(`:function:${distributor}$`)),
+        ]),
+      );
     });
 
     it.each([
