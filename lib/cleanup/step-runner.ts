@@ -49,7 +49,7 @@ export function createStepRunner(job: JobDefinition, config: CleanupConfig, adap
     ) {
       let result: StepResult;
       try {
-        result = await engine.step();
+        result = await engine.step(started + budgetMs);
       } catch (error) {
         // An infrastructure failure: the claim's lease expires and another invocation retries.
         report.stepFailed(job.name, error);

@@ -10,6 +10,11 @@ import { type Env, setting } from './env';
  * operation far below DynamoDB's 400 KB item limit (2,000 UUIDs ≈ 80 KB of JSON).
  */
 export const MAX_BATCH_SIZE = 2_000;
+/**
+ * A time-based range travels as two keys, whatever it covers; its cap only bounds one DELETE
+ * statement (its locks, its WAL, how far it may overrun the time budget).
+ */
+export const MAX_RANGE_SIZE = 100_000;
 /** A supplier step pushes at most this many children (page size ÷ batch size), keeping each step short. */
 export const MAX_CHILDREN_PER_STEP = 200;
 const MAX_PAGE_SIZE = 100_000;
@@ -28,7 +33,7 @@ const wholeNumber = (what: string, min: number, max: number) =>
 const documentTypeRuleSchema = z.strictObject({
   retentionDays: wholeNumber('a whole number of days', 1, 36_500),
   basis: z.enum(['created', 'service'], { error: 'must be "created" or "service"' }).default('created'),
-  batchSize: wholeNumber('a whole number', 1, MAX_BATCH_SIZE).optional(),
+  batchSize: wholeNumber('a whole number', 1, MAX_RANGE_SIZE).optional(),
 });
 
 const commaList = () =>
@@ -45,7 +50,7 @@ const commaList = () =>
 const nxrgSettings = {
   NXRG_NAMES: setting.json(nxrgNamesSchema, {}),
   NXRG_DECEASED_STATUS: setting.int(90, 0),
-  CLEANUP_MAX_DELETES_PER_STEP: setting.int(5_000, 1, 1_000_000),
+  CLEANUP_MAX_DELETES_PER_STEP: setting.int(1_000_000, 1, 100_000_000),
 };
 
 export const timebasedJobSchema = z
@@ -59,16 +64,18 @@ export const timebasedJobSchema = z
       }),
       {},
     ),
-    CLEANUP_TIMEBASED_PAGE_SIZE: pageSize(10_000),
-    CLEANUP_TIMEBASED_BATCH_SIZE: batchSize(1_000),
+    /** Documents in one range delete (one statement); a step deletes range after range within its budget. */
+    CLEANUP_TIMEBASED_BATCH_SIZE: setting.int(10_000, 1, MAX_RANGE_SIZE),
   })
   .superRefine((env, ctx) => {
     const known = new Set(env.NXRG_DOCUMENT_TYPES);
-    for (const [type, rule] of Object.entries(env.CLEANUP_TIMEBASED_DOCUMENT_TYPES)) {
-      const path = ['CLEANUP_TIMEBASED_DOCUMENT_TYPES', type];
+    for (const type of Object.keys(env.CLEANUP_TIMEBASED_DOCUMENT_TYPES)) {
       if (!known.has(type))
-        ctx.addIssue({ code: 'custom', path, message: 'is not a document type listed in NXRG_DOCUMENT_TYPES' });
-      checkChildren(ctx, path, env.CLEANUP_TIMEBASED_PAGE_SIZE, rule.batchSize ?? env.CLEANUP_TIMEBASED_BATCH_SIZE);
+        ctx.addIssue({
+          code: 'custom',
+          path: ['CLEANUP_TIMEBASED_DOCUMENT_TYPES', type],
+          message: 'is not a document type listed in NXRG_DOCUMENT_TYPES',
+        });
     }
   });
 
@@ -160,11 +167,7 @@ export function loadTimebasedJobConfig(env: Env) {
       batchSize: rule.batchSize ?? e.CLEANUP_TIMEBASED_BATCH_SIZE,
     }),
   );
-  return {
-    ...registrySettings(e),
-    pageSize: e.CLEANUP_TIMEBASED_PAGE_SIZE,
-    documentTypes,
-  };
+  return { ...registrySettings(e), documentTypes };
 }
 
 export function loadStatus90JobConfig(env: Env) {

@@ -18,7 +18,7 @@ export const cleanupConfigSchema = z
     /** Steps one invocation may take (SPEC §4 says one; more drains a large stack faster). */
     CLEANUP_STEPS_PER_INVOCATION: setting.int(1, 1, 10_000),
     /** No new step starts once an invocation has run this long; below the function's timeout. */
-    CLEANUP_TIME_BUDGET_SECONDS: setting.int(60, 1, 900),
+    CLEANUP_TIME_BUDGET_SECONDS: setting.int(45, 1, 900),
     /** Cap on one operation's JSON payload; DynamoDB items hold at most 400 KB. */
     CLEANUP_MAX_PAYLOAD_BYTES: setting.int(350_000, 1_024, 390_000),
     /** A database statement or connection attempt that takes longer fails; below the function's timeout. */

@@ -33,6 +33,12 @@ export interface TimeCursor {
   id: string;
 }
 
+/** A keyset range of one type's documents: after `after` (exclusive; null: from the start) through `through` (null: to the cutoff). */
+export interface ExpiredRange {
+  after: TimeCursor | null;
+  through: TimeCursor | null;
+}
+
 /** A range of citizens: CPR numbers ending with `digit`, after `after` (exclusive) up to `through`. */
 export interface CitizenRange {
   digit: string;
@@ -81,29 +87,45 @@ export class NxrgRegistry {
     return schemaProblems(this.pool, 'NXRG', tables);
   }
 
-  /** One page of documents past retention, in (time, id) order after the cursor. */
-  async expiredPage(rule: ExpiryRule, after: TimeCursor | null, limit: number) {
+  /**
+   * The end of the next keyset range of expired documents: the `size`-th document past retention
+   * after `after` in (time, id) order, or null when fewer than `size` are left (the range then runs
+   * to the cutoff). An index-only walk over at most `size` entries of the type's time index.
+   */
+  async expiredRangeEnd(rule: ExpiryRule, after: TimeCursor | null, size: number): Promise<TimeCursor | null> {
     const { d } = this;
     const time = this.timeColumn(rule.basis);
-    const params: unknown[] = [rule.documentType, rule.cutoff, limit];
+    const params: unknown[] = [rule.documentType, rule.cutoff, size - 1];
     let keyset = '';
     if (after) {
       params.push(after.at, after.id);
       keyset = `AND (${time}, ${d.id}) > ($4::timestamptz, $5)`;
     }
     const { rows } = await this.query<{ id: string; at: string }>(
-      `SELECT ${d.id} AS id, ${time}::text AS at FROM ${d.table}
+      `SELECT ${d.id}::text AS id, ${time}::text AS at FROM ${d.table}
        WHERE ${d.type} = $1 AND ${time} < $2 ${keyset}
-       ORDER BY ${time}, ${d.id} LIMIT $3`,
+       ORDER BY ${time}, ${d.id} OFFSET $3 LIMIT 1`,
       params,
     );
-    return { ids: rows.map((r) => r.id), last: rows.length > 0 ? rows[rows.length - 1]! : null };
+    return rows[0] ?? null;
   }
 
-  /** Deletes those of `ids` that are still of the type and still past retention. Returns what it deleted. */
-  deleteExpired(ids: readonly string[], rule: ExpiryRule, deletion: Deletion): Promise<string[]> {
+  /**
+   * Deletes the documents in the keyset range (after, through] of `rule`'s type that are, when the
+   * delete reaches them, still of that type and still strictly older than the cutoff (a document
+   * changed meanwhile is re-checked by the DELETE itself and kept). `through` null: up to the cutoff.
+   * Returns what it deleted.
+   */
+  deleteExpiredRange(rule: ExpiryRule, range: ExpiredRange, deletion: Deletion): Promise<string[]> {
+    const { d } = this;
     const time = this.timeColumn(rule.basis);
-    return this.deleteWhere(ids, `${this.d.type} = $2 AND ${time} < $3`, [rule.documentType, rule.cutoff], deletion);
+    const params: unknown[] = [rule.documentType, rule.cutoff];
+    const bound = (op: '>' | '<=', cursor: TimeCursor) => {
+      params.push(cursor.at, cursor.id);
+      return `AND (doc.${time}, doc.${d.id}) ${op} ($${params.length - 1}::timestamptz, $${params.length})`;
+    };
+    const keyset = `${range.after ? bound('>', range.after) : ''} ${range.through ? bound('<=', range.through) : ''}`;
+    return this.deleteWhere(`doc.${d.type} = $1 AND doc.${time} < $2 ${keyset}`, params, deletion);
   }
 
   /** One page of CPR numbers ending with `digit`, in CPR order after `after`. */
@@ -142,10 +164,10 @@ export class NxrgRegistry {
    */
   deleteOfDeceased(ids: readonly string[], deletion: Deletion): Promise<string[]> {
     const { c, d } = this;
+    if (ids.length === 0) return Promise.resolve([]);
     return this.deleteWhere(
-      ids,
-      `EXISTS (SELECT 1 FROM ${c.table} cit WHERE cit.${c.cpr} = doc.${d.citizenId} AND cit.${c.status} = $2 FOR SHARE)`,
-      [this.deceasedStatus],
+      `doc.${d.id} = ANY($1) AND EXISTS (SELECT 1 FROM ${c.table} cit WHERE cit.${c.cpr} = doc.${d.citizenId} AND cit.${c.status} = $2 FOR SHARE)`,
+      [ids, this.deceasedStatus],
       deletion,
     );
   }
@@ -220,27 +242,20 @@ export class NxrgRegistry {
   }
 
   /**
-   * Deletes the documents among `ids` that meet `condition` ($2… are `params`; the document is `doc`)
-   * and records each in the deletion table in the same statement. A dry run selects with the same
-   * condition and changes nothing.
+   * Deletes the documents that meet `where` ($1… are `params`; the document is `doc`) and records
+   * each in the deletion table in the same statement. A dry run selects with the same condition
+   * and changes nothing.
    */
-  private async deleteWhere(
-    ids: readonly string[],
-    condition: string,
-    params: unknown[],
-    deletion: Deletion,
-  ): Promise<string[]> {
-    if (ids.length === 0) return [];
+  private async deleteWhere(where: string, params: unknown[], deletion: Deletion): Promise<string[]> {
     const { d, x } = this;
-    const where = `doc.${d.id} = ANY($1) AND ${condition}`;
     if (deletion.dryRun) {
-      const { rows } = await this.query<{ id: string }>(`SELECT doc.${d.id} AS id FROM ${d.table} doc WHERE ${where}`, [
-        ids,
-        ...params,
-      ]);
+      const { rows } = await this.query<{ id: string }>(
+        `SELECT doc.${d.id}::text AS id FROM ${d.table} doc WHERE ${where}`,
+        params,
+      );
       return rows.map((r) => r.id);
     }
-    const at = params.length + 2;
+    const at = params.length + 1;
     const { rows } = await this.query<{ id: string }>(
       `WITH gone AS (DELETE FROM ${d.table} doc WHERE ${where} RETURNING doc.${d.id} AS id),
        recorded AS (
@@ -250,7 +265,7 @@ export class NxrgRegistry {
            SET ${x.deletedAt} = EXCLUDED.${x.deletedAt}, ${x.reason} = EXCLUDED.${x.reason}, ${x.openxdsDeletedAt} = NULL
        )
        SELECT id FROM gone`,
-      [ids, ...params, deletion.at, deletion.reason],
+      [...params, deletion.at, deletion.reason],
     );
     return rows.map((r) => r.id);
   }

@@ -25,7 +25,7 @@ describe('serverless package (offline, no AWS credentials)', () => {
 
   it.each([
     ['DistributorLambdaFunction', 'rate(1 minute)'],
-    ['RegistryTimebasedCleanupLambdaFunction', 'rate(5 minutes)'],
+    ['RegistryTimebasedCleanupLambdaFunction', 'rate(1 minute)'],
     ['RegistryStatus90CleanupLambdaFunction', 'rate(5 minutes)'],
     ['RepositoryCleanupLambdaFunction', 'rate(5 minutes)'],
   ])('%s runs on an enabled EventBridge schedule of %s', (fn, rate) => {

@@ -99,18 +99,21 @@ export function createCleanupEngine(job: JobDefinition, settings: EngineSettings
   let contendedSteps = 0;
   const context: OperationContext = { job: job.name, dryRun: settings.dryRun, now: () => new Date(clock()) };
 
-  async function step(): Promise<StepResult> {
+  /** One step; `deadline` (epoch ms) is when the invocation's time budget ends, offered to the operation. */
+  async function step(deadline?: number): Promise<StepResult> {
     const started = clock();
-    const finished = unconfigured ? { outcome: 'no-operations' as const, children: 0 } : await claimAndRun();
+    const stepContext: OperationContext =
+      deadline === undefined ? context : { ...context, timeLeftMs: () => deadline - clock() };
+    const finished = unconfigured ? { outcome: 'no-operations' as const, children: 0 } : await claimAndRun(stepContext);
     return { job: job.name, ...finished, dryRun: settings.dryRun, durationMs: clock() - started };
   }
 
-  async function claimAndRun(): Promise<Finished> {
+  async function claimAndRun(stepContext: OperationContext): Promise<Finished> {
     const claim: Claim = { owner: randomUUID(), now: clock(), leaseUntil: 0 };
     claim.leaseUntil = claim.now + settings.leaseMs;
     if (contendedSteps > 0) contendedSteps--;
     const item = await claimNext(claim);
-    return item ? run(item, claim) : { outcome: 'busy', children: 0 };
+    return item ? run(item, claim, stepContext) : { outcome: 'busy', children: 0 };
   }
 
   async function claimNext(claim: Claim): Promise<StackRecord | undefined> {
@@ -180,7 +183,7 @@ export function createCleanupEngine(job: JobDefinition, settings: EngineSettings
     return { settled: false, taken: await store.claim(sk, claim) };
   }
 
-  async function run(item: StackRecord, claim: Claim): Promise<Finished> {
+  async function run(item: StackRecord, claim: Claim, stepContext: OperationContext): Promise<Finished> {
     const fill = isFillKey(item.sk);
     const { attempts } = item;
     const decoded = decodeOperation(item, job.kinds);
@@ -198,7 +201,7 @@ export function createCleanupEngine(job: JobDefinition, settings: EngineSettings
 
     let children: EncodedOperation[];
     try {
-      const supplied = (await decoded.operation.execute(decoded.payload, context)) ?? [];
+      const supplied = (await decoded.operation.execute(decoded.payload, stepContext)) ?? [];
       children = encodeChildren(decoded.kind, supplied, job.kinds, settings.maxPayloadBytes);
     } catch (caught) {
       const error = errorText(caught);

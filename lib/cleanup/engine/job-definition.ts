@@ -18,6 +18,12 @@ export interface OperationContext {
   /** When true, operations count what they would delete and delete nothing. */
   dryRun: boolean;
   now(): Date;
+  /**
+   * Milliseconds left of the invocation's time budget; absent when the caller set none. An operation
+   * that can work in rounds (a range delete) stops starting new rounds when the next one would not fit,
+   * and returns a continuation for the rest.
+   */
+  timeLeftMs?(): number;
 }
 
 /**

@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import type { DocumentTypeRule, TimebasedJobConfig } from '../../config/cleanup-jobs';
-import type { ExpiryRule, NxrgRegistry } from '../../nxrg/registry';
+import type { ExpiryRule, NxrgRegistry, TimeCursor } from '../../nxrg/registry';
 import type { JobDefinition, Operation, OperationKind } from '../engine/job-definition';
 import type { JobReport } from '../report';
-import { batchDeleteKind, chunk, documentIds } from './deletions';
 
 export const TIMEBASED_JOB = 'registry-timebased-cleanup';
 
@@ -11,30 +10,27 @@ const DAY_MS = 86_400_000;
 
 const typeBasedPayload = z.object({
   documentType: z.string().min(1),
-  /** Keyset cursor: the last document of the previous page, or null for the first page. */
+  /** Keyset cursor: the end of the last range this operation's chain deleted, or null to start at the oldest. */
   after: z.object({ at: z.string().min(1), id: z.string().min(1) }).nullable(),
 });
-const batchDeletePayload = z.object({ documentType: z.string().min(1), ids: documentIds });
 
 export interface TimebasedJobDeps {
-  config: Pick<TimebasedJobConfig, 'documentTypes' | 'pageSize' | 'maxDeletesPerStep'>;
-  registry: Pick<NxrgRegistry, 'expiredPage' | 'deleteExpired'>;
+  config: Pick<TimebasedJobConfig, 'documentTypes' | 'maxDeletesPerStep'>;
+  registry: Pick<NxrgRegistry, 'expiredRangeEnd' | 'deleteExpiredRange'>;
   report: JobReport;
 }
 
 /**
  * registry-timebased-cleanup (SPEC §4): default → one type-based operation per configured document
- * type → pages of expired document ids → batch deletes that re-check the retention at delete time.
+ * type, which deletes that type's expired documents itself, range by range in (time, id) order: each
+ * range is the next `batchSize` documents past retention (type, time and id bounds, so the stack holds
+ * two keys, never a list of ids), deleted by one statement that re-checks type and retention. It keeps
+ * going while the invocation's time budget and the per-step cap allow, then pushes a continuation
+ * carrying the cursor, so one step per scheduled invocation drains as fast as the database deletes.
  */
 export function timebasedJob({ config, registry, report }: TimebasedJobDeps): JobDefinition {
   const rules = new Map(config.documentTypes.map((rule) => [rule.documentType, rule]));
 
-  /** The rule as configured now: a type removed from the configuration is no longer deleted. */
-  const ruleFor = (documentType: string): DocumentTypeRule | undefined => {
-    const rule = rules.get(documentType);
-    if (!rule) report.dropped({ job: TIMEBASED_JOB, documentType });
-    return rule;
-  };
   const expiry = (rule: DocumentTypeRule, now: Date): ExpiryRule => ({
     documentType: rule.documentType,
     basis: rule.basis,
@@ -51,34 +47,49 @@ export function timebasedJob({ config, registry, report }: TimebasedJobDeps): Jo
   const typeBasedKind: OperationKind<z.infer<typeof typeBasedPayload>> = {
     payload: typeBasedPayload,
     async execute({ documentType, after }, context) {
-      const rule = ruleFor(documentType);
-      if (!rule) return [];
-      const page = await registry.expiredPage(expiry(rule, context.now()), after, config.pageSize);
-      const children: Operation[] = chunk(page.ids, rule.batchSize).map((ids) => ({
-        kind: 'batch-delete',
-        payload: { documentType, ids },
-      }));
-      if (page.ids.length === config.pageSize && page.last)
-        children.push(typeBased({ documentType, after: page.last }));
-      return children;
+      // The rule as configured now: a type removed from the configuration is no longer deleted.
+      const rule = rules.get(documentType);
+      if (!rule) {
+        report.dropped({ job: TIMEBASED_JOB, documentType });
+        return [];
+      }
+      let cursor: TimeCursor | null = after;
+      let covered = 0;
+      let slowestMs = 0;
+      for (;;) {
+        const started = performance.now();
+        // Retention is re-computed for every range, from the time the range is deleted.
+        const at = context.now();
+        const current = expiry(rule, at);
+        const through = await registry.expiredRangeEnd(current, cursor, rule.batchSize);
+        const ids = await registry.deleteExpiredRange(
+          current,
+          { after: cursor, through },
+          { reason: TIMEBASED_JOB, at, dryRun: context.dryRun },
+        );
+        report.deleted({
+          job: context.job,
+          operation: 'range-delete',
+          dryRun: context.dryRun,
+          requested: rule.batchSize,
+          documentIds: ids,
+        });
+        if (!through) return [];
+        cursor = through;
+        covered += rule.batchSize;
+        slowestMs = Math.max(slowestMs, performance.now() - started);
+        const timeLeft = context.timeLeftMs?.() ?? Infinity;
+        if (covered + rule.batchSize > config.maxDeletesPerStep || timeLeft < slowestMs * 2) {
+          return [typeBased({ documentType, after: cursor })];
+        }
+      }
     },
   };
-
-  const batchDelete = batchDeleteKind(batchDeletePayload, {
-    cap: config.maxDeletesPerStep,
-    report,
-    applies: ({ documentType }) => ruleFor(documentType) !== undefined,
-    remove: ({ documentType }, ids, deletion) =>
-      registry.deleteExpired(ids, expiry(rules.get(documentType)!, deletion.at), {
-        reason: TIMEBASED_JOB,
-        ...deletion,
-      }),
-  });
 
   return {
     name: TIMEBASED_JOB,
     defaultOperation: { kind: 'default', payload: {} },
-    kinds: { default: defaultKind, 'type-based': typeBasedKind, 'batch-delete': batchDelete },
+    kinds: { default: defaultKind, 'type-based': typeBasedKind },
   };
 }
 

@@ -1,5 +1,7 @@
 import { BatchWriteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
+import { z } from 'zod';
+import type { OperationContext } from '../../../../lib/cleanup/engine/job-definition';
 import { operationKey } from '../../../../lib/cleanup/engine/keys';
 import { seededRandom } from '../../../../lib/cleanup/engine/random';
 import type { DocumentPort } from '../../../../lib/cleanup/engine/stack-store';
@@ -217,6 +219,29 @@ describe('cleanup engine on DynamoDB (dynalite)', () => {
       ['a1', true],
       ['b', true],
     ]);
+  });
+
+  it('offers the invocation’s time left to the operation it runs, and none when the caller set no deadline', async () => {
+    const seen: (number | undefined)[] = [];
+    let now = 1_000_000;
+    const job = {
+      name: nextJob(),
+      defaultOperation: { kind: 'default', payload: {} },
+      kinds: {
+        default: {
+          payload: z.object({}),
+          async execute(_payload: unknown, context: OperationContext) {
+            now += 250; // the operation's own work takes time on the engine's clock
+            seen.push(context.timeLeftMs?.());
+            return [];
+          },
+        },
+      },
+    };
+    const engine = engineFor(job, { ...adapters(), clock: () => now });
+    await engine.step(now + 10_000);
+    await engine.step();
+    expect(seen).toEqual([9_750, undefined]);
   });
 
   it('says so, and touches nothing, for a job with no operations registered', async () => {

@@ -124,6 +124,7 @@ describe('cleanup function core (middy + Powertools, dynalite)', () => {
     const report = createCleanupReport(createObservability(name), name);
     const job = cleanupJob(name, env, jobDatabases(config(), report), report);
     expect(job.name).toBe(name);
-    expect(Object.keys(job.kinds)).toEqual(expect.arrayContaining([job.defaultOperation.kind, 'batch-delete']));
+    const deleting = name === 'registry-timebased-cleanup' ? 'type-based' : 'batch-delete';
+    expect(Object.keys(job.kinds)).toEqual(expect.arrayContaining([job.defaultOperation.kind, deleting]));
   });
 });

@@ -126,36 +126,100 @@ describe('deletes re-check their condition at delete time', () => {
     });
   });
 
-  describe('registry-timebased-cleanup', () => {
-    const job = () =>
-      timebasedJob({
-        config: {
-          documentTypes: [{ documentType: 'referral', retentionDays: 365, basis: 'created', batchSize: 2 }],
-          pageSize: 100,
-          maxDeletesPerStep: 100,
-        },
-        registry,
-        report,
-      });
+  describe('registry-timebased-cleanup (keyset range deletes)', () => {
+    const referral = { documentType: 'referral', retentionDays: 365, basis: 'created' as const, batchSize: 2 };
+    const cutoff = new Date(NOW.getTime() - 365 * 86_400_000);
+    const rule = { documentType: 'referral', basis: 'created' as const, cutoff };
+    const deletion = { reason: 'test', at: NOW, dryRun: false };
+    const job = () => timebasedJob({ config: { documentTypes: [referral], maxDeletesPerStep: 100 }, registry, report });
+    const typeBased = { kind: 'type-based', payload: { documentType: 'referral', after: null } };
+    const recorded = async () =>
+      (
+        await nxrg.pool.query<{ id: string }>('SELECT document_id::text AS id FROM deleted_documents ORDER BY 1')
+      ).rows.map((r) => r.id);
 
-    it('keeps a document whose time or type changed so that it is no longer past retention', async () => {
+    it('deletes strictly older than now − retention: a document exactly at the cutoff stays', async () => {
+      const justBefore = new Date(cutoff.getTime() - 1).toISOString();
+      await insertDocs([
+        [1, 'referral', '0101010001', justBefore],
+        [2, 'referral', '0101010001', cutoff.toISOString()],
+        [3, 'referral', '0101010001', '2020-01-01'],
+        [4, 'prescription', '0101010001', '2020-01-01'],
+      ]);
+      expect(await run(job(), typeBased)).toEqual([]);
+      expect(await docIds()).toEqual([uuid(2), uuid(4)]);
+      expect(await recorded()).toEqual([uuid(1), uuid(3)]);
+    });
+
+    it('keeps a document whose time or type changed after its range was chosen', async () => {
       await insertDocs([
         [1, 'referral', '0101010001', '2020-01-01'],
         [2, 'referral', '0101010001', '2020-01-02'],
         [3, 'referral', '0101010001', '2020-01-03'],
         [4, 'referral', '0101010001', '2026-05-01'],
       ]);
-      const deletes = await batchDeletesOf(job());
-      expect(deletes.flatMap((op) => (op.payload as { ids: string[] }).ids).sort()).toEqual([
-        uuid(1),
-        uuid(2),
-        uuid(3),
-      ]);
+      const through = await registry.expiredRangeEnd(rule, null, 3);
+      expect(through?.id).toBe(uuid(3));
       await nxrg.pool.query(`UPDATE documents SET created_at = '2026-01-01' WHERE id = $1`, [uuid(1)]);
       await nxrg.pool.query(`UPDATE documents SET document_type = 'prescription' WHERE id = $1`, [uuid(2)]);
-      for (const op of deletes) await run(job(), op);
+      expect(await registry.deleteExpiredRange(rule, { after: null, through }, deletion)).toEqual([uuid(3)]);
       expect(await docIds()).toEqual([uuid(1), uuid(2), uuid(4)]);
-      expect(events.flatMap((e) => e.documentIds)).toEqual([uuid(3)]);
+      expect(await recorded()).toEqual([uuid(3)]);
+    });
+
+    it('waits for a change in flight and then keeps the document (the DELETE re-checks the committed row)', async () => {
+      await insertDocs([
+        [1, 'referral', '0101010001', '2020-01-01'],
+        [2, 'referral', '0101010001', '2020-01-02'],
+      ]);
+      const other = new Client({ connectionString: nxrg.url });
+      await other.connect();
+      try {
+        await other.query('BEGIN');
+        await other.query(`UPDATE documents SET created_at = '2026-05-01' WHERE id = $1`, [uuid(1)]);
+        const deleting = registry.deleteExpiredRange(rule, { after: null, through: null }, deletion);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        await other.query('COMMIT');
+        expect(await deleting).toEqual([uuid(2)]);
+      } finally {
+        await other.end();
+      }
+      expect(await docIds()).toEqual([uuid(1)]);
+      expect(await recorded()).toEqual([uuid(2)]);
+    });
+
+    it('two steps running the same range at once delete, record and report each document once', async () => {
+      await insertDocs(
+        Array.from(
+          { length: 40 },
+          (_, i) =>
+            [i + 1, 'referral', '0101010001', `2020-01-${String((i % 28) + 1).padStart(2, '0')}`] as [
+              number,
+              string,
+              string,
+              string,
+            ],
+        ),
+      );
+      await Promise.all([run(job(), typeBased), run(job(), typeBased), run(job(), typeBased)]);
+      const reported = events.flatMap((e) => e.documentIds).sort();
+      const all = Array.from({ length: 40 }, (_, i) => uuid(i + 1));
+      expect(reported).toEqual(all);
+      expect(await recorded()).toEqual(all);
+      expect(await docIds()).toEqual([]);
+    });
+
+    it('counts in a dry run, walking every range, and deletes nothing', async () => {
+      await insertDocs([
+        [1, 'referral', '0101010001', '2020-01-01'],
+        [2, 'referral', '0101010001', '2020-01-02'],
+        [3, 'referral', '0101010001', '2020-01-03'],
+        [4, 'referral', '0101010001', '2026-05-01'],
+      ]);
+      expect(await run(job(), typeBased, { ...context, dryRun: true })).toEqual([]);
+      expect(events.flatMap((e) => e.documentIds).sort()).toEqual([uuid(1), uuid(2), uuid(3)]);
+      expect(await docIds()).toHaveLength(4);
+      expect(await recorded()).toEqual([]);
     });
   });
 

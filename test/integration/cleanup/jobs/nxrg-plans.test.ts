@@ -8,6 +8,7 @@ interface PlanNode {
   'Node Type': string;
   'Relation Name'?: string;
   'Index Name'?: string;
+  'Index Cond'?: string;
   Plans?: PlanNode[];
 }
 
@@ -61,20 +62,17 @@ describe('NXRG cleanup queries use their indexes', () => {
   beforeEach(() => plans.splice(0));
 
   const cutoff = new Date('2016-06-01T00:00:00Z');
+  const cursor = { at: '2010-01-01 00:00:00.123456+00', id: '00000000-0000-0000-0000-000000000000' };
+  const through = { at: '2012-01-01 00:00:00+00', id: 'ffffffff-0000-0000-0000-000000000000' };
   it.each([
     [
-      'type-based page (created)',
-      () => registry.expiredPage({ documentType: 'referral', basis: 'created', cutoff }, null, 10_000),
+      'range end (created)',
+      () => registry.expiredRangeEnd({ documentType: 'referral', basis: 'created', cutoff }, null, 10_000),
       ['documents_type_created_idx'],
     ],
     [
-      'type-based continuation (service)',
-      () =>
-        registry.expiredPage(
-          { documentType: 'referral', basis: 'service', cutoff },
-          { at: '2010-01-01 00:00:00.123456+00', id: '00000000-0000-0000-0000-000000000000' },
-          10_000,
-        ),
+      'range end after a cursor (service)',
+      () => registry.expiredRangeEnd({ documentType: 'referral', basis: 'service', cutoff }, cursor, 10_000),
       ['documents_type_service_idx'],
     ],
     ['suffix page', () => registry.citizenPage('7', '0001000000', 10_000), ['citizens_cpr_suffix_idx']],
@@ -94,11 +92,21 @@ describe('NXRG cleanup queries use their indexes', () => {
     expect(scans(plans[0]!).sort()).toEqual(expected.sort());
   });
 
-  it('deletes find their documents by primary key', async () => {
+  it('a range delete scans only its keyset range of the type index; an id-list delete finds its documents by primary key', async () => {
     const ids = ['00000000-0000-0000-0000-000000000001', '00000000-0000-0000-0000-000000000002'];
     const deletion = { reason: 'test', at: now, dryRun: false };
-    await registry.deleteExpired(ids, { documentType: 'referral', basis: 'created', cutoff }, deletion);
+    await registry.deleteExpiredRange(
+      { documentType: 'referral', basis: 'created', cutoff },
+      { after: cursor, through },
+      deletion,
+    );
     await registry.deleteOfDeceased(ids, deletion);
-    expect(plans.map((p) => scans(p).sort())).toEqual([['documents_pkey'], ['citizens_pkey', 'documents_pkey']]);
+    expect(plans.map((p) => scans(p).sort())).toEqual([
+      ['documents_type_created_idx'],
+      ['citizens_pkey', 'documents_pkey'],
+    ]);
+    const range = flatten(plans[0]!).find((n) => n['Index Name'] === 'documents_type_created_idx');
+    // Both keyset bounds are index conditions, not a filter over the type's whole expired range.
+    expect(range?.['Index Cond']).toMatch(/ROW\(created_at, id\) > ROW.*ROW\(created_at, id\) <= ROW/);
   });
 });

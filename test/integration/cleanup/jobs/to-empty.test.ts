@@ -31,7 +31,6 @@ const ENV = {
     'lab-result': { retentionDays: 1825, basis: 'service', batchSize: 500 },
     'discharge-letter': { retentionDays: 5475 },
   }),
-  CLEANUP_TIMEBASED_PAGE_SIZE: '10000',
   CLEANUP_TIMEBASED_BATCH_SIZE: '1000',
   CLEANUP_STATUS90_SUFFIX_PAGE_SIZE: '300',
   CLEANUP_STATUS90_CITIZEN_BATCH_SIZE: '100',

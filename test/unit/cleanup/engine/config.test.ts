@@ -8,13 +8,13 @@ const required = {
 };
 
 describe('cleanup engine settings', () => {
-  it('default to one step per invocation, 5 attempts, a 300 s lease, a 60 s budget and a 350 KB payload cap', () => {
+  it('default to one step per invocation, 5 attempts, a 300 s lease, a 45 s budget and a 350 KB payload cap', () => {
     expect(loadCleanupConfig(required)).toMatchObject({
       CLEANUP_DRY_RUN: false,
       CLEANUP_MAX_ATTEMPTS: 5,
       CLEANUP_LEASE_SECONDS: 300,
       CLEANUP_STEPS_PER_INVOCATION: 1,
-      CLEANUP_TIME_BUDGET_SECONDS: 60,
+      CLEANUP_TIME_BUDGET_SECONDS: 45,
       CLEANUP_MAX_PAYLOAD_BYTES: 350_000,
     });
   });

@@ -5,7 +5,7 @@ import { status90Job } from '../../../../lib/cleanup/jobs/status90';
 import { timebasedJob } from '../../../../lib/cleanup/jobs/timebased';
 import type { DeletionEvent, DroppedOperation } from '../../../../lib/cleanup/report';
 import { MAX_BATCH_SIZE } from '../../../../lib/config/cleanup-jobs';
-import type { CitizenRange, ExpiryRule } from '../../../../lib/nxrg/registry';
+import type { CitizenRange, ExpiredRange, ExpiryRule, TimeCursor } from '../../../../lib/nxrg/registry';
 
 const NOW = new Date('2026-06-01T00:00:00Z');
 const context: OperationContext = { job: 'test', dryRun: false, now: () => NOW };
@@ -24,27 +24,32 @@ describe('registry-timebased-cleanup operations', () => {
     { documentType: 'referral', retentionDays: 10, basis: 'created' as const, batchSize: 3 },
     { documentType: 'lab-result', retentionDays: 20, basis: 'service' as const, batchSize: 5 },
   ];
-  function setup(pages: string[][], maxDeletesPerStep = 100) {
-    const calls: { rule: ExpiryRule; after: unknown }[] = [];
-    const deletes: { ids: readonly string[]; rule: ExpiryRule }[] = [];
+  const cursorOf = (id: string): TimeCursor => ({ at: `t-${id}`, id });
+  /** A registry of `expired` documents in keyset order; the fake deletes every id not ending in 1. */
+  function setup(expired: string[], maxDeletesPerStep = 100) {
+    const ends: { rule: ExpiryRule; after: TimeCursor | null }[] = [];
+    const deletes: { rule: ExpiryRule; range: ExpiredRange }[] = [];
     const events: DeletionEvent[] = [];
     const dropped: DroppedOperation[] = [];
+    const rest = (after: TimeCursor | null) => expired.filter((id) => after === null || id > after.id);
     const job = timebasedJob({
-      config: { documentTypes: rules, pageSize: 7, maxDeletesPerStep },
+      config: { documentTypes: rules, maxDeletesPerStep },
       registry: {
-        async expiredPage(rule, after) {
-          calls.push({ rule, after });
-          const page = pages.shift() ?? [];
-          return { ids: page, last: page.length ? { at: `t-${page.at(-1)}`, id: page.at(-1)! } : null };
+        async expiredRangeEnd(rule, after, size) {
+          ends.push({ rule, after });
+          const id = rest(after)[size - 1];
+          return id === undefined ? null : cursorOf(id);
         },
-        async deleteExpired(batch, rule) {
-          deletes.push({ ids: batch, rule });
-          return batch.filter((id) => !id.endsWith('1'));
+        async deleteExpiredRange(rule, range) {
+          deletes.push({ rule, range });
+          return rest(range.after).filter(
+            (id) => (range.through === null || id <= range.through.id) && !id.endsWith('1'),
+          );
         },
       },
       report: { deleted: (e) => events.push(e), dropped: (d) => dropped.push(d) },
     });
-    return { job, calls, deletes, events, dropped };
+    return { job, ends, deletes, events, dropped };
   }
 
   it('default supplies one type-based operation per configured type', async () => {
@@ -55,69 +60,60 @@ describe('registry-timebased-cleanup operations', () => {
     ]);
   });
 
-  it('type-based pushes batch deletes of the type’s size and, after a full page, a continuation with the cursor', async () => {
-    const { job, calls } = setup([ids(7), ids(2, 7)]);
-    const first = await run(job, { kind: 'type-based', payload: { documentType: 'referral', after: null } });
-    expect(calls[0]!.rule).toEqual({
+  it('type-based deletes range after range of the type’s batch size to the end, with the cutoff of each delete', async () => {
+    const { job, deletes, events } = setup(ids(8));
+    expect(await run(job, { kind: 'type-based', payload: { documentType: 'referral', after: null } })).toEqual([]);
+    expect(deletes.map((d) => d.range)).toEqual([
+      { after: null, through: cursorOf('doc-000002') },
+      { after: cursorOf('doc-000002'), through: cursorOf('doc-000005') },
+      { after: cursorOf('doc-000005'), through: null },
+    ]);
+    expect(deletes[0]!.rule).toEqual({
       documentType: 'referral',
       basis: 'created',
       cutoff: new Date('2026-05-22T00:00:00Z'),
     });
-    expect(ofKind(first, 'batch-delete').map((op) => (op.payload as { ids: string[] }).ids)).toEqual([
-      ids(3),
-      ids(3, 3),
-      ids(1, 6),
-    ]);
-    const [next] = ofKind(first, 'type-based');
-    expect(next!.payload).toEqual({ documentType: 'referral', after: { at: 't-doc-000006', id: 'doc-000006' } });
-    const second = await run(job, next!);
-    expect(calls[1]!.after).toEqual({ at: 't-doc-000006', id: 'doc-000006' });
-    expect(ofKind(second, 'type-based')).toEqual([]);
-  });
-
-  it('batch delete re-derives the cutoff from the rule at delete time and reports what was deleted', async () => {
-    const { job, deletes, events } = setup([]);
-    expect(
-      await run(job, {
-        kind: 'batch-delete',
-        payload: { documentType: 'lab-result', ids: ['doc-000000', 'doc-000001'] },
-      }),
-    ).toEqual([]);
-    expect(deletes[0]!.rule).toEqual({
-      documentType: 'lab-result',
-      basis: 'service',
-      cutoff: new Date('2026-05-12T00:00:00Z'),
-    });
-    expect(events).toEqual([
-      { job: 'test', operation: 'batch-delete', dryRun: false, requested: 2, documentIds: ['doc-000000'] },
+    expect(events.map((e) => [e.operation, e.documentIds])).toEqual([
+      ['range-delete', ['doc-000000', 'doc-000002']],
+      ['range-delete', ['doc-000003', 'doc-000004', 'doc-000005']],
+      ['range-delete', ['doc-000006', 'doc-000007']],
     ]);
   });
 
-  it('batch delete deletes at most the per-step cap and pushes the rest', async () => {
-    const { job, deletes } = setup([], 4);
-    const rest = await run(job, { kind: 'batch-delete', payload: { documentType: 'referral', ids: ids(10) } });
-    expect(deletes.map((d) => d.ids)).toEqual([ids(4)]);
-    expect(rest).toEqual([{ kind: 'batch-delete', payload: { documentType: 'referral', ids: ids(6, 4) } }]);
+  it('stops at the per-step cap and pushes a continuation with the cursor', async () => {
+    const { job, ends } = setup(ids(20), 7);
+    const first = await run(job, { kind: 'type-based', payload: { documentType: 'lab-result', after: null } });
+    expect(first).toEqual([
+      { kind: 'type-based', payload: { documentType: 'lab-result', after: cursorOf('doc-000004') } },
+    ]);
+    expect(ends[0]!.rule.cutoff).toEqual(new Date('2026-05-12T00:00:00Z'));
+    const second = await run(job, first[0]!);
+    expect(ends[1]!.after).toEqual(cursorOf('doc-000004'));
+    expect(second).toEqual([
+      { kind: 'type-based', payload: { documentType: 'lab-result', after: cursorOf('doc-000009') } },
+    ]);
+  });
+
+  it('stops when the next range would not fit the time left, and pushes a continuation', async () => {
+    const { job, deletes } = setup(ids(20));
+    const ctx = { ...context, timeLeftMs: () => -1 };
+    const ops = await run(job, { kind: 'type-based', payload: { documentType: 'referral', after: null } }, ctx);
+    expect(deletes).toHaveLength(1);
+    expect(ops).toEqual([{ kind: 'type-based', payload: { documentType: 'referral', after: cursorOf('doc-000002') } }]);
   });
 
   it('drops operations of a document type no longer configured, deleting nothing', async () => {
-    const { job, deletes, calls, dropped } = setup([ids(3)]);
-    expect(await run(job, { kind: 'batch-delete', payload: { documentType: 'x-ray', ids: ids(2) } })).toEqual([]);
+    const { job, deletes, ends, dropped } = setup(ids(3));
     expect(await run(job, { kind: 'type-based', payload: { documentType: 'x-ray', after: null } })).toEqual([]);
     expect(deletes).toEqual([]);
-    expect(calls).toEqual([]);
-    expect(dropped).toEqual([
-      { job: 'registry-timebased-cleanup', documentType: 'x-ray' },
-      { job: 'registry-timebased-cleanup', documentType: 'x-ray' },
-    ]);
+    expect(ends).toEqual([]);
+    expect(dropped).toEqual([{ job: 'registry-timebased-cleanup', documentType: 'x-ray' }]);
   });
 
   it.each([
-    ['batch-delete', { documentType: 'referral', ids: [] }],
-    ['batch-delete', { documentType: 'referral', ids: ids(MAX_BATCH_SIZE + 1) }],
-    ['batch-delete', { ids: ['a'] }],
     ['type-based', { documentType: '', after: null }],
     ['type-based', { documentType: 'referral', after: { at: 'x' } }],
+    ['type-based', { after: null }],
   ])('rejects a malformed %s payload', (kind, payload) => {
     const { job } = setup([]);
     expect(job.kinds[kind]!.payload.safeParse(payload).success).toBe(false);
