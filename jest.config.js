@@ -7,6 +7,8 @@ const common = {
   // middy 5+ is ESM-only; load it through swc as CommonJS (TOOLING.md).
   moduleNameMapper: { '^@middy/([^/]+)$': '<rootDir>/node_modules/@middy/$1/index.js' },
   transformIgnorePatterns: ['/node_modules/(?!@middy/)'],
+  // StrykerJS copies the project into .stryker-tmp while it runs (npm run test:mutation).
+  modulePathIgnorePatterns: ['<rootDir>/.stryker-tmp'],
 };
 
 /**
