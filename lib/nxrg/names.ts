@@ -5,11 +5,12 @@ const name = (fallback: string) => identifier().default(fallback);
 
 /**
  * The NXRG table and column names the adapter uses. Defaults match infra/sql/nxrg.sql; an existing
- * registry sets only the names that differ (env NXRG_NAMES, partial JSON).
+ * registry sets only the names that differ (env NXRG_NAMES, partial JSON). An unknown key is a cold-start
+ * error: a misspelt name would otherwise fall back to the default table or column.
  */
-export const nxrgNamesSchema = z.object({
+export const nxrgNamesSchema = z.strictObject({
   documents: z
-    .object({
+    .strictObject({
       table: name('documents'),
       id: name('id'),
       type: name('document_type'),
@@ -18,10 +19,10 @@ export const nxrgNamesSchema = z.object({
       serviceTime: name('service_time'),
     })
     .prefault({}),
-  citizens: z.object({ table: name('citizens'), cpr: name('cpr'), status: name('status') }).prefault({}),
+  citizens: z.strictObject({ table: name('citizens'), cpr: name('cpr'), status: name('status') }).prefault({}),
   /** Written by the registry cleanups, read by the repository cleanup. */
   deletedDocuments: z
-    .object({
+    .strictObject({
       table: name('deleted_documents'),
       documentId: name('document_id'),
       deletedAt: name('deleted_at'),

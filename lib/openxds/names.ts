@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { identifier } from '../postgres/identifier';
 
-/** The OpenXDS repository table the repository cleanup deletes from (env OPENXDS_NAMES, partial JSON). */
-export const openxdsNamesSchema = z.object({
+/** The OpenXDS repository table the repository cleanup deletes from (env OPENXDS_NAMES, partial JSON; an unknown key is a cold-start error, not a silent default). */
+export const openxdsNamesSchema = z.strictObject({
   documents: z
-    .object({ table: identifier().default('repository_documents'), id: identifier().default('document_id') })
+    .strictObject({ table: identifier().default('repository_documents'), id: identifier().default('document_id') })
     .prefault({}),
 });
 
