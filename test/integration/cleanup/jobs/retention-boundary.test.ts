@@ -1,0 +1,79 @@
+import type { OperationContext } from '../../../../lib/cleanup/engine/types';
+import type { DeletionEvent } from '../../../../lib/cleanup/jobs/deletions';
+import { timebasedJob } from '../../../../lib/cleanup/jobs/timebased';
+import { defaultNxrgNames } from '../../../../lib/nxrg/names';
+import { NxrgRegistry, type RetentionBasis } from '../../../../lib/nxrg/registry';
+import { nxrgSchemaSql } from '../../../../lib/nxrg/schema';
+import { createTestSchema, type TestSchema } from '../../../harness/postgres';
+
+const NOW = new Date('2026-06-01T00:00:00Z');
+const RETENTION_DAYS = 10;
+/** now − retention: a document with exactly this time is not yet *older than* its retention. */
+const BOUNDARY = '2026-05-22 00:00:00+00';
+const context: OperationContext = { job: 'test', dryRun: false, now: () => NOW };
+
+const AT_BOUNDARY = '00000000-0000-0000-0000-000000000001';
+const JUST_OLDER = '00000000-0000-0000-0000-000000000002';
+const JUST_YOUNGER = '00000000-0000-0000-0000-000000000003';
+
+// SPEC §4: a document is deleted once it is *older than* its retention. Only registry-timebased-cleanup
+// compares times: status90 decides by the citizen's status, repository-cleanup by the deletion record.
+// The neighbours are 1 µs either side: PostgreSQL keeps microseconds, a JavaScript Date only milliseconds.
+describe.each<RetentionBasis>(['created', 'service'])(
+  'retention boundary of registry-timebased-cleanup, counted from the %s time (PostgreSQL)',
+  (basis) => {
+    let nxrg: TestSchema;
+    let registry: NxrgRegistry;
+    const events: DeletionEvent[] = [];
+    const job = () =>
+      timebasedJob({
+        config: {
+          documentTypes: [{ documentType: 'referral', retentionDays: RETENTION_DAYS, basis, batchSize: 10 }],
+          pageSize: 10,
+          maxDeletesPerStep: 10,
+        },
+        registry,
+        report: { record: (event) => events.push(event) },
+      });
+    const remaining = async () =>
+      (await nxrg.pool.query<{ id: string }>('SELECT id::text AS id FROM documents ORDER BY id')).rows.map((r) => r.id);
+
+    beforeAll(async () => {
+      nxrg = await createTestSchema();
+      await nxrg.pool.query(nxrgSchemaSql(defaultNxrgNames));
+      registry = new NxrgRegistry(nxrg.pool, defaultNxrgNames);
+    });
+    afterAll(() => nxrg?.drop());
+    beforeEach(async () => {
+      events.splice(0);
+      await nxrg.pool.query('TRUNCATE documents');
+      // The other time column is far in the past, so only the basis under test can keep a document.
+      const column = basis === 'created' ? 'created_at' : 'service_time';
+      const other = basis === 'created' ? 'service_time' : 'created_at';
+      await nxrg.pool.query(
+        `INSERT INTO documents (id, document_type, citizen_id, ${column}, ${other}) VALUES
+         ($1, 'referral', '0101010001', $4::timestamptz, '2000-01-01'),
+         ($2, 'referral', '0101010001', $4::timestamptz - interval '1 microsecond', '2000-01-01'),
+         ($3, 'referral', '0101010001', $4::timestamptz + interval '1 microsecond', '2000-01-01')`,
+        [AT_BOUNDARY, JUST_OLDER, JUST_YOUNGER, BOUNDARY],
+      );
+    });
+
+    it('the page query does not offer a document exactly at now − retention', async () => {
+      const kinds = job().kinds;
+      const [typeBased] = (await kinds.default!.execute({}, context))!;
+      const children = await kinds['type-based']!.execute(typeBased!.payload, context);
+      expect(children).toEqual([{ kind: 'batch-delete', payload: { documentType: 'referral', ids: [JUST_OLDER] } }]);
+    });
+
+    it('the delete re-check keeps a document exactly at now − retention', async () => {
+      // A batch that (by a stale page, or a clock step) names all three: only the older one goes.
+      await job().kinds['batch-delete']!.execute(
+        { documentType: 'referral', ids: [AT_BOUNDARY, JUST_OLDER, JUST_YOUNGER] },
+        context,
+      );
+      expect(await remaining()).toEqual([AT_BOUNDARY, JUST_YOUNGER]);
+      expect(events.map((e) => e.documentIds)).toEqual([[JUST_OLDER]]);
+    });
+  },
+);
