@@ -1,17 +1,14 @@
 import { connect } from 'amqplib';
 import { loadDistributorConfig } from '../lib/config/distributor';
-import { targetCapacity } from '../lib/distributor/capacity';
 import { groupByTarget } from '../lib/distributor/discovery';
-import { createDistributor } from '../lib/distributor/pass';
-import { planShares } from '../lib/distributor/planner';
-import { DynamoDistributorState } from '../lib/distributor/stateStore';
+import { planTarget } from '../lib/distributor/target-plan';
 import { weightOf } from '../lib/distributor/weights';
-import { AmqpSession } from '../lib/rabbitmq/connection';
 import { ManagementClient, type QueueInfo } from '../lib/rabbitmq/management';
 import { startDynamo } from '../local/embedded-dynamo';
 import { publishConfirmed } from './lib/amqp';
 import { type Benchmark, ratio } from './lib/benchmark';
 import { countingFetch } from './lib/counters';
+import { benchDistributor } from './lib/distributor';
 import { waitForListing } from './lib/listing';
 import { median, type Table, timed } from './lib/report';
 import { seededRandom } from './lib/scenarios';
@@ -56,21 +53,19 @@ export const discoveryBench: Benchmark<Flags> = {
       progress(`${staging.length} staging queues over ${targets.length} targets listed`);
 
       const counter = countingFetch();
-      const session = new AmqpSession(vhost.amqpUrl);
-      const distributor = createDistributor({
-        settings: loadDistributorConfig({
+      const distributor = benchDistributor(
+        loadDistributorConfig({
           AMQP_URL: vhost.amqpUrl,
           RABBITMQ_MANAGEMENT_URL: vhost.managementUrl,
           RABBITMQ_VHOST: vhost.vhost,
           DISTRIBUTOR_TABLE: 'DistributorStateTable',
+          DYNAMODB_ENDPOINT: dynamo.endpoint,
         }),
-        listQueues: () => new ManagementClient(vhost.managementUrl, vhost.vhost, counter.fetch).listQueues(),
-        openChannel: () => session.openConfirmChannel(),
-        state: new DynamoDistributorState(dynamo.doc, 'DistributorStateTable'),
-        warn: (message, details) => progress(`distributor warned: ${message} ${JSON.stringify(details)}`),
-      });
+        progress,
+        counter.fetch,
+      );
       const pass = await timed(() => distributor.runPass(15 * 60_000));
-      await session.close();
+      await distributor.close();
       if (pass.result.moved !== staging.length)
         throw new Error(`the pass moved ${pass.result.moved} of ${staging.length} messages`);
       progress(`pass moved ${pass.result.moved} messages in ${pass.seconds.toFixed(1)} s`);
@@ -139,20 +134,31 @@ export const discoveryBench: Benchmark<Flags> = {
   },
 };
 
-/** What a pass computes from a listing before it moves anything (pass.ts, without its I/O). */
+/** The settings and weights a pass reads once, at cold start (the planner's defaults). */
+const planSettings = loadDistributorConfig({
+  DISTRIBUTOR_TABLE: 'unused',
+  AMQP_URL: 'amqp://unused',
+  RABBITMQ_MANAGEMENT_URL: 'http://unused',
+});
+const planWeight = weightOf([{ pattern: 'worker-0-in»/tenant1/*', weight: 3 }]);
+
+/** What a pass computes from a listing before it moves anything (planTarget, with depths from the listing). */
 function plan(listing: QueueInfo[]): number {
-  const weight = weightOf([{ pattern: 'worker-0-in»/tenant1/*', weight: 3 }]);
   const depths = new Map(listing.map((q) => [q.name, q.messages_ready]));
   let planned = 0;
   for (const group of groupByTarget(listing)) {
-    const capacity = targetCapacity({
-      maxLengthArgument: group.targetQueue?.arguments['x-max-length'],
-      defaultMaxLength: 1000,
-      depth: group.targetQueue?.messages_ready ?? 0,
-      refillThresholdPercent: 10,
-    });
-    const queues = group.staging.map((name) => ({ name, depth: depths.get(name) ?? 0, weight: weight(name) }));
-    for (const { share } of planShares({ capacity: capacity.capacity, queues, mode: 'fair' }).shares) planned += share;
+    const targetPlan = planTarget(
+      {
+        target: group.target,
+        maxLengthArgument: group.targetQueue?.arguments['x-max-length'],
+        depth: group.targetQueue?.messages_ready ?? 0,
+        staging: group.staging.map((name) => ({ name, depth: depths.get(name) ?? 0 })),
+        rotation: { version: 0 },
+      },
+      planSettings,
+      planWeight,
+    );
+    if (targetPlan.outcome !== 'target-missing') for (const { share } of targetPlan.shares) planned += share;
   }
   return planned;
 }

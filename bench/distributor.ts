@@ -1,12 +1,10 @@
 import { type ChannelModel, connect } from 'amqplib';
 import { loadDistributorConfig } from '../lib/config/distributor';
-import { createDistributor } from '../lib/distributor/pass';
-import { DynamoDistributorState } from '../lib/distributor/stateStore';
-import { AmqpSession } from '../lib/rabbitmq/connection';
 import { ManagementClient } from '../lib/rabbitmq/management';
 import { startDynamo } from '../local/embedded-dynamo';
 import { type Outgoing, publishConfirmed, rawPump, taskMessage } from './lib/amqp';
 import { type Benchmark, ratio } from './lib/benchmark';
+import { benchDistributor } from './lib/distributor';
 import { waitForListing } from './lib/listing';
 import { median, timed } from './lib/report';
 import { createBenchVhost } from './lib/services';
@@ -46,19 +44,13 @@ export const distributorBench: Benchmark<Flags> = {
         RABBITMQ_MANAGEMENT_URL: vhost.managementUrl,
         RABBITMQ_VHOST: vhost.vhost,
         DISTRIBUTOR_TABLE: 'DistributorStateTable',
+        DYNAMODB_ENDPOINT: dynamo.endpoint,
         DISTRIBUTOR_DEFAULT_MAX_LENGTH: String(messages),
         DISTRIBUTOR_MAX_PREFETCH: String(flags.prefetch),
         DISTRIBUTOR_MOVE_CONCURRENCY: String(flags.concurrency),
       });
-      const session = new AmqpSession(vhost.amqpUrl);
       const management = new ManagementClient(vhost.managementUrl, vhost.vhost);
-      const distributor = createDistributor({
-        settings: config,
-        listQueues: () => management.listQueues(),
-        openChannel: () => session.openConfirmChannel(),
-        state: new DynamoDistributorState(dynamo.doc, 'DistributorStateTable'),
-        warn: (message, details) => progress(`distributor warned: ${message} ${JSON.stringify(details)}`),
-      });
+      const distributor = benchDistributor(config, progress);
       const publisher = await model.createConfirmChannel();
       await publisher.assertQueue(target, { durable: true, arguments: targetArguments });
       await publisher.assertQueue('raw-source', { durable: true });
@@ -99,7 +91,7 @@ export const distributorBench: Benchmark<Flags> = {
           progress(`${key}: ${messages} messages in ${seconds.toFixed(2)} s`);
         }
       }
-      await session.close();
+      await distributor.close();
 
       const [raw1, rawSame, fairway] = [median(rates.raw1), median(rates.rawSame), median(rates.fairway)];
       const row = (run: string, rate: number, runs: number[]) => ({

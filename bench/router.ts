@@ -185,6 +185,7 @@ const report: RouterReport = {
   },
   counted: () => undefined,
   tenantRouted: () => undefined,
+  stagingQueueKept: () => undefined,
 };
 
 function routerService(vhost: BenchVhost, dynamoEndpoint: string) {
@@ -231,7 +232,6 @@ async function routeAll(
   }
 }
 
-/** `count` events as SQS batches, tenants taking turns within each batch. */
 /** `count` task messages of the given tenants, round robin, as SQS batches of `size` (built before any timing). */
 function batches(count: number, size: number, tenants: string[]): SQSEvent[] {
   const bodies = Array.from({ length: count }, (_, i) => taskMessage(tenants[i % tenants.length]!, i).toString('utf8'));

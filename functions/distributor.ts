@@ -1,30 +1,4 @@
-import type { ScheduledEvent } from 'aws-lambda';
-import { documentClient } from '../lib/aws/dynamo';
 import { loadDistributorConfig } from '../lib/config/distributor';
-import { createDistributor, type PassSummary } from '../lib/distributor/pass';
-import { reportPass } from '../lib/distributor/report';
-import { DynamoDistributorState } from '../lib/distributor/stateStore';
-import { AmqpSession } from '../lib/rabbitmq/connection';
-import { ManagementClient } from '../lib/rabbitmq/management';
-import { lambdaHandler } from '../lib/runtime/lambda';
-import { logger, metrics } from '../lib/runtime/observability';
+import { distributorHandler } from '../lib/distributor/service';
 
-const config = loadDistributorConfig(process.env);
-const session = new AmqpSession(config.AMQP_URL);
-const management = new ManagementClient(config.RABBITMQ_MANAGEMENT_URL, config.RABBITMQ_VHOST);
-const dynamo = documentClient(config);
-
-const distributor = createDistributor({
-  settings: config,
-  listQueues: () => management.listQueues(),
-  openChannel: () => session.openConfirmChannel(),
-  state: new DynamoDistributorState(dynamo, config.DISTRIBUTOR_TABLE),
-  warn: (message, details) => logger.warn(message, details),
-});
-
-/** One distribution pass per scheduled invocation (SPEC §3). */
-export const handler = lambdaHandler<ScheduledEvent, PassSummary>({ logger, metrics }, async (_event, context) => {
-  const summary = await distributor.runPass(context.getRemainingTimeInMillis());
-  reportPass(summary, logger, metrics);
-  return summary;
-});
+export const handler = distributorHandler(loadDistributorConfig(process.env));

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defaultThresholds, reachableLevels, tenMinusLevel } from '../priority/core';
+import { defaultThresholds, reachableLevels, tenMinusLevel } from '../priority/rules';
 import { dynamoSettings, rabbitSettings } from './common';
 import { type Env, parseEnv, setting } from './env';
 

@@ -59,14 +59,18 @@ interface InFlight {
  * ends the move with a stop reason and the error, so the pass holds its lease until every
  * mover of the target has ended.
  */
-export async function moveMessages(openChannel: OpenChannel, request: MoveRequest): Promise<MoveResult> {
+export async function moveMessages(
+  openChannel: OpenChannel,
+  request: MoveRequest,
+  now: () => number = Date.now,
+): Promise<MoveResult> {
   if (request.count <= 0) return { moved: 0, requeued: 0, stopReason: 'share-moved' };
   let consumer: ConfirmChannel | undefined;
   let publisher: ConfirmChannel | undefined;
   try {
     consumer = await openChannel();
     publisher = await openChannel();
-    return await pump(consumer, publisher, request);
+    return await pump(consumer, publisher, request, now);
   } catch (error) {
     return { moved: 0, requeued: 0, stopReason: 'channel-closed', error: (error as Error).message };
   } finally {
@@ -85,13 +89,18 @@ async function closeQuietly(channel: ConfirmChannel): Promise<void> {
   clearTimeout(timer);
 }
 
-async function pump(consumer: ConfirmChannel, publisher: ConfirmChannel, request: MoveRequest): Promise<MoveResult> {
+async function pump(
+  consumer: ConfirmChannel,
+  publisher: ConfirmChannel,
+  request: MoveRequest,
+  now: () => number,
+): Promise<MoveResult> {
   const consumerTag = `fairway-distributor-${randomUUID()}`;
   const inFlight = new Set<InFlight>();
   let received = 0;
   let moved = 0;
   let requeued = 0;
-  let lastDelivery = Date.now();
+  let lastDelivery = now();
   let stopReason: StopReason | undefined;
   let cancelled = false;
   let finish: (result: MoveResult) => void = () => undefined;
@@ -130,9 +139,9 @@ async function pump(consumer: ConfirmChannel, publisher: ConfirmChannel, request
 
   const watchdog = setInterval(
     () => {
-      const now = Date.now();
-      if (now >= request.deadline) stop('deadline');
-      else if (now - lastDelivery >= request.idleStopMs) stop('source-drained');
+      const time = now();
+      if (time >= request.deadline) stop('deadline');
+      else if (time - lastDelivery >= request.idleStopMs) stop('source-drained');
     },
     Math.max(10, Math.min(250, request.idleStopMs / 4)),
   );
@@ -147,18 +156,19 @@ async function pump(consumer: ConfirmChannel, publisher: ConfirmChannel, request
     }
     stop('target-missing');
   });
-  publisher.on('close', () => stop('channel-closed'));
+  // Ahead of amqplib's own listener, which fails every pending confirm: those failures then find the move stopped.
+  publisher.prependListener('close', () => stop('channel-closed'));
   consumer.on('close', () => stop('channel-closed'));
 
   const onDelivery = (message: ConsumeMessage | null) => {
     if (message === null) return stop('source-missing'); // the broker cancelled us: the queue was deleted
-    if (Date.now() >= request.deadline) stop('deadline');
+    if (now() >= request.deadline) stop('deadline');
     if (stopReason || received >= request.count) {
       settle(() => consumer.nack(message, false, true)); // arrived after we stopped: put it back
       return;
     }
     received++;
-    lastDelivery = Date.now();
+    lastDelivery = now();
     const entry: InFlight = { message, returned: false };
     inFlight.add(entry);
     publisher.publish('', request.target, message.content, publishOptions(message.properties), (error) => {
@@ -166,8 +176,8 @@ async function pump(consumer: ConfirmChannel, publisher: ConfirmChannel, request
       if (error || entry.returned) {
         requeued++;
         settle(() => consumer.nack(message, false, true));
-        // amqplib fails pending confirms with 'channel closed' when the channel goes away.
-        if (error) stop(error.message === 'channel closed' ? 'channel-closed' : 'target-rejected');
+        // A nack; a closed channel has already stopped the move as 'channel-closed'.
+        if (error) stop('target-rejected');
       } else {
         moved++;
         settle(() => consumer.ack(message));

@@ -1,5 +1,6 @@
 import { type ChannelModel, type ConfirmChannel, connect } from 'amqplib';
 import { BrokerError } from '../errors';
+import { brokerError } from './broker-error';
 import { redactUrl } from './redact';
 
 /**
@@ -23,7 +24,13 @@ export class AmqpSession {
 
   /** A new confirm channel on the live connection; the caller closes it when done. */
   async openConfirmChannel(): Promise<ConfirmChannel> {
-    const channel = await (await this.connection()).createConfirmChannel();
+    const model = await this.connection();
+    let channel: ConfirmChannel;
+    try {
+      channel = await model.createConfirmChannel();
+    } catch (error) {
+      throw brokerError('RabbitMQ did not open a confirm channel', error);
+    }
     // Without a listener an 'error' event (e.g. 404 on a deleted queue) would crash the process;
     // the failing operation itself still rejects.
     channel.on('error', () => undefined);
@@ -67,9 +74,7 @@ export class AmqpSession {
       return model;
     } catch (error) {
       this.current = undefined;
-      throw new BrokerError(`Cannot connect to RabbitMQ at ${redactUrl(this.url)}: ${(error as Error).message}`, {
-        cause: error,
-      });
+      throw new BrokerError(`Cannot connect to RabbitMQ at ${redactUrl(this.url)}`, { cause: error });
     }
   }
 }

@@ -68,7 +68,7 @@ export class ManagementClient {
         signal: AbortSignal.timeout(10_000),
       });
     } catch (error) {
-      throw new ManagementApiError(`${where} is not reachable (${(error as Error).message})`, { cause: error });
+      throw new ManagementApiError(`${where} is not reachable`, { cause: error });
     }
     if (allowNotFound && response.status === 404) return undefined as T;
     if (!response.ok) {

@@ -1,4 +1,6 @@
 import type { ConfirmChannel, Options } from 'amqplib';
+import { BrokerError } from '../errors';
+import { brokerError } from '../rabbitmq/broker-error';
 
 export interface Publication {
   queue: string;
@@ -9,7 +11,7 @@ export interface Publication {
 const pending = Symbol('pending');
 
 /** `unconfirmed`: the broker had not answered when the wait ended; it may still confirm later. */
-export type PublishOutcome = { routed: true } | { routed: false; reason: string; unconfirmed?: true };
+export type PublishOutcome = { routed: true } | { routed: false; error: BrokerError; unconfirmed?: true };
 
 /**
  * Publishes every message on one confirm channel with `mandatory` set, pipelined, and waits for
@@ -24,12 +26,14 @@ export async function publishAll(
   publications: readonly Publication[],
   confirmTimeoutMs: number,
 ): Promise<PublishOutcome[]> {
-  const returned = new Set<string>();
-  const onReturn = (message: { fields: { routingKey: string } }) => returned.add(message.fields.routingKey);
+  // Routing key → the reply code of its return (312 no route).
+  const returned = new Map<string, number>();
+  const onReturn = (message: { fields: { routingKey: string; replyCode: number } }) =>
+    returned.set(message.fields.routingKey, message.fields.replyCode);
   channel.on('return', onReturn);
   try {
     // Per message: pending until the broker answers, then undefined (acked) or why not.
-    const answers: (string | undefined | typeof pending)[] = publications.map(() => pending);
+    const answers: (BrokerError | undefined | typeof pending)[] = publications.map(() => pending);
     const confirms: Promise<void>[] = [];
     for (const [i, publication] of publications.entries()) {
       const { confirmed, writable } = publishOne(channel, publication);
@@ -44,14 +48,17 @@ export async function publishAll(
     return publications.map((publication, i): PublishOutcome => {
       const answer = answers[i];
       if (answer === pending) {
-        return { routed: false, reason: `the broker did not confirm within ${confirmTimeoutMs} ms`, unconfirmed: true };
+        const error = new BrokerError(`the broker did not confirm within ${confirmTimeoutMs} ms`);
+        return { routed: false, error, unconfirmed: true };
       }
-      if (answer !== undefined) return { routed: false, reason: answer };
-      if (returned.has(publication.queue)) {
-        return {
-          routed: false,
-          reason: `the broker returned it: no queue ${JSON.stringify(publication.queue)} to route to`,
-        };
+      if (answer !== undefined) return { routed: false, error: answer };
+      const replyCode = returned.get(publication.queue);
+      if (replyCode !== undefined) {
+        const error = new BrokerError(
+          `the broker returned it: no queue ${JSON.stringify(publication.queue)} to route to`,
+          { replyCode },
+        );
+        return { routed: false, error };
       }
       return { routed: true };
     });
@@ -60,16 +67,16 @@ export async function publishAll(
   }
 }
 
-/** `confirmed` resolves to undefined once the broker acked, or to the reason it did not. */
+/** `confirmed` resolves to undefined once the broker acked, or to why it did not (a nack, a closed channel). */
 function publishOne(channel: ConfirmChannel, { queue, body, options }: Publication) {
   let writable = true;
-  const confirmed = new Promise<string | undefined>((resolve) => {
+  const confirmed = new Promise<BrokerError | undefined>((resolve) => {
     try {
       writable = channel.publish('', queue, body, { ...options, mandatory: true }, (error) =>
-        resolve(error ? `the broker did not confirm it (${(error as Error).message})` : undefined),
+        resolve(error ? brokerError('the broker did not confirm it', error) : undefined),
       );
     } catch (error) {
-      resolve(`could not publish (${(error as Error).message})`);
+      resolve(brokerError('could not publish', error));
     }
   });
   return { confirmed, writable };

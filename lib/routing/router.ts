@@ -1,12 +1,12 @@
 import type { ConfirmChannel } from 'amqplib';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { InvalidEventError } from '../errors';
-import type { PriorityMapping } from '../priority/core';
-import type { TenantCounterStore } from '../priority/store';
+import { errorText, InvalidEventError } from '../errors';
+import type { TenantCounterStore } from '../priority/counter-store';
+import type { PriorityMapping } from '../priority/rules';
 import { parseAfterProcessRecord, type RoutableMessage } from './event';
 import { publishAll } from './publish';
 import { defaultMutators, type QueueNameMutator, stagingQueueName } from './queue-names';
-import type { StagingQueues, TargetSettings } from './staging-queues';
+import type { StagingQueues, StagingQueuesReport, TargetSettings } from './staging-queues';
 
 /** Why a record was not routed; bounded, so it can be a metric name. */
 export type FailureKind = 'Rejected' | 'PriorityFailures' | 'BrokerFailures';
@@ -16,6 +16,7 @@ export interface RecordFailure {
   kind: FailureKind;
   /** The bad event fields, for a rejected event. */
   fields?: string[];
+  /** The error as log text (`errorText`): type, message and causes. */
   reason: string;
 }
 
@@ -23,12 +24,15 @@ export interface RecordFailure {
 export interface TenantRouted {
   tenant: string;
   documents: number;
-  /** The tenant's priority level after its last check in the batch (1 = highest). */
-  level: number;
+  /**
+   * The tenant's priority level after its last check in the batch (1 = highest). Not `level`:
+   * Powertools reserves that log key for the log level and drops it.
+   */
+  priorityLevel: number;
 }
 
 /** Where the router reports; never given a message body. */
-export interface RouterReport {
+export interface RouterReport extends StagingQueuesReport {
   failed(failure: RecordFailure): void;
   counted(metric: 'Routed' | FailureKind, count: number): void;
   tenantRouted(routed: TenantRouted): void;
@@ -49,10 +53,11 @@ export interface RouterDeps {
 interface Pending {
   record: SQSRecord;
   message: RoutableMessage;
-  queue: string;
+  /** Where the message is published: its staging queue, or its target when that bypasses staging. */
+  destination: string;
   bypass: boolean;
-  level?: number;
-  priority?: number;
+  priorityLevel?: number;
+  amqpPriority?: number;
 }
 
 /**
@@ -72,7 +77,8 @@ export function createRouter(deps: RouterDeps) {
       try {
         const message = parseAfterProcessRecord(record);
         const bypass = deps.targets[message.target]?.bypassStaging ?? false;
-        return [{ record, message, bypass, queue: bypass ? message.target : stagingQueueName(message, mutators) }];
+        const destination = bypass ? message.target : stagingQueueName(message, mutators);
+        return [{ record, message, bypass, destination }];
       } catch (error) {
         failures.push(failureOf(record.messageId, 'Rejected', error));
         return [];
@@ -97,10 +103,10 @@ export function createRouter(deps: RouterDeps) {
       if (channel && pending.length > 0) {
         const outcomes = await publishAll(
           channel,
-          pending.map(({ queue, message, priority }) => ({
-            queue,
+          pending.map(({ destination, message, amqpPriority }) => ({
+            queue: destination,
             body: message.body,
-            options: { ...message.properties, priority },
+            options: { ...message.properties, priority: amqpPriority },
           })),
           deps.confirmTimeoutMs,
         );
@@ -108,8 +114,8 @@ export function createRouter(deps: RouterDeps) {
           if (outcome.routed) {
             routed.push(pending[i]!);
           } else {
-            deps.stagingQueues.forget(pending[i]!.queue);
-            failures.push({ messageId: pending[i]!.record.messageId, kind: 'BrokerFailures', reason: outcome.reason });
+            deps.stagingQueues.forget(pending[i]!.destination);
+            failures.push(failureOf(pending[i]!.record.messageId, 'BrokerFailures', outcome.error));
           }
         });
         // Confirms still owed would arrive during the next invocation's publishes.
@@ -123,7 +129,7 @@ export function createRouter(deps: RouterDeps) {
 
     for (const failure of failures) deps.report.failed(failure);
     for (const [tenant, items] of byTenant(routed)) {
-      deps.report.tenantRouted({ tenant, documents: items.length, level: items.at(-1)!.level! });
+      deps.report.tenantRouted({ tenant, documents: items.length, priorityLevel: items.at(-1)!.priorityLevel! });
     }
     deps.report.counted('Routed', routed.length);
     for (const kind of ['Rejected', 'PriorityFailures', 'BrokerFailures'] as const) {
@@ -144,12 +150,14 @@ function dropFailed(pending: Pending[], failed: Failed, failures: RecordFailure[
 async function ensureStagingQueues(stagingQueues: StagingQueues, pending: Pending[]): Promise<Failed> {
   const failed: Failed = new Map();
   const staged = pending.filter((p) => !p.bypass);
-  const queues = [...new Map(staged.map((p) => [p.queue, p.message.target])).entries()];
-  const results = await Promise.allSettled(queues.map(([queue, target]) => stagingQueues.ensure(queue, target)));
+  const targetOf = [...new Map(staged.map((p) => [p.destination, p.message.target])).entries()];
+  const results = await Promise.allSettled(targetOf.map(([staging, target]) => stagingQueues.ensure(staging, target)));
   results.forEach((result, i) => {
     if (result.status === 'fulfilled') return;
     const kind = result.reason instanceof InvalidEventError ? 'Rejected' : 'BrokerFailures';
-    for (const item of staged) if (item.queue === queues[i]![0]) failed.set(item, { kind, error: result.reason });
+    for (const item of staged) {
+      if (item.destination === targetOf[i]![0]) failed.set(item, { kind, error: result.reason });
+    }
   });
   return failed;
 }
@@ -162,8 +170,8 @@ async function checkPriorities(deps: RouterDeps, pending: Pending[], nowMs: numb
       try {
         const { levels } = await deps.counters.check(tenantId, items.length, nowMs);
         items.forEach((item, i) => {
-          item.level = levels[i]!;
-          item.priority = deps.priorityOf(levels[i]!);
+          item.priorityLevel = levels[i]!;
+          item.amqpPriority = deps.priorityOf(levels[i]!);
         });
       } catch (error) {
         for (const item of items) failed.set(item, { kind: 'PriorityFailures', error });
@@ -181,6 +189,6 @@ function byTenant(items: Pending[]): Map<string, Pending[]> {
 }
 
 function failureOf(messageId: string, kind: FailureKind, error: unknown): RecordFailure {
-  if (error instanceof InvalidEventError) return { messageId, kind, fields: error.fields, reason: error.message };
-  return { messageId, kind, reason: error instanceof Error ? error.message : String(error) };
+  const fields = error instanceof InvalidEventError ? { fields: error.fields } : {};
+  return { messageId, kind, ...fields, reason: errorText(error) };
 }

@@ -1,13 +1,20 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { documentClient } from '../aws/dynamo';
 import type { RouterConfig } from '../config/router';
-import { mappingFromTable, type TenantPriorityRules } from '../priority/core';
-import { DynamoTenantCounterStore } from '../priority/store';
+import { DynamoTenantCounterStore } from '../priority/counter-store';
+import { mappingFromTable, type TenantPriorityRules } from '../priority/rules';
 import { AmqpSession } from '../rabbitmq/connection';
 import { ManagementClient } from '../rabbitmq/management';
-import { logger, metrics } from '../runtime/observability';
+import { lambdaHandler } from '../runtime/lambda';
+import { createObservability, type Observability } from '../runtime/observability';
 import { createRouter, type RouterReport } from './router';
 import { CachedStagingQueues } from './staging-queues';
+
+/**
+ * The router's composition root, the one file of the part that touches Powertools: it builds the
+ * adapters from the configuration once per container and hands the router a report.
+ */
 
 export function priorityRules(config: RouterConfig): TenantPriorityRules {
   return {
@@ -18,18 +25,22 @@ export function priorityRules(config: RouterConfig): TenantPriorityRules {
 }
 
 /** Logs each failed record by id, field and reason (never its body); EMF counts with no per-tenant dimension. */
-export const powertoolsReport: RouterReport = {
-  failed: (failure) => logger.warn('After-process event not routed', { ...failure }),
-  counted: (metric, count) => metrics.addMetric(metric, MetricUnit.Count, count),
-  // One line per tenant per batch: the Contributor Insights rule of infra/cloudwatch.yml reads it.
-  tenantRouted: (routed) => logger.info('Routed', { ...routed }),
-};
+export function powertoolsRouterReport({ logger, metrics }: Observability): RouterReport {
+  return {
+    failed: (failure) => logger.warn('After-process event not routed', { ...failure }),
+    counted: (metric, count) => metrics.addMetric(metric, MetricUnit.Count, count),
+    // One line per tenant per batch: the Contributor Insights rule of infra/cloudwatch.yml reads it.
+    tenantRouted: (routed) => logger.info('Routed', { ...routed }),
+    stagingQueueKept: (kept) =>
+      logger.warn('Staging queue exists with arguments unlike its target; using it as it is', { ...kept }),
+  };
+}
 
 /**
  * The router of one Lambda container, built once from its configuration: one DynamoDB client,
  * one AMQP connection (reopened after a broker restart), one staging-queue cache.
  */
-export function createRouterService(config: RouterConfig, report: RouterReport = powertoolsReport) {
+export function createRouterService(config: RouterConfig, report: RouterReport) {
   const doc = documentClient(config);
   const amqp = new AmqpSession(config.AMQP_URL);
   const management = new ManagementClient(config.RABBITMQ_MANAGEMENT_URL, config.RABBITMQ_VHOST);
@@ -38,7 +49,7 @@ export function createRouterService(config: RouterConfig, report: RouterReport =
     management,
     config.ROUTER_TARGETS,
     config.STAGING_QUEUE_CACHE_SECONDS * 1000,
-    (message, details) => logger.warn(message, details),
+    report,
   );
   const route = createRouter({
     counters: new DynamoTenantCounterStore(doc, config.TENANT_TABLE, priorityRules(config)),
@@ -56,4 +67,11 @@ export function createRouterService(config: RouterConfig, report: RouterReport =
       doc.destroy();
     },
   };
+}
+
+/** The router's Lambda handler (functions/router.ts): its own logger and metrics, its service built at cold start. */
+export function routerHandler(config: RouterConfig) {
+  const observability = createObservability('router');
+  const service = createRouterService(config, powertoolsRouterReport(observability));
+  return lambdaHandler<SQSEvent, SQSBatchResponse>(observability, service.route);
 }

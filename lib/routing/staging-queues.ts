@@ -1,4 +1,5 @@
 import { InvalidEventError } from '../errors';
+import { brokerError, ReplyCode } from '../rabbitmq/broker-error';
 import type { AmqpSession } from '../rabbitmq/connection';
 import type { ManagementClient, QueueInfo } from '../rabbitmq/management';
 
@@ -22,6 +23,12 @@ export interface QueueShape {
  */
 export const argumentsNotCopied = ['x-max-length', 'x-max-length-bytes', 'x-overflow', 'x-expires'] as const;
 
+/** What the staging-queue cache reports; the router's report carries it. */
+export interface StagingQueuesReport {
+  /** A staging queue exists with arguments unlike its target's; it is used as it is. */
+  stagingQueueKept(kept: { stagingQueue: string; target: string }): void;
+}
+
 export interface StagingQueues {
   /** Declares `staging` with its target's shape unless it was declared within the cache period. */
   ensure(staging: string, target: string): Promise<void>;
@@ -44,7 +51,7 @@ export class CachedStagingQueues implements StagingQueues {
     private readonly management: Pick<ManagementClient, 'getQueue'>,
     private readonly targets: Readonly<Record<string, TargetSettings>>,
     private readonly cacheMs: number,
-    private readonly warn: (message: string, details: Record<string, unknown>) => void = () => undefined,
+    private readonly report: StagingQueuesReport,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -75,11 +82,12 @@ export class CachedStagingQueues implements StagingQueues {
         ),
       });
       await channel.close();
-    } catch (error) {
-      // 406: the queue exists with other arguments. It exists, which is all routing needs;
-      // the broker has closed the channel.
-      if ((error as { code?: number }).code !== 406) throw error;
-      this.warn('Staging queue exists with arguments unlike its target; using it as it is', { queue: staging, target });
+    } catch (cause) {
+      const error = brokerError(`RabbitMQ did not declare the staging queue ${JSON.stringify(staging)}`, cause);
+      // Precondition failed: the queue exists with other arguments. It exists, which is all routing
+      // needs; the broker has closed the channel.
+      if (error.replyCode !== ReplyCode.preconditionFailed) throw error;
+      this.report.stagingQueueKept({ stagingQueue: staging, target });
     }
     this.remember(staging);
   }

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { Env } from '../../lib/config/env';
-import { ConfigError } from '../../lib/errors';
+import { ConfigError, errorText } from '../../lib/errors';
 import { type Command, UsageError } from './command';
 import { invokeCommand } from './commands/invoke';
 import { queuesCommand } from './commands/queues';
@@ -39,12 +39,7 @@ export async function runCli(argv: readonly string[], env: Env, io: Io): Promise
   }
   let json = false;
   try {
-    const { values, positionals } = parseArgs({
-      args: [...rest],
-      options: { ...command.options, json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } },
-      allowPositionals: true,
-      strict: true,
-    });
+    const { values, positionals } = parseCommandLine(command, rest);
     json = values.json === true;
     if (values.help) {
       io.out(command.usage);
@@ -54,10 +49,24 @@ export async function runCli(argv: readonly string[], env: Env, io: Io): Promise
     io.out(json ? JSON.stringify(result.data, null, 2) : (result.text ?? renderTables(result.tables)));
     return 0;
   } catch (error) {
-    const usage = error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
-    const message = error instanceof Error ? error.message : String(error);
+    const usage = error instanceof UsageError;
+    const message = usage ? error.message : errorText(error);
     if (json) io.out(JSON.stringify({ error: message }));
     io.err(`fairway ${name}: ${message}${usage ? `\n\n${command.usage}` : ''}`);
     return usage || error instanceof ConfigError ? 2 : 1;
+  }
+}
+
+/** The command's options and positionals; an unknown or malformed option is a UsageError. */
+function parseCommandLine(command: Command, args: readonly string[]) {
+  try {
+    return parseArgs({
+      args: [...args],
+      options: { ...command.options, json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message, { cause: error });
   }
 }

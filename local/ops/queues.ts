@@ -3,7 +3,7 @@ import { distributorConfigSchema } from '../../lib/config/distributor';
 import { type Env, parseEnv } from '../../lib/config/env';
 import { targetCapacity } from '../../lib/distributor/capacity';
 import { planShares } from '../../lib/distributor/planner';
-import type { DistributorState } from '../../lib/distributor/stateStore';
+import type { DistributorState } from '../../lib/distributor/state-store';
 import { weightOf } from '../../lib/distributor/weights';
 import type { QueueInfo } from '../../lib/rabbitmq/management';
 import { parseStagingQueueName } from '../../lib/routing/queue-names';

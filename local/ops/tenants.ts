@@ -1,9 +1,10 @@
-import { DeleteCommand, type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import { dynamoSettings } from '../../lib/config/common';
 import { type Env, parseEnv } from '../../lib/config/env';
 import { routerConfigSchema } from '../../lib/config/router';
-import { isExpired, levelOf, type TenantPriorityRules } from '../../lib/priority/core';
+import { DynamoTenantCounterStore } from '../../lib/priority/counter-store';
+import { isExpired, levelOf, type TenantPriorityRules } from '../../lib/priority/rules';
 
 /** What an operator needs to read tenants: the router's table and priority rules (same variables as the router). */
 const tenantSettingsSchema = z.object({
@@ -35,40 +36,34 @@ export interface TenantRow {
   resetDue: boolean;
 }
 
-/** Every tenant counter (one Scan, paged): an operator's view, not a hot path. Busiest (lowest count) first. */
+/** Every tenant counter: an operator's view, not a hot path. Busiest (lowest count) first. */
 export async function listTenants(
   doc: DynamoDBDocumentClient,
   table: string,
   rules: TenantPriorityRules,
   nowMs = Date.now(),
-) {
-  const rows: TenantRow[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await doc.send(new ScanCommand({ TableName: table, ExclusiveStartKey: startKey }));
-    for (const item of page.Items ?? []) {
-      const count = Number(item.pendingCount);
-      const lastUpdateMs = Number(item.lastUpdateMs);
-      rows.push({
-        tenant: String(item.pk),
-        count,
-        level: levelOf(count, rules),
-        lastUpdate: new Date(lastUpdateMs).toISOString(),
-        resetDue: isExpired({ count, lastUpdateMs }, nowMs, rules),
-      });
-    }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return rows.sort((a, b) => a.count - b.count || a.tenant.localeCompare(b.tenant));
+): Promise<TenantRow[]> {
+  const counters = await new DynamoTenantCounterStore(doc, table, rules).list();
+  return counters
+    .map((counter) => ({
+      tenant: counter.tenantId,
+      count: counter.count,
+      level: levelOf(counter.count, rules),
+      lastUpdate: new Date(counter.lastUpdateMs).toISOString(),
+      resetDue: isExpired(counter, nowMs, rules),
+    }))
+    .sort((a, b) => a.count - b.count || a.tenant.localeCompare(b.tenant));
 }
 
 /**
  * Forgets a tenant's counter, so its next document starts at count 0 (level 1), as after the
  * reset interval. Returns false if the tenant had no counter.
  */
-export async function resetTenant(doc: DynamoDBDocumentClient, table: string, tenant: string): Promise<boolean> {
-  const { Attributes } = await doc.send(
-    new DeleteCommand({ TableName: table, Key: { pk: tenant }, ReturnValues: 'ALL_OLD' }),
-  );
-  return Attributes !== undefined;
+export function resetTenant(
+  doc: DynamoDBDocumentClient,
+  table: string,
+  rules: TenantPriorityRules,
+  tenant: string,
+): Promise<boolean> {
+  return new DynamoTenantCounterStore(doc, table, rules).forget(tenant);
 }

@@ -1,4 +1,4 @@
-import { DynamoDistributorState } from '../../../lib/distributor/stateStore';
+import { DynamoDistributorState } from '../../../lib/distributor/state-store';
 import { ManagementClient } from '../../../lib/rabbitmq/management';
 import { cliDocumentClient } from '../../ops/dynamo';
 import { describeQueues, loadQueueSettings } from '../../ops/queues';

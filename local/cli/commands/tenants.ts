@@ -15,7 +15,7 @@ export const tenantsCommand: Command = {
     const doc = cliDocumentClient(settings.dynamo, env);
     try {
       if (typeof options.reset === 'string') {
-        const existed = await resetTenant(doc, settings.table, options.reset);
+        const existed = await resetTenant(doc, settings.table, settings.rules, options.reset);
         return {
           data: { reset: options.reset, existed },
           tables: [{ rows: [{ tenant: options.reset, reset: existed ? 'counter deleted' : 'had no counter' }] }],

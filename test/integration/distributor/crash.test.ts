@@ -20,7 +20,7 @@ describe('a pass killed with SIGKILL at random points', () => {
     dir = mkdtempSync(join(tmpdir(), 'fairway-crash-'));
     script = join(dir, 'pass.js');
     buildSync({
-      entryPoints: [join(__dirname, 'passProcess.ts')],
+      entryPoints: [join(__dirname, 'pass-process.ts')],
       bundle: true,
       platform: 'node',
       target: 'node20',

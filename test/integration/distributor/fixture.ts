@@ -1,7 +1,7 @@
 import type { ConfirmChannel, Options } from 'amqplib';
 import { type DistributorConfig, loadDistributorConfig } from '../../../lib/config/distributor';
-import { createDistributor, type Distributor } from '../../../lib/distributor/pass';
-import { DynamoDistributorState } from '../../../lib/distributor/stateStore';
+import type { Distributor } from '../../../lib/distributor/distributor';
+import { buildDistributor, warningReport } from '../../../lib/distributor/service';
 import { AmqpSession } from '../../../lib/rabbitmq/connection';
 import { ManagementClient } from '../../../lib/rabbitmq/management';
 import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
@@ -103,13 +103,11 @@ export async function distributorFixture(): Promise<DistributorFixture> {
     warnings,
     withChannel,
     distributor: (overrides = {}, openChannel = () => session.openConfirmChannel()) =>
-      createDistributor({
-        settings: config(overrides),
-        listQueues: () => management.listQueues(),
-        openChannel,
-        state: new DynamoDistributorState(dynamo.doc, STATE_TABLE),
-        warn: (message, details) => warnings.push({ message, details }),
-      }),
+      buildDistributor(
+        config(overrides),
+        { openChannel, listQueues: () => management.listQueues(), doc: dynamo.doc },
+        warningReport((message, details) => warnings.push({ message, details })),
+      ),
     declare,
     publish,
     listed,

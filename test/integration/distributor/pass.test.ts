@@ -1,5 +1,5 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { TargetSummary } from '../../../lib/distributor/pass';
+import type { TargetSummary } from '../../../lib/distributor/distributor';
 import { type DistributorFixture, distributorFixture, STATE_TABLE, tally } from './fixture';
 
 const byQueue = (target: TargetSummary | undefined) =>

@@ -43,14 +43,16 @@ export function recordingReport() {
   const failures: RecordFailure[] = [];
   const tenants: TenantRouted[] = [];
   const counts: Record<string, number> = {};
+  const kept: Parameters<RouterReport['stagingQueueKept']>[0][] = [];
   const report: RouterReport = {
     failed: (failure) => failures.push(failure),
     tenantRouted: (routed) => tenants.push(routed),
     counted: (metric, count) => {
       counts[metric] = (counts[metric] ?? 0) + count;
     },
+    stagingQueueKept: (queue) => kept.push(queue),
   };
-  return { report, failures, tenants, counts };
+  return { report, failures, tenants, counts, kept };
 }
 
 /** The router's configuration for a test vhost and dynalite, as the function reads it from its environment. */

@@ -54,6 +54,7 @@ describe('router, end to end through the handler (real RabbitMQ, dynalite)', () 
   beforeEach(() => {
     recorded.failures.length = 0;
     recorded.tenants.length = 0;
+    recorded.kept.length = 0;
   });
 
   const invoke = (records: ReturnType<typeof sqsRecord>[]) => handler(sqsEvent(records), lambdaContext);
@@ -80,11 +81,11 @@ describe('router, end to end through the handler (real RabbitMQ, dynalite)', () 
     });
     // One report line per tenant per batch, with the level after its last check (the insight rule's input).
     expect(recorded.tenants).toEqual([
-      { tenant: 'noisy', documents: 10, level: 5 },
-      { tenant: 'noisy', documents: 10, level: 8 },
-      { tenant: 'noisy', documents: 10, level: 9 },
-      { tenant: 'noisy', documents: 10, level: 9 },
-      { tenant: 'quiet', documents: 2, level: 1 },
+      { tenant: 'noisy', documents: 10, priorityLevel: 5 },
+      { tenant: 'noisy', documents: 10, priorityLevel: 8 },
+      { tenant: 'noisy', documents: 10, priorityLevel: 9 },
+      { tenant: 'noisy', documents: 10, priorityLevel: 9 },
+      { tenant: 'quiet', documents: 2, priorityLevel: 1 },
     ]);
 
     const consumed = await drain('direct');
@@ -182,6 +183,7 @@ describe('router, end to end through the handler (real RabbitMQ, dynalite)', () 
     await channel.assertQueue('worker-in»/preset', { durable: true });
     expect(await invoke([sqsRecord(event('worker-in', 'preset', 'kept'))])).toEqual({ batchItemFailures: [] });
     expect((await drain('worker-in»/preset')).map((m) => m.content.toString())).toEqual(['kept']);
+    expect(recorded.kept).toEqual([{ stagingQueue: 'worker-in»/preset', target: 'worker-in' }]);
   });
 
   it('takes a staging queue shape from ROUTER_TARGETS over the management API', async () => {
@@ -215,7 +217,7 @@ describe('router, end to end through the handler (real RabbitMQ, dynalite)', () 
       [bodyNotString.messageId, 'Rejected', ['message.body']],
       [missingTarget.messageId, 'Rejected', ['target']],
     ]);
-    expect(recorded.failures[4]!.reason).toBe('message.body: must be a string');
+    expect(recorded.failures[4]!.reason).toBe('InvalidEventError: message.body: must be a string');
     expect((await drain('worker-in»/good')).map((m) => m.content.toString())).toEqual(['g1', 'g2']);
     // No queue was made from a bad id.
     const names = (
@@ -263,8 +265,8 @@ describe('router, end to end through the handler (real RabbitMQ, dynalite)', () 
       const result = await nacking.route(sqsEvent(records));
       expect(result.batchItemFailures).toEqual(records.slice(1).map((r) => ({ itemIdentifier: r.messageId })));
       expect(recorded.failures.map((f) => [f.kind, f.reason])).toEqual([
-        ['BrokerFailures', 'the broker did not confirm it (message nacked)'],
-        ['BrokerFailures', 'the broker did not confirm it (message nacked)'],
+        ['BrokerFailures', 'BrokerError: the broker did not confirm it (caused by Error: message nacked)'],
+        ['BrokerFailures', 'BrokerError: the broker did not confirm it (caused by Error: message nacked)'],
       ]);
       expect((await drain('full')).map((m) => m.content.toString())).toEqual(['a']);
     } finally {

@@ -1,7 +1,8 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { checks, defaultRules } from '../../../lib/priority/core';
-import { DynamoTenantCounterStore } from '../../../lib/priority/store';
+import { FairwayError } from '../../../lib/errors';
+import { DynamoTenantCounterStore } from '../../../lib/priority/counter-store';
+import { checks, defaultRules } from '../../../lib/priority/rules';
 import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
 
 const table = 'TenantCountersTable';
@@ -83,5 +84,24 @@ describe('DynamoDB tenant counters', () => {
     expect(sent).toEqual(['UpdateCommand', 'PutCommand', 'UpdateCommand', 'PutCommand', 'UpdateCommand', 'PutCommand']);
     expect(pauses).toHaveLength(2);
     expect(pauses.every((ms, i) => ms >= 0 && ms <= 4 * 2 ** (i + 1))).toBe(true);
+  });
+
+  it('lists counters as typed records, and refuses one it cannot read, naming the field and never the value', async () => {
+    await store.check('listed', 2, t0);
+    expect((await store.list()).find((c) => c.tenantId === 'listed')).toEqual({
+      tenantId: 'listed',
+      count: -1,
+      lastUpdateMs: t0,
+    });
+    // Written by hand or by another tool: the operator view once showed such a count as NaN.
+    await dynamo.doc.send(
+      new PutCommand({ TableName: table, Item: { pk: 'typo', pendingCount: 'minus-seven', lastUpdateMs: t0 } }),
+    );
+    const listed = store.list();
+    await expect(listed).rejects.toThrow(FairwayError);
+    await expect(listed).rejects.toThrow(/TenantCountersTable .*pendingCount/);
+    await expect(listed).rejects.not.toThrow(/minus-seven/);
+    expect(await store.forget('typo')).toBe(true);
+    expect(await store.forget('typo')).toBe(false);
   });
 });

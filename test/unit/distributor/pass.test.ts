@@ -1,6 +1,6 @@
 import { loadDistributorConfig } from '../../../lib/config/distributor';
-import { createDistributor } from '../../../lib/distributor/pass';
-import type { DistributorState } from '../../../lib/distributor/stateStore';
+import { createDistributor, type DistributorReport } from '../../../lib/distributor/distributor';
+import type { DistributorState } from '../../../lib/distributor/state-store';
 import type { QueueInfo } from '../../../lib/rabbitmq/management';
 
 const queue = (name: string, ready: number): QueueInfo => ({
@@ -14,7 +14,15 @@ const queue = (name: string, ready: number): QueueInfo => ({
 
 describe('createDistributor: targets it cannot lease', () => {
   it('reports a lease store failure on that target alone and skips a target leased elsewhere, touching no queue', async () => {
-    const warnings: unknown[] = [];
+    const failures: unknown[] = [];
+    const report: DistributorReport = {
+      targetFailed: (target, error) => failures.push({ target, error }),
+      targetMissing: jest.fn(),
+      rotationConflict: jest.fn(),
+      leaseNotReleased: jest.fn(),
+      noTimeToMove: jest.fn(),
+      passed: jest.fn(),
+    };
     const openChannel = jest.fn();
     const state: DistributorState = {
       acquireLease: async (target) => {
@@ -34,7 +42,7 @@ describe('createDistributor: targets it cannot lease', () => {
       listQueues: async () => [queue('a', 0), queue('a»/t1', 5), queue('b»/t1', 7)],
       openChannel,
       state,
-      warn: (message, details) => warnings.push({ message, details }),
+      report,
     });
 
     const summary = await distributor.runPass(60_000);
@@ -45,8 +53,10 @@ describe('createDistributor: targets it cannot lease', () => {
     expect(summary.moved).toBe(0);
     expect(openChannel).not.toHaveBeenCalled();
     expect(state.releaseLease).not.toHaveBeenCalled();
-    expect(warnings).toEqual([
-      { message: expect.stringContaining('failed'), details: { target: 'a', error: 'DynamoDB throttled' } },
-    ]);
+    expect(failures).toEqual([{ target: 'a', error: new Error('DynamoDB throttled') }]);
+    expect(report.passed).toHaveBeenCalledWith(summary);
+    for (const other of ['targetMissing', 'rotationConflict', 'leaseNotReleased', 'noTimeToMove'] as const) {
+      expect(report[other]).not.toHaveBeenCalled();
+    }
   });
 });

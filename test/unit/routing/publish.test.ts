@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { ConfirmChannel } from 'amqplib';
+import { BrokerError, errorText } from '../../../lib/errors';
 import { publishAll } from '../../../lib/routing/publish';
 
 // What a real broker cannot be made to do on demand: accept a publish and never confirm it,
@@ -29,11 +30,38 @@ describe('publishAll', () => {
       ['acked', 'silent', 'closed'].map((queue) => ({ queue, body: Buffer.from('x'), options: {} })),
       50,
     );
-    expect(outcomes).toEqual([
+    for (const outcome of outcomes) if (!outcome.routed) expect(outcome.error).toBeInstanceOf(BrokerError);
+    expect(
+      outcomes.map((outcome) => (outcome.routed ? outcome : { ...outcome, error: errorText(outcome.error) })),
+    ).toEqual([
       { routed: true },
-      { routed: false, reason: 'the broker did not confirm within 50 ms', unconfirmed: true },
-      { routed: false, reason: 'could not publish (Channel closed)' },
+      { routed: false, error: 'BrokerError: the broker did not confirm within 50 ms', unconfirmed: true },
+      { routed: false, error: 'BrokerError: could not publish (caused by Error: Channel closed)' },
     ]);
     expect(channel.listenerCount('return')).toBe(0);
+  });
+
+  it('fails a returned message with a BrokerError that keeps the reply code', async () => {
+    const channel = new SilentChannel();
+    const returning = Object.assign(channel, {
+      publish(_exchange: string, queue: string, _body: Buffer, _options: object, confirm: (error?: Error) => void) {
+        // As the broker does: basic.return (312 NO_ROUTE) before the ack.
+        setImmediate(() => {
+          channel.emit('return', { fields: { routingKey: queue, replyCode: 312 } });
+          confirm(undefined);
+        });
+        return true;
+      },
+    });
+    const [outcome] = await publishAll(
+      returning as unknown as ConfirmChannel,
+      [{ queue: 'gone', body: Buffer.from('x'), options: {} }],
+      1000,
+    );
+    expect(outcome).toEqual({ routed: false, error: expect.any(BrokerError) });
+    expect(outcome!.routed === false && outcome!.error).toMatchObject({
+      replyCode: 312,
+      message: 'the broker returned it: no queue "gone" to route to',
+    });
   });
 });

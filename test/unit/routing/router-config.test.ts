@@ -1,5 +1,5 @@
 import { loadRouterConfig } from '../../../lib/config/router';
-import { defaultRules } from '../../../lib/priority/core';
+import { defaultRules } from '../../../lib/priority/rules';
 import { priorityRules } from '../../../lib/routing/service';
 
 const required = {

@@ -7,7 +7,7 @@ import {
   reachableLevels,
   type TenantState,
   tenMinusLevel,
-} from '../../../lib/priority/core';
+} from '../../../lib/priority/rules';
 
 const t0 = Date.UTC(2026, 0, 1);
 

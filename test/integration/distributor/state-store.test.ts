@@ -1,4 +1,6 @@
-import { DynamoDistributorState } from '../../../lib/distributor/stateStore';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDistributorState } from '../../../lib/distributor/state-store';
+import { FairwayError } from '../../../lib/errors';
 import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
 
 describe('DynamoDistributorState (dynalite)', () => {
@@ -44,5 +46,14 @@ describe('DynamoDistributorState (dynalite)', () => {
     expect(await state.writeRotation('t5', 't5»/c', read)).toBe(false);
     expect(await state.writeRotation('t5', 't5»/c', empty)).toBe(false);
     expect(await state.readRotation('t5')).toEqual({ cursor: 't5»/b', version: 2 });
+  });
+
+  it('a malformed rotation item is an error naming the item and the field, never coerced', async () => {
+    await dynamo.doc.send(
+      new PutCommand({ TableName: 'DistributorStateTable', Item: { pk: 'rotation#t6', cursor: 7, version: '2' } }),
+    );
+    const read = state.readRotation('t6');
+    await expect(read).rejects.toThrow(FairwayError);
+    await expect(state.readRotation('t6')).rejects.toThrow(/rotation#t6 .*cursor.*version/);
   });
 });

@@ -1,12 +1,30 @@
-import { type DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  PutCommand,
+  paginateScan,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
 import { isConditionFailure } from '../aws/dynamo';
-import { type CheckResult, countsFrom, type TenantPriorityRules } from './core';
+import { FairwayError } from '../errors';
+import { type CheckResult, countsFrom, type TenantPriorityRules, type TenantState } from './rules';
 
 /** Applies checks of SPEC §1 to a tenant's shared counter. */
 export interface TenantCounterStore {
   /** `k` checks of one tenant, in order, as one atomic step: never loses a concurrent check. */
   check(tenantId: string, k: number, nowMs: number): Promise<CheckResult>;
 }
+
+/** One tenant's counter as stored. */
+export interface TenantCounter extends TenantState {
+  tenantId: string;
+}
+
+/** The item layout, read back at this boundary only: `pk` = tenant id. */
+const counterItem = z.object({ pk: z.string(), pendingCount: z.number().int(), lastUpdateMs: z.number().int() });
+/** What the conditional ADD returns (ReturnValues UPDATED_NEW). */
+const updatedCount = counterItem.pick({ pendingCount: true });
 
 export interface RetryPolicy {
   maxAttempts: number;
@@ -44,9 +62,29 @@ export class DynamoTenantCounterStore implements TenantCounterStore {
       if (decremented !== undefined) return countsFrom(decremented + k - 1, k, nowMs, this.rules);
       if (await this.resetIfExpired(tenantId, k, nowMs, freshSince)) return countsFrom(0, k, nowMs, this.rules);
     }
-    throw new Error(
+    throw new FairwayError(
       `Tenant counter of ${JSON.stringify(tenantId)} kept changing under ${this.retry.maxAttempts} attempts; try again`,
     );
+  }
+
+  /** Every tenant's counter (one paged Scan): an operator's view, not a hot path. */
+  async list(): Promise<TenantCounter[]> {
+    const counters: TenantCounter[] = [];
+    for await (const page of paginateScan({ client: this.doc }, { TableName: this.tableName })) {
+      for (const item of page.Items ?? []) {
+        const { pk, pendingCount, lastUpdateMs } = this.parse(counterItem, item);
+        counters.push({ tenantId: pk, count: pendingCount, lastUpdateMs });
+      }
+    }
+    return counters;
+  }
+
+  /** Deletes a tenant's counter, so its next check starts afresh; false if it had none. */
+  async forget(tenantId: string): Promise<boolean> {
+    const { Attributes } = await this.doc.send(
+      new DeleteCommand({ TableName: this.tableName, Key: { pk: tenantId }, ReturnValues: 'ALL_OLD' }),
+    );
+    return Attributes !== undefined;
   }
 
   /** The count after subtracting k, or undefined if the item is missing or expired. */
@@ -62,7 +100,7 @@ export class DynamoTenantCounterStore implements TenantCounterStore {
           ReturnValues: 'UPDATED_NEW',
         }),
       );
-      return Number(Attributes?.pendingCount);
+      return this.parse(updatedCount, Attributes).pendingCount;
     });
   }
 
@@ -80,6 +118,14 @@ export class DynamoTenantCounterStore implements TenantCounterStore {
       return true;
     });
     return reset ?? false;
+  }
+
+  /** A stored item as a typed record; the error names the table and the fields, never a value. */
+  private parse<S extends z.ZodType>(schema: S, item: unknown): z.infer<S> {
+    const result = schema.safeParse(item);
+    if (result.success) return result.data;
+    const fields = result.error.issues.map((issue) => `${issue.path.join('.') || '(item)'}: ${issue.message}`);
+    throw new FairwayError(`Table ${this.tableName} holds a tenant counter Fairway cannot read (${fields.join('; ')})`);
   }
 }
 

@@ -1,5 +1,7 @@
 import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
 import { isConditionFailure } from '../aws/dynamo';
+import { FairwayError } from '../errors';
 
 export interface Rotation {
   cursor?: string;
@@ -20,6 +22,12 @@ export interface DistributorState {
 
 const leaseKey = (target: string) => `lease#${target}`;
 const rotationKey = (target: string) => `rotation#${target}`;
+
+/** A rotation item as the store writes it; anything else in the table is a fault, not a value to coerce. */
+const rotationItem = z.object({
+  cursor: z.string().optional(),
+  version: z.number().int().min(0),
+});
 
 /** DistributorState in the DistributorStateTable (key `pk`), single-item conditional writes only. */
 export class DynamoDistributorState implements DistributorState {
@@ -55,7 +63,15 @@ export class DynamoDistributorState implements DistributorState {
     const { Item } = await this.doc.send(
       new GetCommand({ TableName: this.table, Key: { pk: rotationKey(target) }, ConsistentRead: true }),
     );
-    return { cursor: Item?.cursor as string | undefined, version: (Item?.version as number | undefined) ?? 0 };
+    if (Item === undefined) return { version: 0 };
+    const parsed = rotationItem.safeParse(Item);
+    if (!parsed.success) {
+      const fields = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
+      throw new FairwayError(
+        `The rotation item ${rotationKey(target)} in ${this.table} is malformed (${fields}); delete it and the next pass starts a new rotation.`,
+      );
+    }
+    return parsed.data;
   }
 
   async writeRotation(target: string, cursor: string, read: Rotation): Promise<boolean> {

@@ -1,0 +1,134 @@
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { ScheduledEvent } from 'aws-lambda';
+import { documentClient } from '../aws/dynamo';
+import type { DistributorConfig } from '../config/distributor';
+import { errorText } from '../errors';
+import { AmqpSession } from '../rabbitmq/connection';
+import { ManagementClient, type QueueInfo } from '../rabbitmq/management';
+import { lambdaHandler } from '../runtime/lambda';
+import { createObservability, type Observability } from '../runtime/observability';
+import { createDistributor, type Distributor, type DistributorReport, type PassSummary } from './distributor';
+import type { OpenChannel } from './mover';
+import { DynamoDistributorState } from './state-store';
+
+/**
+ * The distributor's composition root, the one file of the part that touches Powertools: it builds
+ * the adapters from the configuration once per container and hands the distributor a report.
+ */
+
+export type Warn = (message: string, details: Record<string, unknown>) => void;
+
+/** A report that words every event as one warning; a pass's end goes to `passed`. */
+export function warningReport(warn: Warn, passed: (summary: PassSummary) => void = () => undefined): DistributorReport {
+  return {
+    targetFailed: (target, error) =>
+      warn('Distribution to a target failed; the next pass retries it', { target, error: errorText(error) }),
+    targetMissing: (target, staging) =>
+      warn('Staging queues have no target queue; skipped (DISTRIBUTOR_MISSING_TARGET=skip)', { target, staging }),
+    rotationConflict: (target) => warn("Rotation state changed under this pass; kept the other writer's", { target }),
+    leaseNotReleased: (target, error) =>
+      warn('Could not release the lease; it expires by itself', { target, error: errorText(error) }),
+    noTimeToMove: (remainingMs, safetyMarginMs) =>
+      warn('No time left for moves within the safety margin; only planning this pass', {
+        remainingMs,
+        safetyMarginMs,
+      }),
+    passed,
+  };
+}
+
+/**
+ * Warnings to the function's logger; each pass as one structured log line (every target and
+ * staging queue) and EMF metrics: pass totals without dimensions, per-target figures with a
+ * `target` dimension (targets are few; tenants are never a dimension).
+ */
+export function powertoolsDistributorReport({ logger, metrics }: Observability): DistributorReport {
+  return warningReport(
+    (message, details) => logger.warn(message, details),
+    (summary) => {
+      logger.info('Distribution pass', { pass: summary });
+      metrics.addMetric('MessagesMoved', MetricUnit.Count, summary.moved);
+      metrics.addMetric('MessagesRequeued', MetricUnit.Count, summary.requeued);
+      metrics.addMetric('PassDuration', MetricUnit.Milliseconds, summary.durationMs);
+      const count = (outcome: string) => summary.targets.filter((t) => t.outcome === outcome).length;
+      metrics.addMetric('TargetsLeasedElsewhere', MetricUnit.Count, count('leased-elsewhere'));
+      metrics.addMetric('TargetsFailed', MetricUnit.Count, count('failed'));
+      for (const target of summary.targets) {
+        if (target.outcome === 'leased-elsewhere') continue;
+        // A single metric flushes at once and then forgets its dimensions: one per figure.
+        const perTarget = (name: string, value: number) =>
+          metrics.singleMetric().addDimension('target', target.target).addMetric(name, MetricUnit.Count, value);
+        perTarget('TargetCapacity', target.capacity ?? 0);
+        perTarget('TargetPlanned', target.planned);
+        perTarget('TargetMoved', target.moved);
+      }
+    },
+  );
+}
+
+/** What a distributor reads and moves through. */
+export interface DistributorAdapters {
+  /** A confirm channel on the container's AMQP connection. */
+  openChannel: OpenChannel;
+  /** The management API's listing of the vhost. */
+  listQueues: () => Promise<QueueInfo[]>;
+  /** DynamoDB, for the leases and rotations in DISTRIBUTOR_TABLE. */
+  doc: DynamoDBDocumentClient;
+}
+
+/** The distributor over given adapters: the container's (below), or a test's on its own vhost and table. */
+export function buildDistributor(
+  config: DistributorConfig,
+  adapters: DistributorAdapters,
+  report: DistributorReport,
+): Distributor {
+  return createDistributor({
+    settings: config,
+    listQueues: adapters.listQueues,
+    openChannel: adapters.openChannel,
+    state: new DynamoDistributorState(adapters.doc, config.DISTRIBUTOR_TABLE),
+    report,
+  });
+}
+
+export interface DistributorServiceOptions {
+  /** The management API's fetch (a bench counts its requests). */
+  fetch?: typeof fetch;
+}
+
+/**
+ * The distributor of one Lambda container, built once from its configuration: one AMQP connection
+ * (reopened after a broker restart), one management client, one DynamoDB client.
+ */
+export function createDistributorService(
+  config: DistributorConfig,
+  report: DistributorReport,
+  options: DistributorServiceOptions = {},
+) {
+  const amqp = new AmqpSession(config.AMQP_URL);
+  const management = new ManagementClient(config.RABBITMQ_MANAGEMENT_URL, config.RABBITMQ_VHOST, options.fetch);
+  const doc = documentClient(config);
+  const distributor = buildDistributor(
+    config,
+    { openChannel: () => amqp.openConfirmChannel(), listQueues: () => management.listQueues(), doc },
+    report,
+  );
+  return {
+    runPass: (remainingMs: number) => distributor.runPass(remainingMs),
+    async close() {
+      await amqp.close();
+      doc.destroy();
+    },
+  };
+}
+
+/** The distributor's Lambda handler (functions/distributor.ts): its own logger and metrics, its service built at cold start. */
+export function distributorHandler(config: DistributorConfig) {
+  const observability = createObservability('distributor');
+  const service = createDistributorService(config, powertoolsDistributorReport(observability));
+  // One distribution pass per scheduled invocation (SPEC §3).
+  return lambdaHandler<ScheduledEvent, PassSummary>(observability, (_event, context) =>
+    service.runPass(context.getRemainingTimeInMillis()),
+  );
+}

@@ -1,0 +1,153 @@
+import { loadDistributorConfig } from '../../../lib/config/distributor';
+import {
+  planTarget,
+  type TargetMeasurement,
+  type TargetPlan,
+  type TargetShares,
+} from '../../../lib/distributor/target-plan';
+import { weightOf } from '../../../lib/distributor/weights';
+
+const settings = (env: Record<string, string> = {}) =>
+  loadDistributorConfig({ DISTRIBUTOR_TABLE: 't', AMQP_URL: 'amqp://h', RABBITMQ_MANAGEMENT_URL: 'http://h', ...env });
+
+const measured = (overrides: Partial<TargetMeasurement> = {}): TargetMeasurement => ({
+  target: 'work',
+  maxLengthArgument: 10,
+  depth: 0,
+  staging: [
+    { name: 'work»/a', depth: 4 },
+    { name: 'work»/b', depth: 8 },
+  ],
+  rotation: { version: 0 },
+  ...overrides,
+});
+
+const queue = (name: string, depth: number, weight = 1) => ({ name, depth, weight });
+const both = [queue('work»/a', 4), queue('work»/b', 8)];
+const shares = (a: number, b: number) => [
+  { name: 'work»/a', share: a },
+  { name: 'work»/b', share: b },
+];
+/** A plan that moves messages into an empty target of room `capacity`, from both staging queues unless given. */
+const distributed = (capacity: number, plan: Partial<TargetShares>): TargetShares => ({
+  outcome: 'distributed',
+  maxLength: capacity,
+  depth: 0,
+  capacity,
+  queues: both,
+  shares: [],
+  ...plan,
+});
+
+describe('planTarget (what a pass does with one target, without RabbitMQ)', () => {
+  it.each<[string, Partial<TargetMeasurement>, Record<string, string>, TargetPlan]>([
+    [
+      'a missing target is skipped by default, whatever its staging queues hold',
+      { depth: undefined, maxLengthArgument: undefined },
+      {},
+      { outcome: 'target-missing' },
+    ],
+    [
+      'a missing target is created with the new-target arguments, empty, and filled by its x-max-length',
+      { depth: undefined, maxLengthArgument: undefined },
+      { DISTRIBUTOR_MISSING_TARGET: 'create', DISTRIBUTOR_NEW_TARGET_ARGUMENTS: '{"x-max-length":6}' },
+      distributed(6, { createWith: { 'x-max-length': 6 }, shares: shares(3, 3) }),
+    ],
+    [
+      "a missing target's own configured arguments win over the new-target arguments",
+      { depth: undefined, maxLengthArgument: undefined },
+      {
+        DISTRIBUTOR_MISSING_TARGET: 'create',
+        DISTRIBUTOR_TARGETS: '{"work":{"arguments":{"x-max-length":2}}}',
+      },
+      distributed(2, { createWith: { 'x-max-length': 2 }, shares: shares(1, 1) }),
+    ],
+    [
+      'a full target moves nothing: no queue gets a share',
+      { depth: 10 },
+      {},
+      { outcome: 'below-threshold', maxLength: 10, depth: 10, capacity: 0, queues: [], shares: [] },
+    ],
+    [
+      'room below the refill threshold moves nothing',
+      { depth: 95, maxLengthArgument: 100 },
+      { DISTRIBUTOR_REFILL_THRESHOLD_PERCENT: '10' },
+      { outcome: 'below-threshold', maxLength: 100, depth: 95, capacity: 0, queues: [], shares: [] },
+    ],
+    [
+      'no room and no threshold: distributed, with nothing to move',
+      { depth: 10 },
+      { DISTRIBUTOR_REFILL_THRESHOLD_PERCENT: '0' },
+      { outcome: 'distributed', maxLength: 10, depth: 10, capacity: 0, queues: [], shares: [] },
+    ],
+    [
+      'a queue that holds less than its share gets all it holds; the rest goes to the others',
+      { depth: 0 },
+      {},
+      distributed(10, { shares: shares(4, 6) }),
+    ],
+    [
+      'empty (or deleted) staging queues get no share',
+      {
+        staging: [
+          { name: 'work»/a', depth: 0 },
+          { name: 'work»/b', depth: 8 },
+        ],
+      },
+      {},
+      {
+        outcome: 'distributed',
+        maxLength: 10,
+        depth: 0,
+        capacity: 10,
+        queues: [queue('work»/b', 8)],
+        shares: [{ name: 'work»/b', share: 8 }],
+      },
+    ],
+    [
+      'weights from the settings shape the shares',
+      {
+        staging: [
+          { name: 'work»/a', depth: 50 },
+          { name: 'work»/b', depth: 50 },
+        ],
+      },
+      { DISTRIBUTOR_WEIGHTS: '[{"pattern":"work»/b","weight":4}]' },
+      {
+        outcome: 'distributed',
+        maxLength: 10,
+        depth: 0,
+        capacity: 10,
+        queues: [queue('work»/a', 50), queue('work»/b', 50, 4)],
+        shares: [
+          { name: 'work»/a', share: 2 },
+          { name: 'work»/b', share: 8 },
+        ],
+      },
+    ],
+    [
+      'a remainder unit goes to the queue after the stored cursor, and the moved cursor is to be stored',
+      {
+        maxLengthArgument: 1,
+        rotation: { cursor: 'work»/a', version: 3 },
+      },
+      {},
+      distributed(1, { shares: shares(0, 1), rotationCursor: 'work»/b' }),
+    ],
+    [
+      'without a remainder the cursor stays, and nothing is to be stored',
+      { maxLengthArgument: 2, rotation: { cursor: 'work»/a', version: 3 } },
+      {},
+      distributed(2, { shares: shares(1, 1) }),
+    ],
+    [
+      'the reference planner gives each non-empty queue ceil(capacity / N), capped at its depth',
+      { maxLengthArgument: 5 },
+      { DISTRIBUTOR_PLANNER: 'reference' },
+      distributed(5, { shares: shares(3, 3) }),
+    ],
+  ])('%s', (_name, measurement, env, expected) => {
+    const config = settings(env);
+    expect(planTarget(measured(measurement), config, weightOf(config.DISTRIBUTOR_WEIGHTS))).toEqual(expected);
+  });
+});

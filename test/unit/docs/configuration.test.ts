@@ -1,0 +1,166 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { ConfigError } from '../../../lib/errors';
+
+/**
+ * docs/configuration.md cannot drift from the code: every variable a zod schema in lib/config reads has
+ * one row there, every row names a variable some schema reads, and each row's default is the schema's.
+ * The schemas are found by loading every module in lib/config, so a new schema or setting is checked
+ * without touching this test.
+ */
+const root = join(__dirname, '../../..');
+const configDir = join(root, 'lib/config');
+
+interface Row {
+  defaultCell: string;
+  paramCell: string;
+  line: number;
+}
+
+/** Rows of the doc's tables whose first cell is exactly one backticked variable name. */
+function documentedRows(): Map<string, Row[]> {
+  const rows = new Map<string, Row[]>();
+  readFileSync(join(root, 'docs/configuration.md'), 'utf8')
+    .split('\n')
+    .forEach((text, index) => {
+      const cells = text.split('|').map((cell) => cell.trim());
+      const name = /^`([A-Z][A-Z0-9_]*)`$/.exec(cells[1] ?? '')?.[1];
+      if (text.trimStart().startsWith('|') && name !== undefined) {
+        rows.set(name, [
+          ...(rows.get(name) ?? []),
+          { defaultCell: cells[3] ?? '', paramCell: cells[4] ?? '', line: index + 1 },
+        ]);
+      }
+    });
+  return rows;
+}
+
+/** Every zod object schema exported by a module of lib/config, by `file.export`. */
+function configSchemas(modules: Record<string, Record<string, unknown>>): Map<string, z.ZodObject> {
+  const schemas = new Map<string, z.ZodObject>();
+  for (const [file, exports] of Object.entries(modules)) {
+    for (const [name, value] of Object.entries(exports)) {
+      if (value instanceof z.ZodObject) schemas.set(`${file}.${name}`, value);
+    }
+  }
+  return schemas;
+}
+
+/** What the doc must say a variable defaults to, given what its parser makes of "not set". */
+function expectedDefault(parser: z.ZodType): { description: string; matches: (cell: string) => boolean } {
+  const result = parser.safeParse(undefined);
+  if (!result.success) return { description: 'required', matches: (cell) => /required/i.test(cell) };
+  const value: unknown = result.data;
+  if (value === undefined) return { description: 'unset', matches: (cell) => /unset/i.test(cell) };
+  if (typeof value !== 'object') {
+    return { description: `\`${String(value)}\``, matches: (cell) => cell.includes(`\`${String(value)}\``) };
+  }
+  return {
+    description: `\`${JSON.stringify(value)}\` (any spacing)`,
+    matches: (cell) =>
+      [...cell.matchAll(/`([^`]+)`/g)].some((code) => {
+        try {
+          return JSON.stringify(JSON.parse(code[1]!)) === JSON.stringify(value);
+        } catch {
+          return false;
+        }
+      }),
+  };
+}
+
+const modules: Record<string, Record<string, unknown>> = {};
+let schemas: Map<string, z.ZodObject>;
+let read: Map<string, string[]>;
+let rows: Map<string, Row[]>;
+
+beforeAll(async () => {
+  for (const file of readdirSync(configDir).filter((f) => f.endsWith('.ts'))) {
+    modules[file.replace(/\.ts$/, '')] = await import(join(configDir, file));
+  }
+  schemas = configSchemas(modules);
+  read = new Map();
+  for (const [schemaName, schema] of schemas) {
+    for (const key of Object.keys(schema.shape)) read.set(key, [...(read.get(key) ?? []), schemaName]);
+  }
+  rows = documentedRows();
+});
+
+describe('docs/configuration.md', () => {
+  it('finds the schemas of every function (router, distributor, cleanup engine, the three jobs)', () => {
+    expect(schemas.size).toBeGreaterThanOrEqual(6);
+    for (const known of ['TENANT_TABLE', 'DISTRIBUTOR_TABLE', 'CLEANUP_TABLE', 'NXRG_DOCUMENT_TYPES']) {
+      expect(read.has(known)).toBe(true);
+    }
+  });
+
+  it('documents every setting a schema reads', () => {
+    const undocumented = [...read.keys()].filter((key) => !rows.has(key));
+    expect(undocumented).toEqual([]);
+  });
+
+  it('documents no setting that no schema reads', () => {
+    const unread = [...rows.entries()]
+      .filter(([key]) => !read.has(key))
+      .map(([key, r]) => `${key} (line ${r[0]!.line})`);
+    expect(unread).toEqual([]);
+  });
+
+  it("gives each setting the schema's default (required, unset, or the value)", () => {
+    const wrong: string[] = [];
+    for (const [schemaName, schema] of schemas) {
+      for (const [key, parser] of Object.entries(schema.shape)) {
+        const expected = expectedDefault(parser as z.ZodType);
+        for (const row of rows.get(key) ?? []) {
+          if (!expected.matches(row.defaultCell)) {
+            wrong.push(
+              `${key} (line ${row.line}): says "${row.defaultCell}", ${schemaName} gives ${expected.description}`,
+            );
+          }
+        }
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('has no schema the enumeration missed: every setting a loader rejects is one the schemas read', () => {
+    const loaders = Object.values(modules).flatMap((exports) =>
+      Object.entries(exports).filter(([name, value]) => /^load\w*Config$/.test(name) && typeof value === 'function'),
+    );
+    expect(loaders.length).toBeGreaterThanOrEqual(6);
+    const unseen: string[] = [];
+    for (const [name, load] of loaders) {
+      try {
+        (load as (env: object) => unknown)({});
+      } catch (error) {
+        expect(error).toBeInstanceOf(ConfigError);
+        for (const problem of (error as ConfigError).problems) {
+          const key = /^[A-Z][A-Z0-9_]*/.exec(problem)?.[0];
+          if (key === undefined || !read.has(key)) unseen.push(`${name}: ${problem}`);
+        }
+      }
+    }
+    expect(unseen).toEqual([]);
+  });
+
+  it('names, for each setting, the serverless.yml param that sets it', () => {
+    const mapped = new Map(
+      [
+        ...readFileSync(join(root, 'serverless.yml'), 'utf8').matchAll(/^\s*([A-Z][A-Z0-9_]*): \$\{param:(\w+)\}/gm),
+      ].map((m) => [m[1]!, m[2]!]),
+    );
+    const wrong: string[] = [];
+    for (const [key, keyRows] of rows) {
+      for (const row of keyRows) {
+        const named = [...row.paramCell.matchAll(/`([a-z]\w*)`/g)].map((m) => m[1]);
+        const param = mapped.get(key);
+        if (param === undefined ? named.length > 0 : named.length !== 1 || named[0] !== param) {
+          wrong.push(
+            `${key} (line ${row.line}): says ${named.join(', ') || 'none'}, serverless.yml: ${param ?? 'none'}`,
+          );
+        }
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+});

@@ -1,0 +1,41 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadCleanupConfig } from '../../../lib/config/cleanup';
+import { loadTimebasedJobConfig } from '../../../lib/config/cleanup-jobs';
+
+/**
+ * The deploy command in docs/deploying.md is one a reader can copy: its `--param`s, mapped to
+ * environment variables as serverless.yml maps them, pass the cleanup functions' cold-start checks.
+ */
+const root = join(__dirname, '../../..');
+
+function exampleEnvironment(): Record<string, string> {
+  const doc = readFileSync(join(root, 'docs/deploying.md'), 'utf8');
+  const command = /```sh\n([\s\S]*?)```/.exec(doc)?.[1] ?? '';
+  const params = new Map([...command.matchAll(/--param=(["'])(\w+)=(.*?)\1/g)].map((m) => [m[2]!, m[3]!]));
+  const variableOf = new Map(
+    [...readFileSync(join(root, 'serverless.yml'), 'utf8').matchAll(/^\s*([A-Z][A-Z0-9_]*): \$\{param:(\w+)\}/gm)].map(
+      (m) => [m[2]!, m[1]!],
+    ),
+  );
+  const env: Record<string, string> = {};
+  for (const [param, value] of params) {
+    const variable = variableOf.get(param);
+    if (variable === undefined)
+      throw new Error(`docs/deploying.md passes --param ${param}, which serverless.yml does not use`);
+    env[variable] = value;
+  }
+  return env;
+}
+
+describe('docs/deploying.md', () => {
+  it('gives the time-based cleanup document types and retention it accepts', () => {
+    const env = exampleEnvironment();
+    expect(env.NXRG_DOCUMENT_TYPES).toBeDefined();
+    expect(loadTimebasedJobConfig(env).documentTypes.length).toBeGreaterThan(0);
+  });
+
+  it('gives the cleanup functions database URLs they accept', () => {
+    expect(() => loadCleanupConfig({ ...exampleEnvironment(), CLEANUP_TABLE: 'stacks' })).not.toThrow();
+  });
+});
