@@ -1,8 +1,8 @@
 import { EventEmitter } from 'node:events';
 import type { ConfirmChannel } from 'amqplib';
 import type { SQSEvent } from 'aws-lambda';
-import { type CheckResult, countsFrom, defaultRules, tenMinusLevel } from '../../../lib/priority/core';
-import type { TenantCounterStore } from '../../../lib/priority/store';
+import type { TenantCounterStore } from '../../../lib/priority/counter-store';
+import { type CheckResult, countsFrom, defaultRules, tenMinusLevel } from '../../../lib/priority/rules';
 import { createRouter, type RecordFailure, type TenantRouted } from '../../../lib/routing/router';
 
 // What a real broker cannot be made to do on demand: accept a publish and never confirm it.
@@ -60,6 +60,7 @@ function routerWith(store: TenantCounterStore) {
     confirmTimeoutMs: 50,
     report: {
       failed: (failure) => failures.push(failure),
+      stagingQueueKept: () => undefined,
       tenantRouted: (routed) => tenants.push(routed),
       counted: (metric, count) => {
         counts[metric] = (counts[metric] ?? 0) + count;
@@ -85,11 +86,11 @@ describe('createRouter when a step fails for one record', () => {
       {
         messageId: unconfirmed.messageId,
         kind: 'BrokerFailures',
-        reason: 'the broker did not confirm within 50 ms',
+        reason: 'BrokerError: the broker did not confirm within 50 ms',
       },
     ]);
     expect(router.counts).toEqual({ Routed: 1, Rejected: 0, PriorityFailures: 0, BrokerFailures: 1 });
-    expect(router.tenants).toEqual([{ tenant: 't1', documents: 1, level: 1 }]);
+    expect(router.tenants).toEqual([{ tenant: 't1', documents: 1, priorityLevel: 1 }]);
     // A confirm still owed would be mistaken for one of the next invocation's: the channel is not reused.
     expect(router.channel.closed).toBe(true);
   });
@@ -111,11 +112,11 @@ describe('createRouter when a step fails for one record', () => {
       [first.messageId, second.messageId].sort(),
     );
     expect(router.failures.map((f) => [f.messageId, f.kind, f.reason])).toEqual([
-      [first.messageId, 'PriorityFailures', error.message],
-      [second.messageId, 'PriorityFailures', error.message],
+      [first.messageId, 'PriorityFailures', `${error.name}: ${error.message}`],
+      [second.messageId, 'PriorityFailures', `${error.name}: ${error.message}`],
     ]);
     expect(router.channel.published.map((p) => p.body)).toEqual(['ok']);
     expect(router.counts).toEqual({ Routed: 1, Rejected: 0, PriorityFailures: 2, BrokerFailures: 0 });
-    expect(router.tenants).toEqual([{ tenant: 'fine', documents: 1, level: 1 }]);
+    expect(router.tenants).toEqual([{ tenant: 'fine', documents: 1, priorityLevel: 1 }]);
   });
 });
