@@ -58,6 +58,20 @@ describe('an after-process event that cannot be routed is rejected with a messag
       withTaskData({}, { taskData: 'not base64!' }),
       'taskData: must be base64',
     ],
+    ['a task message whose taskData is cut short', withTaskData({}, { taskData: 'YWJ' }), 'taskData: must be base64'],
+    [
+      'a task message whose workflow field has a numeric encoding',
+      withTaskData({
+        document: { fields: { CAF_WORKFLOW_NAME: [{ data: 'w', encoding: 5 }] } },
+        customData: { tenantId: 't' },
+      }),
+      'taskData.document.fields.CAF_WORKFLOW_NAME.0.encoding: must be a string',
+    ],
+    [
+      'a task message whose document fields are not a map',
+      withTaskData({ document: { fields: 'x' }, customData: { tenantId: 't' } }),
+      'taskData.document.fields: must be a record',
+    ],
     [
       'a task message whose taskData is not JSON',
       withTaskData({}, { taskData: Buffer.from('not json').toString('base64') }),
