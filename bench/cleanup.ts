@@ -2,8 +2,8 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Pool } from 'pg';
 import { createCleanupEngine } from '../lib/cleanup/engine/engine';
+import type { JobDefinition } from '../lib/cleanup/engine/job-definition';
 import { seededRandom as engineRandom } from '../lib/cleanup/engine/random';
-import type { JobDefinition } from '../lib/cleanup/engine/types';
 import { cleanupJob } from '../lib/cleanup/jobs';
 import { chunk } from '../lib/cleanup/jobs/deletions';
 import { TIMEBASED_JOB } from '../lib/cleanup/jobs/timebased';
@@ -196,7 +196,7 @@ function jobFor(
       CLEANUP_TIMEBASED_PAGE_SIZE: String(flags.pageSize),
     },
     { nxrg: pool, openxds: pool },
-    { record: () => undefined },
+    { deleted: () => undefined, dropped: () => undefined },
   );
 }
 

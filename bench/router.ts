@@ -185,6 +185,8 @@ const report: RouterReport = {
   },
   counted: () => undefined,
   tenantRouted: () => undefined,
+  tenantlessRouted: () => undefined,
+  nameShortened: () => undefined,
   stagingQueueKept: () => undefined,
 };
 

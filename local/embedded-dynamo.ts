@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { CreateTableCommand, type CreateTableCommandInput, DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -8,7 +9,7 @@ import { projectRoot } from './paths';
 
 // dynalite ships no types.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const dynalite = require('dynalite') as (options: { createTableMs: number }) => import('node:net').Server;
+const dynalite = require('dynalite') as (options: { createTableMs: number }) => Server;
 
 export interface EmbeddedDynamo {
   endpoint: string;
@@ -22,6 +23,7 @@ export interface EmbeddedDynamo {
 /** An in-process DynamoDB (dynalite), in memory: one per test file, or the local stack's. */
 export async function startDynamo(): Promise<EmbeddedDynamo> {
   const server = dynalite({ createTableMs: 0 });
+  const inFlight = countRequestsInFlight(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const client = new DynamoDBClient({
@@ -38,9 +40,31 @@ export async function startDynamo(): Promise<EmbeddedDynamo> {
     },
     async stop() {
       client.destroy();
+      // dynalite closes its store with the server and throws (uncaught) from any request still
+      // being processed: a request whose client has gone finishes first.
+      for (const until = Date.now() + 10_000; inFlight() > 0 && Date.now() < until; ) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** Counts the requests the server has received and not yet answered. */
+function countRequestsInFlight(server: Server): () => number {
+  let count = 0;
+  const handlers = server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
+  server.removeAllListeners('request');
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    count++;
+    const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
+    res.end = ((...args: unknown[]) => {
+      count--;
+      return end(...args);
+    }) as ServerResponse['end'];
+    for (const handler of handlers) handler.call(server, req, res);
+  });
+  return () => count;
 }
 
 /** The deployed table definitions, so tests run against the real key schemas. */

@@ -1,6 +1,8 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { deadLetterPartition, fillGeneration, OPERATION_PREFIX, operationKey, stackPartition } from './engine/keys';
-import { conditionally, type DocumentPort, StackStore } from './engine/store';
+import { FairwayError } from '../errors';
+import { kindName } from './engine/codec';
+import { fillGeneration } from './engine/keys';
+import type { DeadLetterRecord, StackRecord } from './engine/stack-record';
+import { type DocumentPort, StackStore } from './engine/stack-store';
 
 /** One operation as an operator sees it. */
 export interface OperationView {
@@ -28,23 +30,23 @@ export interface DeadLetter extends OperationView {
   deadAt: string;
 }
 
-type Item = Record<string, unknown>;
-
-const readPayload = (text: unknown) => {
+/** A payload as stored is JSON text; anything else is shown as it is. */
+const readPayload = (payload: unknown): unknown => {
+  if (typeof payload !== 'string') return payload;
   try {
-    return JSON.parse(String(text)) as unknown;
+    return JSON.parse(payload);
   } catch {
-    return text;
+    return payload;
   }
 };
 
-const view = (item: Item): OperationView => ({
-  sk: String(item.sk),
-  kind: String(item.kind),
-  attempts: Number(item.attempts ?? 0),
-  ...(typeof item.leaseUntil === 'number' ? { claimedUntil: new Date(item.leaseUntil).toISOString() } : {}),
-  ...(typeof item.lastError === 'string' ? { lastError: item.lastError } : {}),
-  payload: readPayload(item.payload),
+const view = (record: StackRecord): OperationView => ({
+  sk: record.sk,
+  kind: kindName(record.kind),
+  attempts: record.attempts,
+  ...(record.leaseUntil !== undefined ? { claimedUntil: new Date(record.leaseUntil).toISOString() } : {}),
+  ...(record.lastError !== undefined ? { lastError: record.lastError } : {}),
+  payload: readPayload(record.payload),
 });
 
 /**
@@ -53,53 +55,29 @@ const view = (item: Item): OperationView => ({
  * pages through it, so `stack()` costs one read per ~1 MB of operations.
  */
 export function createCleanupOperator(doc: DocumentPort, table: string) {
-  async function queryAll(pk: string, prefix: string, projection?: string): Promise<Item[]> {
-    const items: Item[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await doc.send(
-        new QueryCommand({
-          TableName: table,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
-          ProjectionExpression: projection,
-          ScanIndexForward: false,
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      items.push(...((page.Items ?? []) as Item[]));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
-    return items;
-  }
+  const storeOf = (job: string) => new StackStore(doc, table, job);
 
   async function stack(job: string, top = 10): Promise<StackSummary> {
-    const operations = await queryAll(stackPartition(job), OPERATION_PREFIX, 'sk, kind, leaseUntil');
+    const store = storeOf(job);
+    const operations = await store.allOperations();
     const now = Date.now();
     const byKind: Record<string, number> = {};
-    for (const op of operations) byKind[String(op.kind)] = (byKind[String(op.kind)] ?? 0) + 1;
-    const shown = await Promise.all(
-      operations.slice(0, top).map(async (op) => {
-        const { Item } = await doc.send(
-          new GetCommand({ TableName: table, Key: { pk: stackPartition(job), sk: op.sk } }),
-        );
-        return Item ? [view(Item)] : [];
-      }),
-    );
-    const fill = await new StackStore(doc, table, job).latestFill();
+    for (const op of operations) byKind[kindName(op.kind)] = (byKind[kindName(op.kind)] ?? 0) + 1;
+    const shown = await Promise.all(operations.slice(0, top).map((op) => store.get(op.sk)));
+    const fill = await store.latestFill();
     return {
       job,
       size: operations.length,
-      claimed: operations.filter((op) => typeof op.leaseUntil === 'number' && op.leaseUntil >= now).length,
+      claimed: operations.filter((op) => op.leaseUntil !== undefined && op.leaseUntil >= now).length,
       byKind,
-      top: shown.flat(),
+      top: shown.flatMap((record) => (record ? [view(record)] : [])),
       ...(fill
         ? {
             lastFill: {
               generation: fillGeneration(fill.sk),
               done: fill.done === true,
-              ...(typeof fill.filledAt === 'string' ? { filledAt: fill.filledAt } : {}),
-              ...(typeof fill.lastError === 'string' ? { error: fill.lastError } : {}),
+              ...(fill.filledAt !== undefined ? { filledAt: fill.filledAt } : {}),
+              ...(fill.lastError !== undefined ? { error: fill.lastError } : {}),
             },
           }
         : {}),
@@ -107,61 +85,27 @@ export function createCleanupOperator(doc: DocumentPort, table: string) {
   }
 
   async function deadLetters(job: string): Promise<DeadLetter[]> {
-    const items = await queryAll(deadLetterPartition(job), '');
-    return items.map((item) => ({ ...view(item), error: String(item.error), deadAt: String(item.deadAt) }));
+    const records = await storeOf(job).deadLetters();
+    return records.map((record) => ({ ...view(record), error: record.error, deadAt: record.deadAt }));
   }
 
-  async function deadLetter(job: string, sk: string): Promise<Item> {
-    const { Item } = await doc.send(
-      new GetCommand({ TableName: table, Key: { pk: deadLetterPartition(job), sk }, ConsistentRead: true }),
-    );
-    if (!Item) throw new Error(`job ${job} has no dead-lettered operation ${sk}`);
-    return Item;
+  async function deadLetter(store: StackStore, job: string, sk: string): Promise<DeadLetterRecord> {
+    const dead = await store.getDeadLetter(sk);
+    if (!dead) throw new FairwayError(`job ${job} has no dead-lettered operation ${sk}`);
+    return dead;
   }
 
-  /**
-   * Puts a dead-lettered operation back on top of the stack with its attempts reset. The new key
-   * is recorded on the dead letter first, so running requeue again after a failure reuses it.
-   */
+  /** Puts a dead-lettered operation back on top of the stack with its attempts reset; its new key. */
   async function requeue(job: string, sk: string): Promise<{ sk: string }> {
-    const dead = await deadLetter(job, sk);
-    let target = typeof dead.requeuedAs === 'string' ? dead.requeuedAs : undefined;
-    if (!target) {
-      target = operationKey(await new StackStore(doc, table, job).nextSequence(), 0);
-      await doc.send(
-        new UpdateCommand({
-          TableName: table,
-          Key: { pk: deadLetterPartition(job), sk },
-          UpdateExpression: 'SET requeuedAs = :target',
-          ConditionExpression: 'attribute_not_exists(requeuedAs)',
-          ExpressionAttributeValues: { ':target': target },
-        }),
-      );
-    }
-    await conditionally(
-      doc.send(
-        new PutCommand({
-          TableName: table,
-          Item: {
-            pk: stackPartition(job),
-            sk: target,
-            kind: dead.kind,
-            payload: dead.payload,
-            attempts: 0,
-            requeuedFrom: sk,
-          },
-          ConditionExpression: 'attribute_not_exists(sk)',
-        }),
-      ),
-    );
-    await drop(job, sk);
-    return { sk: target };
+    const store = storeOf(job);
+    return { sk: await store.requeue(await deadLetter(store, job, sk)) };
   }
 
   /** Deletes a dead letter for good. */
   async function drop(job: string, sk: string): Promise<void> {
-    await deadLetter(job, sk);
-    await doc.send(new DeleteCommand({ TableName: table, Key: { pk: deadLetterPartition(job), sk } }));
+    const store = storeOf(job);
+    await deadLetter(store, job, sk);
+    await store.deleteDeadLetter(sk);
   }
 
   return { stack, deadLetters, requeue, drop };

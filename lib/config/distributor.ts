@@ -1,8 +1,27 @@
 import { z } from 'zod';
+import { WEIGHT_DECIMALS } from '../distributor/weights';
 import { dynamoSettings, rabbitSettings } from './common';
 import { type Env, parseEnv, setting } from './env';
 
 const queueArguments = z.record(z.string(), z.unknown());
+
+/**
+ * Upstream's tuned target queue length, per target: length = consumption rate × goalSeconds,
+ * rounded to `roundTo`, clamped to [minLength, maxLength], moved at most `maxStepPercent` a pass.
+ * `noop` logs what it would set and changes nothing (upstream's CAF_NOOP_MODE).
+ */
+const tunedLengthSettings = z
+  .strictObject({
+    goalSeconds: z.number().positive(),
+    minLength: z.number().int().min(1),
+    maxLength: z.number().int().min(1),
+    maxStepPercent: z.number().int().min(1).max(100).default(25),
+    roundTo: z.number().int().min(1).default(10),
+    /** The management API's rate window: the consumption rate is the average over this many seconds. */
+    rateWindowSeconds: z.number().int().min(5).max(3600).default(60),
+    mode: z.enum(['apply', 'noop']).default('apply'),
+  })
+  .refine((t) => t.minLength <= t.maxLength, { error: 'tunedLength.minLength must not exceed maxLength' });
 
 /** Per-target settings, keyed by target queue name. */
 const targetSettings = z.record(
@@ -12,12 +31,46 @@ const targetSettings = z.record(
     maxLength: z.number().int().min(0).optional(),
     /** Arguments a missing target is created with (DISTRIBUTOR_MISSING_TARGET=create). */
     arguments: queueArguments.optional(),
+    /** Tune the target's length to a processing-time goal from its consumption rate (off when absent). */
+    tunedLength: tunedLengthSettings.optional(),
   }),
 );
 
-/** Weights by staging queue name pattern; the first pattern that matches wins, unmatched queues weigh 1. */
+/** A weight from 0 (no share) to 1000, with at most WEIGHT_DECIMALS decimals (upstream allows 0.5 and .5). */
+export const weightValue = z
+  .number()
+  .min(0)
+  .max(1000)
+  .refine((w) => Number.isInteger(Math.round(w * 10 ** WEIGHT_DECIMALS * 1e6) / 1e6), {
+    error: `must have at most ${WEIGHT_DECIMALS} decimals`,
+  });
+
+/** A regular expression that compiles. */
+const regexText = z
+  .string()
+  .min(1)
+  .refine(
+    (source) => {
+      try {
+        new RegExp(source);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    { error: 'is not a valid regular expression' },
+  );
+
+/**
+ * Weights by staging queue name: a glob `pattern` (whole name) or a `regex` (anywhere in the name,
+ * as upstream's CAF_ADJUST_QUEUE_WEIGHT). The most specific match wins, a tie goes to the higher
+ * weight (lib/distributor/weights.ts); unmatched queues weigh 1.
+ */
 const weightSettings = z.array(
-  z.strictObject({ pattern: z.string().min(1), weight: z.number().int().min(1).max(1000) }),
+  z.union([
+    z.strictObject({ pattern: z.string().min(1), weight: weightValue }),
+    z.strictObject({ regex: regexText, weight: weightValue }),
+  ]),
 );
 
 const choice = <T extends readonly [string, ...string[]]>(values: T, fallback: T[number]) =>

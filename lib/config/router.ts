@@ -47,6 +47,15 @@ export const routerConfigSchema = z
     ),
     /** Per target queue: `{"name": {"bypassStaging": true}}`, or the shape of its staging queues. */
     ROUTER_TARGETS: setting.json(targetsSchema, {}),
+    /**
+     * A message without a tenant: `route` (default, upstream's behaviour) stages it by workflow alone
+     * (`target»/workflow`), or publishes it straight to its target when it has no workflow either, at
+     * the quiet level; `reject` fails it (it ends in the dead-letter queue).
+     */
+    ROUTER_MISSING_TENANT: z.preprocess(
+      (value) => (value === '' ? undefined : value),
+      z.enum(['route', 'reject'], { error: 'must be one of route, reject' }).default('route'),
+    ),
     /** How long a declared staging queue and a target's shape are remembered. */
     STAGING_QUEUE_CACHE_SECONDS: setting.int(60, 0),
     /** How long to wait for the broker to confirm a batch's publishes. */

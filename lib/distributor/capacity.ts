@@ -4,6 +4,8 @@ export interface CapacityInput {
   /** Per-target configuration, used when the queue has no `x-max-length`. */
   configuredMaxLength?: number;
   defaultMaxLength: number;
+  /** The tuned length (DISTRIBUTOR_TARGETS tunedLength), which replaces the others but never passes `x-max-length`. */
+  tunedMaxLength?: number;
   /** Messages ready in the target now. */
   depth: number;
   /** Below this percentage of the max length free, the target is left alone this pass. */
@@ -12,7 +14,7 @@ export interface CapacityInput {
 
 export interface Capacity {
   maxLength: number;
-  maxLengthFrom: 'queue-argument' | 'configuration' | 'default';
+  maxLengthFrom: 'queue-argument' | 'configuration' | 'default' | 'tuned';
   depth: number;
   /** max length − depth, floored at 0. */
   room: number;
@@ -25,12 +27,16 @@ export interface Capacity {
 /** How many messages a target can take this pass. Pure. */
 export function targetCapacity(input: CapacityInput): Capacity {
   const argument = input.maxLengthArgument;
+  const hasArgument = typeof argument === 'number' && Number.isInteger(argument) && argument >= 0;
+  // The queue's own limit stays a ceiling: filling past it would drop or refuse messages.
   const [maxLength, maxLengthFrom]: [number, Capacity['maxLengthFrom']] =
-    typeof argument === 'number' && Number.isInteger(argument) && argument >= 0
-      ? [argument, 'queue-argument']
-      : input.configuredMaxLength !== undefined
-        ? [input.configuredMaxLength, 'configuration']
-        : [input.defaultMaxLength, 'default'];
+    input.tunedMaxLength !== undefined && !(hasArgument && argument < input.tunedMaxLength)
+      ? [input.tunedMaxLength, 'tuned']
+      : hasArgument
+        ? [argument, 'queue-argument']
+        : input.configuredMaxLength !== undefined
+          ? [input.configuredMaxLength, 'configuration']
+          : [input.defaultMaxLength, 'default'];
   const room = Math.max(0, maxLength - Math.max(0, input.depth));
   const belowThreshold = room * 100 < maxLength * input.refillThresholdPercent;
   return { maxLength, maxLengthFrom, depth: input.depth, room, belowThreshold, capacity: belowThreshold ? 0 : room };

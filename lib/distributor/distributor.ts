@@ -1,12 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { DistributorConfig } from '../config/distributor';
 import type { QueueInfo } from '../rabbitmq/management';
+import { targetCapacity } from './capacity';
 import { concurrencyLimit } from './concurrency';
 import { groupByTarget, type TargetGroup } from './discovery';
 import { moveMessages, type OpenChannel, type StopReason } from './mover';
 import { createQueue, readyCounts } from './queue-probe';
 import type { DistributorState } from './state-store';
 import { planTarget, type TargetMeasurement, type TargetShares } from './target-plan';
+import { controlledWeight, type TenantControlStore } from './tenant-controls';
+import { tuneLength } from './tuned-length';
+import type { TunedLengthStore } from './tuned-length-store';
 import { weightOf } from './weights';
 
 export type PassSettings = Pick<
@@ -36,8 +40,29 @@ export interface DistributorReport {
   leaseNotReleased(target: string, error: unknown): void;
   /** The invocation has no time left beyond the safety margin: the pass plans but moves nothing. */
   noTimeToMove(remainingMs: number, safetyMarginMs: number): void;
+  /** A tuned target's length this pass: applied (mode apply) or only what it would be (mode noop). */
+  lengthTuned(tuned: LengthTuned): void;
   /** A pass ended. */
   passed(summary: PassSummary): void;
+}
+
+export interface LengthTuned {
+  target: string;
+  mode: 'apply' | 'noop';
+  /** Messages per second consumed, over the configured window; undefined when the broker has no rate yet. */
+  rate?: number;
+  /** rate × goal, rounded and clamped. */
+  goal?: number;
+  previous: number;
+  /** The length used this pass (apply), or that would be (noop). */
+  next: number;
+}
+
+/** Where tuned targets' rates come from and their lengths are kept. */
+export interface TuningDeps {
+  /** Messages per second the target's consumers took over the last `windowSeconds` (management API). */
+  rate(target: string, windowSeconds: number): Promise<number | undefined>;
+  lengths: TunedLengthStore;
 }
 
 /** What a pass needs from the outside world; tests pass real adapters on their own vhost and table. */
@@ -48,6 +73,9 @@ export interface DistributorDeps {
   /** A confirm channel on the pass's connection (AmqpSession.openConfirmChannel). */
   openChannel: OpenChannel;
   state: DistributorState;
+  /** Operators' run-time controls (`fairway tenants pause|resume|weight`), read once per pass. */
+  controls: TenantControlStore;
+  tuning: TuningDeps;
   report: DistributorReport;
   now?: () => number;
 }
@@ -102,6 +130,8 @@ interface Pass {
   leaseUntil: number;
   /** Bounds the movers of the whole pass (DISTRIBUTOR_MOVE_CONCURRENCY). */
   limit: ReturnType<typeof concurrencyLimit>;
+  /** Staging queue weights: the configured rules under this pass's tenant controls (paused: 0). */
+  weight: (queue: string) => number;
 }
 
 const errorMessage = (error: unknown) => (error instanceof Error ? error.message : String(error));
@@ -110,7 +140,7 @@ const errorMessage = (error: unknown) => (error instanceof Error ? error.message
 export function createDistributor(deps: DistributorDeps): Distributor {
   const { settings, state, openChannel, report } = deps;
   const now = deps.now ?? Date.now;
-  const weight = weightOf(settings.DISTRIBUTOR_WEIGHTS);
+  const configuredWeight = weightOf(settings.DISTRIBUTOR_WEIGHTS);
 
   /** Lease → measure → plan → move, for one target; a failure ends this target alone. */
   async function distributeTarget(group: TargetGroup, pass: Pass): Promise<TargetSummary> {
@@ -136,7 +166,8 @@ export function createDistributor(deps: DistributorDeps): Distributor {
     }
     try {
       const measured = await measure(group);
-      const plan = planTarget(measured, settings, weight);
+      const tunedMaxLength = await tune(measured);
+      const plan = planTarget({ ...measured, tunedMaxLength }, settings, pass.weight);
       if (plan.outcome === 'target-missing') {
         report.targetMissing(group.target, group.staging);
         summary.outcome = 'target-missing';
@@ -180,6 +211,39 @@ export function createDistributor(deps: DistributorDeps): Distributor {
     };
   }
 
+  /**
+   * The tuned length of a target that has `tunedLength` (and exists): a step from the last pass's
+   * length toward rate × goal, stored for the next pass. In noop mode only reported.
+   */
+  async function tune(measured: TargetMeasurement): Promise<number | undefined> {
+    const tuned = settings.DISTRIBUTOR_TARGETS[measured.target]?.tunedLength;
+    if (!tuned || measured.depth === undefined) return undefined;
+    const untuned = targetCapacity({
+      maxLengthArgument: measured.maxLengthArgument,
+      configuredMaxLength: settings.DISTRIBUTOR_TARGETS[measured.target]?.maxLength,
+      defaultMaxLength: settings.DISTRIBUTOR_DEFAULT_MAX_LENGTH,
+      depth: 0,
+      refillThresholdPercent: 0,
+    }).maxLength;
+    const [rate, stored] = await Promise.all([
+      deps.tuning.rate(measured.target, tuned.rateWindowSeconds),
+      tuned.mode === 'apply' ? deps.tuning.lengths.read(measured.target) : undefined,
+    ]);
+    const previous = stored ?? untuned;
+    const { goal, next } = tuneLength(tuned, { rate, previous });
+    report.lengthTuned({
+      target: measured.target,
+      mode: tuned.mode,
+      ...(rate === undefined ? {} : { rate }),
+      ...(goal === undefined ? {} : { goal }),
+      previous,
+      next,
+    });
+    if (tuned.mode === 'noop') return undefined;
+    if (next !== stored) await deps.tuning.lengths.write(measured.target, next, now());
+    return next;
+  }
+
   /** Stores the moved rotation, then moves every planned share, at most `pass.limit` at a time, until all movers ended. */
   async function move(measured: TargetMeasurement, plan: TargetShares, pass: Pass): Promise<QueueSummary[]> {
     if (plan.rotationCursor !== undefined) {
@@ -214,13 +278,15 @@ export function createDistributor(deps: DistributorDeps): Distributor {
       const owner = randomUUID();
       const deadline = startedAt + Math.max(0, remainingMs - settings.DISTRIBUTOR_SAFETY_MARGIN_MS);
       if (deadline === startedAt) report.noTimeToMove(remainingMs, settings.DISTRIBUTOR_SAFETY_MARGIN_MS);
-      const groups = groupByTarget(await deps.listQueues());
+      const [listing, controls] = await Promise.all([deps.listQueues(), deps.controls.read()]);
+      const groups = groupByTarget(listing);
       // A lease lasts as long as this invocation can: a killed pass frees its targets at its timeout.
       const pass: Pass = {
         owner,
         deadline,
         leaseUntil: startedAt + remainingMs,
         limit: concurrencyLimit(settings.DISTRIBUTOR_MOVE_CONCURRENCY),
+        weight: controlledWeight(configuredWeight, controls),
       };
       const targets = await Promise.all(groups.map((group) => distributeTarget(group, pass)));
       const summary: PassSummary = {

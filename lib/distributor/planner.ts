@@ -1,9 +1,14 @@
+import { WEIGHT_DECIMALS } from './weights';
+
 /** A non-empty staging queue as the planner sees it. */
 export interface PlanQueue {
   name: string;
   /** Messages ready in the queue; the planner never gives a queue more than this. */
   depth: number;
-  /** Positive integer; a queue of weight 2 gets twice the share of a queue of weight 1 when both are backlogged. */
+  /**
+   * 0–1000 with at most WEIGHT_DECIMALS decimals; a queue of weight 2 gets twice the share of a
+   * queue of weight 1 when both are backlogged, a queue of weight 0 gets none (others share its room).
+   */
   weight: number;
 }
 
@@ -41,21 +46,28 @@ export interface Plan {
 export function planShares(input: PlanInput): Plan {
   const queues = [...input.queues].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const queue of queues) validate(queue);
+  // Whole thousandths keep the water-filling's comparisons exact with decimal weights.
+  const scaled = queues.map((q) => ({ ...q, weight: Math.round(q.weight * 10 ** WEIGHT_DECIMALS) }));
   const capacity = Math.max(0, Math.floor(input.capacity));
-  if (input.mode === 'reference') return referenceShares(queues, capacity, input.rotationCursor);
-  return fairShares(queues, capacity, input.rotationCursor);
+  if (input.mode === 'reference') return referenceShares(scaled, capacity, input.rotationCursor);
+  return fairShares(scaled, capacity, input.rotationCursor);
 }
 
 function referenceShares(queues: PlanQueue[], capacity: number, rotationCursor?: string): Plan {
-  const nonEmpty = queues.filter((q) => q.depth > 0).length;
+  const served = (q: PlanQueue) => q.depth > 0 && q.weight > 0;
+  const nonEmpty = queues.filter(served).length;
   const each = nonEmpty === 0 ? 0 : Math.ceil(capacity / nonEmpty);
-  return { shares: queues.map((q) => ({ name: q.name, share: Math.min(q.depth, each) })), rotationCursor };
+  return {
+    shares: queues.map((q) => ({ name: q.name, share: served(q) ? Math.min(q.depth, each) : 0 })),
+    rotationCursor,
+  };
 }
 
 function fairShares(queues: PlanQueue[], capacity: number, rotationCursor?: string): Plan {
   const share = new Map(queues.map((q) => [q.name, 0]));
   let remaining = capacity;
-  let unsaturated = queues.filter((q) => q.depth > 0);
+  // Weight 0 gets no share (upstream's fast lane); the others share its room.
+  let unsaturated = queues.filter((q) => q.depth > 0 && q.weight > 0);
 
   // Water-filling: a queue that holds no more than the current level × its weight is filled and
   // leaves; the level rises for the others. Integer comparisons keep it exact.
@@ -97,8 +109,8 @@ function validate(queue: PlanQueue): void {
   if (!Number.isInteger(queue.depth) || queue.depth < 0) {
     throw new RangeError(`Staging queue ${queue.name}: depth must be a non-negative integer, got ${queue.depth}`);
   }
-  if (!Number.isInteger(queue.weight) || queue.weight < 1) {
-    throw new RangeError(`Staging queue ${queue.name}: weight must be a positive integer, got ${queue.weight}`);
+  if (!Number.isFinite(queue.weight) || queue.weight < 0) {
+    throw new RangeError(`Staging queue ${queue.name}: weight must be a number of at least 0, got ${queue.weight}`);
   }
 }
 

@@ -6,11 +6,19 @@ import type { DistributorConfig } from '../config/distributor';
 import { errorText } from '../errors';
 import { AmqpSession } from '../rabbitmq/connection';
 import { ManagementClient, type QueueInfo } from '../rabbitmq/management';
-import { lambdaHandler } from '../runtime/lambda';
-import { createObservability, type Observability } from '../runtime/observability';
-import { createDistributor, type Distributor, type DistributorReport, type PassSummary } from './distributor';
+import { functionHandler } from '../runtime/lambda';
+import type { Observability } from '../runtime/observability';
+import {
+  createDistributor,
+  type Distributor,
+  type DistributorReport,
+  type PassSummary,
+  type TuningDeps,
+} from './distributor';
 import type { OpenChannel } from './mover';
 import { DynamoDistributorState } from './state-store';
+import { DynamoTenantControlStore } from './tenant-control-store';
+import { DynamoTunedLengthStore } from './tuned-length-store';
 
 /**
  * The distributor's composition root, the one file of the part that touches Powertools: it builds
@@ -19,9 +27,20 @@ import { DynamoDistributorState } from './state-store';
 
 export type Warn = (message: string, details: Record<string, unknown>) => void;
 
-/** A report that words every event as one warning; a pass's end goes to `passed`. */
-export function warningReport(warn: Warn, passed: (summary: PassSummary) => void = () => undefined): DistributorReport {
+/** A report that words every event as one warning; a pass's end goes to `passed`, tuning to `info`. */
+export function warningReport(
+  warn: Warn,
+  passed: (summary: PassSummary) => void = () => undefined,
+  info: Warn = () => undefined,
+): DistributorReport {
   return {
+    lengthTuned: (tuned) =>
+      info(
+        tuned.mode === 'apply'
+          ? 'Target length tuned to the processing-time goal'
+          : 'Target length tuning in noop mode: would set this length, changed nothing',
+        { ...tuned },
+      ),
     targetFailed: (target, error) =>
       warn('Distribution to a target failed; the next pass retries it', { target, error: errorText(error) }),
     targetMissing: (target, staging) =>
@@ -64,6 +83,7 @@ export function powertoolsDistributorReport({ logger, metrics }: Observability):
         perTarget('TargetMoved', target.moved);
       }
     },
+    (message, details) => logger.info(message, details),
   );
 }
 
@@ -73,8 +93,10 @@ export interface DistributorAdapters {
   openChannel: OpenChannel;
   /** The management API's listing of the vhost. */
   listQueues: () => Promise<QueueInfo[]>;
-  /** DynamoDB, for the leases and rotations in DISTRIBUTOR_TABLE. */
+  /** DynamoDB, for the leases, rotations, tenant controls and tuned lengths in DISTRIBUTOR_TABLE. */
   doc: DynamoDBDocumentClient;
+  /** Messages per second a target's consumers took over a window (ManagementClient.consumptionRate). */
+  consumptionRate: TuningDeps['rate'];
 }
 
 /** The distributor over given adapters: the container's (below), or a test's on its own vhost and table. */
@@ -88,6 +110,11 @@ export function buildDistributor(
     listQueues: adapters.listQueues,
     openChannel: adapters.openChannel,
     state: new DynamoDistributorState(adapters.doc, config.DISTRIBUTOR_TABLE),
+    controls: new DynamoTenantControlStore(adapters.doc, config.DISTRIBUTOR_TABLE),
+    tuning: {
+      rate: adapters.consumptionRate,
+      lengths: new DynamoTunedLengthStore(adapters.doc, config.DISTRIBUTOR_TABLE),
+    },
     report,
   });
 }
@@ -111,7 +138,12 @@ export function createDistributorService(
   const doc = documentClient(config);
   const distributor = buildDistributor(
     config,
-    { openChannel: () => amqp.openConfirmChannel(), listQueues: () => management.listQueues(), doc },
+    {
+      openChannel: () => amqp.openConfirmChannel(),
+      listQueues: () => management.listQueues(),
+      doc,
+      consumptionRate: (target, windowSeconds) => management.consumptionRate(target, windowSeconds),
+    },
     report,
   );
   return {
@@ -125,10 +157,9 @@ export function createDistributorService(
 
 /** The distributor's Lambda handler (functions/distributor.ts): its own logger and metrics, its service built at cold start. */
 export function distributorHandler(config: DistributorConfig) {
-  const observability = createObservability('distributor');
-  const service = createDistributorService(config, powertoolsDistributorReport(observability));
-  // One distribution pass per scheduled invocation (SPEC §3).
-  return lambdaHandler<ScheduledEvent, PassSummary>(observability, (_event, context) =>
-    service.runPass(context.getRemainingTimeInMillis()),
-  );
+  return functionHandler<ScheduledEvent, PassSummary>('distributor', (observability) => {
+    const service = createDistributorService(config, powertoolsDistributorReport(observability));
+    // One distribution pass per scheduled invocation (SPEC §3).
+    return (_event, context) => service.runPass(context.getRemainingTimeInMillis());
+  });
 }

@@ -24,6 +24,8 @@ export interface TargetMeasurement {
   staging: readonly { name: string; depth: number }[];
   /** Where the rotation of remainder units stands (DistributorState.readRotation). */
   rotation: Rotation;
+  /** The length tuning set for this pass (DISTRIBUTOR_TARGETS tunedLength, mode apply). */
+  tunedMaxLength?: number;
 }
 
 /** Nothing moves: the target does not exist and DISTRIBUTOR_MISSING_TARGET=skip. */
@@ -68,6 +70,7 @@ export function planTarget(
     maxLengthArgument,
     configuredMaxLength: configured?.maxLength,
     defaultMaxLength: settings.DISTRIBUTOR_DEFAULT_MAX_LENGTH,
+    ...(measured.tunedMaxLength === undefined ? {} : { tunedMaxLength: measured.tunedMaxLength }),
     depth,
     refillThresholdPercent: settings.DISTRIBUTOR_REFILL_THRESHOLD_PERCENT,
   });

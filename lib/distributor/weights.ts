@@ -1,20 +1,61 @@
-export interface WeightRule {
-  pattern: string;
+/**
+ * A weight rule: `pattern` is a glob that must match the whole staging queue name; `regex` is a
+ * regular expression searched for anywhere in it, as upstream's CAF_ADJUST_QUEUE_WEIGHT.
+ */
+export type WeightRule = { pattern: string; weight: number } | { regex: string; weight: number };
+
+/** Weights have at most this many decimals; the planner works in whole thousandths. */
+export const WEIGHT_DECIMALS = 3;
+
+interface CompiledRule {
   weight: number;
+  /** How much of `queueName` the rule pins down, or undefined when it does not match. */
+  specificity(queueName: string): number | undefined;
 }
 
 /**
- * Weight of a staging queue by the first rule whose pattern matches its full name, else 1.
- * Pattern syntax: `*` matches any characters except `/` (one tenant or workflow segment),
- * `**` matches any characters; everything else matches itself.
+ * Weight of a staging queue by its most specific matching rule, else 1 (upstream's
+ * fast-lane-processing.md): the longest match wins and, between matches of equal length, the
+ * higher weight. A regex's match length is the longest substring it matches; a glob's is its
+ * literal characters (a glob always spans the whole name). Weight 0 means the queue gets no share.
+ *
+ * Glob syntax: `*` matches any characters except `/` (one tenant or workflow segment), `**`
+ * matches any characters, everything else matches itself.
  * Example: `worker-input»/tenant1/*` matches every workflow of tenant1 on worker-input.
  */
 export function weightOf(rules: readonly WeightRule[]): (queueName: string) => number {
-  const compiled = rules.map((rule) => ({ regex: patternToRegex(rule.pattern), weight: rule.weight }));
-  return (queueName) => compiled.find((rule) => rule.regex.test(queueName))?.weight ?? 1;
+  const compiled = rules.map(compile);
+  return (queueName) => {
+    let best: { specificity: number; weight: number } | undefined;
+    for (const rule of compiled) {
+      const specificity = rule.specificity(queueName);
+      if (specificity === undefined) continue;
+      if (!best || specificity > best.specificity || (specificity === best.specificity && rule.weight > best.weight)) {
+        best = { specificity, weight: rule.weight };
+      }
+    }
+    return best?.weight ?? 1;
+  };
 }
 
-function patternToRegex(pattern: string): RegExp {
+function compile(rule: WeightRule): CompiledRule {
+  if ('regex' in rule) {
+    const regex = new RegExp(rule.regex, 'g');
+    return {
+      weight: rule.weight,
+      specificity(queueName) {
+        let longest: number | undefined;
+        for (const match of queueName.matchAll(regex)) longest = Math.max(longest ?? 0, match[0].length);
+        return longest;
+      },
+    };
+  }
+  const regex = globToRegex(rule.pattern);
+  const literals = rule.pattern.replaceAll('*', '').length;
+  return { weight: rule.weight, specificity: (queueName) => (regex.test(queueName) ? literals : undefined) };
+}
+
+function globToRegex(pattern: string): RegExp {
   const source = pattern
     .split('**')
     .map((part) =>

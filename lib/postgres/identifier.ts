@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { FairwayError } from '../errors';
 
 /** A table or column name, optionally schema-qualified (`schema.table`); nothing else reaches SQL text. */
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_$]{0,62}(\.[A-Za-z_][A-Za-z0-9_$]{0,62})?$/;
@@ -10,7 +11,7 @@ export const identifier = () =>
 
 /** Quotes a validated name for SQL text: `schema.table` becomes `"schema"."table"`. */
 export function quoteIdentifier(name: string): string {
-  if (!IDENTIFIER.test(name)) throw new Error(`Not a valid SQL name: ${JSON.stringify(name)}`);
+  if (!IDENTIFIER.test(name)) throw new FairwayError(`Not a valid SQL name: ${JSON.stringify(name)}`);
   return name
     .split('.')
     .map((part) => `"${part}"`)

@@ -12,6 +12,12 @@ export interface QueueInfo {
   messages_ready: number;
 }
 
+/** A `*_details` object of message_stats: `avg_rate` is present when a window (msg_rates_age) was asked for. */
+interface RateDetails {
+  rate?: number;
+  avg_rate?: number;
+}
+
 const columns = ['name', 'durable', 'auto_delete', 'arguments', 'messages', 'messages_ready'] as const;
 
 interface Page {
@@ -57,6 +63,26 @@ export class ManagementClient {
     const path = `/api/queues/${encodeURIComponent(this.vhost)}/${encodeURIComponent(name)}?columns=${columns.join(',')}`;
     const found = await this.get<Partial<QueueInfo>>(path, true);
     return found && normalise(found);
+  }
+
+  /**
+   * Messages per second a queue's consumers took (acks plus deliveries without ack), averaged over
+   * the last `windowSeconds`; undefined when the broker has no rate for it yet (stats refresh about
+   * every 5 s) or the queue does not exist.
+   */
+  async consumptionRate(name: string, windowSeconds: number): Promise<number | undefined> {
+    const path =
+      `/api/queues/${encodeURIComponent(this.vhost)}/${encodeURIComponent(name)}` +
+      `?msg_rates_age=${windowSeconds}&msg_rates_incr=5&columns=message_stats`;
+    const found = await this.get<{ message_stats?: Record<string, RateDetails | number> }>(path, true);
+    const stats = found?.message_stats;
+    if (!stats) return undefined;
+    const rates = ['ack_details', 'deliver_no_ack_details']
+      .map((key) => stats[key])
+      .filter((details): details is RateDetails => typeof details === 'object' && details !== null)
+      .map((details) => details.avg_rate ?? details.rate)
+      .filter((rate): rate is number => typeof rate === 'number');
+    return rates.length === 0 ? undefined : rates.reduce((a, b) => a + b, 0);
   }
 
   private async get<T>(path: string, allowNotFound = false): Promise<T> {

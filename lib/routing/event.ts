@@ -40,7 +40,9 @@ export type MessageProperties = Omit<z.infer<typeof propertiesSchema>, 'priority
 export const afterProcessEventSchema = z.strictObject({
   /** The queue the worker would have sent the message to. */
   target: z.string(),
-  tenantId: z.string(),
+  /** Absent or empty: a tenant-less message (ROUTER_MISSING_TENANT). */
+  tenantId: z.string().optional(),
+  /** Absent or empty: no workflow. */
   workflowName: z.string().optional(),
   message: z.strictObject({
     body: z.string(),
@@ -78,13 +80,16 @@ function fromFairwayEvent(json: object): RoutableMessage {
     throw new InvalidEventError('message.body', 'is not valid base64');
   }
   checkTargetName(event.target);
-  checkDiscriminator('tenantId', event.tenantId);
-  if (event.workflowName !== undefined) checkDiscriminator('workflowName', event.workflowName);
+  // An empty id means none, as in a task message (upstream's mutators skip an empty one).
+  const tenantId = event.tenantId || undefined;
+  const workflowName = event.workflowName || undefined;
+  if (tenantId !== undefined) checkDiscriminator('tenantId', tenantId);
+  if (workflowName !== undefined) checkDiscriminator('workflowName', workflowName);
   const { priority: _replaced, ...properties } = event.message.properties;
   return {
     target: event.target,
-    tenantId: event.tenantId,
-    ...(event.workflowName === undefined ? {} : { workflowName: event.workflowName }),
+    ...(tenantId === undefined ? {} : { tenantId }),
+    ...(workflowName === undefined ? {} : { workflowName }),
     body: Buffer.from(event.message.body, event.message.encoding),
     properties: { deliveryMode: 2, ...properties },
   };

@@ -13,7 +13,8 @@ export const MAX_QUEUE_NAME_BYTES = 255;
 /** What the mutators read: the target and the ids the event carried. */
 export interface StagingKey {
   target: string;
-  tenantId: string;
+  /** Absent for a tenant-less message (ROUTER_MISSING_TENANT=route): it is routed by its workflow alone. */
+  tenantId?: string;
   workflowName?: string;
 }
 
@@ -26,39 +27,68 @@ export interface QueueNameMutator<K extends StagingKey = StagingKey> {
   discriminator(key: K): string | undefined;
 }
 
-export const tenantMutator: QueueNameMutator = { field: 'tenantId', discriminator: (key) => key.tenantId };
-export const workflowMutator: QueueNameMutator = { field: 'workflowName', discriminator: (key) => key.workflowName };
+// An empty id adds nothing, as upstream's mutators skip a null or empty one.
+export const tenantMutator: QueueNameMutator = { field: 'tenantId', discriminator: (key) => key.tenantId || undefined };
+export const workflowMutator: QueueNameMutator = {
+  field: 'workflowName',
+  discriminator: (key) => key.workflowName || undefined,
+};
 export const defaultMutators: readonly QueueNameMutator[] = [tenantMutator, workflowMutator];
+
+/** Where a message goes: its staging queue, or its target when no mutator adds a discriminator. */
+export interface StagingDestination {
+  queue: string;
+  /**
+   * Set when the full name would pass RabbitMQ's 255 bytes: `discriminators-dropped` when trailing
+   * discriminators (workflow first) were left out to fit, `target` when not even the first fits
+   * and the message goes straight to its target, as upstream keeps the original name.
+   */
+  shortened?: 'discriminators-dropped' | 'target';
+}
 
 /**
  * The staging queue for `key`: target, `»`, then `/`+discriminator per mutator that adds one;
  * the target itself when none does. An id that would break the scheme is rejected, never
- * rewritten, so that a message cannot land in another tenant's queue.
+ * rewritten, so that a message cannot land in another tenant's queue. A name longer than
+ * RabbitMQ allows drops discriminators from the end until it fits (a tenant keeps its own queue
+ * when only its workflow was too long), else it is the target (`shortened` says which).
  */
-export function stagingQueueName<K extends StagingKey>(
+export function stagingDestination<K extends StagingKey>(
   key: K,
   mutators: readonly QueueNameMutator<K>[] = defaultMutators,
-): string {
+): StagingDestination {
   checkTargetName(key.target);
   const used = mutators.flatMap((mutator) => {
     const value = mutator.discriminator(key);
     if (value === undefined) return [];
     checkDiscriminator(mutator.field, value);
-    return [{ field: mutator.field, value }];
+    return [value];
   });
-  if (used.length === 0) return key.target;
+  if (used.length === 0) return { queue: key.target };
   if (key.target.startsWith('amq.')) {
     throw new InvalidEventError('target', 'names starting with "amq." are reserved by RabbitMQ and cannot be staged');
   }
-  const name = key.target + STAGING_SEPARATOR + used.map((u) => DISCRIMINATOR_SEPARATOR + u.value).join('');
-  const bytes = Buffer.byteLength(name, 'utf8');
-  if (bytes > MAX_QUEUE_NAME_BYTES) {
-    throw new InvalidEventError(
-      ['target', ...used.map((u) => u.field)].join(', '),
-      `together make a staging queue name of ${bytes} bytes; RabbitMQ allows at most ${MAX_QUEUE_NAME_BYTES}`,
-    );
+  for (let kept = used.length; kept > 0; kept--) {
+    const name =
+      key.target +
+      STAGING_SEPARATOR +
+      used
+        .slice(0, kept)
+        .map((u) => DISCRIMINATOR_SEPARATOR + u)
+        .join('');
+    if (Buffer.byteLength(name, 'utf8') <= MAX_QUEUE_NAME_BYTES) {
+      return kept === used.length ? { queue: name } : { queue: name, shortened: 'discriminators-dropped' };
+    }
   }
-  return name;
+  return { queue: key.target, shortened: 'target' };
+}
+
+/** The name `stagingDestination` gives `key`. */
+export function stagingQueueName<K extends StagingKey>(
+  key: K,
+  mutators: readonly QueueNameMutator<K>[] = defaultMutators,
+): string {
+  return stagingDestination(key, mutators).queue;
 }
 
 /** A target queue name must be usable as is and must not look like a staging queue. */

@@ -5,7 +5,7 @@ import type { TenantCounterStore } from '../priority/counter-store';
 import type { PriorityMapping } from '../priority/rules';
 import { parseAfterProcessRecord, type RoutableMessage } from './event';
 import { publishAll } from './publish';
-import { defaultMutators, type QueueNameMutator, stagingQueueName } from './queue-names';
+import { defaultMutators, type QueueNameMutator, type StagingDestination, stagingDestination } from './queue-names';
 import type { StagingQueues, StagingQueuesReport, TargetSettings } from './staging-queues';
 
 /** Why a record was not routed; bounded, so it can be a metric name. */
@@ -31,12 +31,33 @@ export interface TenantRouted {
   priorityLevel: number;
 }
 
+/** Tenant-less messages one batch routed (ROUTER_MISSING_TENANT=route), kept apart from tenants' figures. */
+export interface TenantlessRouted {
+  documents: number;
+  /** Each destination (staging queue by workflow, or the target) with its count. */
+  destinations: Record<string, number>;
+}
+
+/** A message whose full staging queue name would pass 255 bytes, and where it went instead. */
+export interface NameShortened {
+  target: string;
+  queue: string;
+  shortened: NonNullable<StagingDestination['shortened']>;
+}
+
+export type RouterMetric = 'Routed' | 'RoutedWithoutTenant' | 'NamesShortened' | FailureKind;
+
 /** Where the router reports; never given a message body. */
 export interface RouterReport extends StagingQueuesReport {
   failed(failure: RecordFailure): void;
-  counted(metric: 'Routed' | FailureKind, count: number): void;
+  counted(metric: RouterMetric, count: number): void;
   tenantRouted(routed: TenantRouted): void;
+  tenantlessRouted(routed: TenantlessRouted): void;
+  nameShortened(shortened: NameShortened): void;
 }
+
+/** What the router does with a message that names no tenant. */
+export type MissingTenantPolicy = 'route' | 'reject';
 
 export interface RouterDeps {
   counters: TenantCounterStore;
@@ -44,6 +65,10 @@ export interface RouterDeps {
   stagingQueues: StagingQueues;
   targets: Readonly<Record<string, TargetSettings>>;
   priorityOf: PriorityMapping;
+  /** The level of a tenant-less message (the quiet level of SPEC §1): it never counts against a tenant. */
+  quietLevel: number;
+  /** `route` (upstream's behaviour, default): by workflow alone, or straight to the target; `reject`: dead-letter it. */
+  missingTenant: MissingTenantPolicy;
   confirmTimeoutMs: number;
   report: RouterReport;
   mutators?: readonly QueueNameMutator[];
@@ -55,7 +80,9 @@ interface Pending {
   message: RoutableMessage;
   /** Where the message is published: its staging queue, or its target when that bypasses staging. */
   destination: string;
+  /** Published to the target itself: a bypassing target, or no discriminator (or none that fits) to stage by. */
   bypass: boolean;
+  shortened?: StagingDestination['shortened'];
   priorityLevel?: number;
   amqpPriority?: number;
 }
@@ -76,9 +103,14 @@ export function createRouter(deps: RouterDeps) {
     let pending = event.Records.flatMap((record): Pending[] => {
       try {
         const message = parseAfterProcessRecord(record);
-        const bypass = deps.targets[message.target]?.bypassStaging ?? false;
-        const destination = bypass ? message.target : stagingQueueName(message, mutators);
-        return [{ record, message, bypass, destination }];
+        if (message.tenantId === undefined && deps.missingTenant === 'reject') {
+          throw new InvalidEventError('tenantId', 'is required (ROUTER_MISSING_TENANT=reject)');
+        }
+        if (deps.targets[message.target]?.bypassStaging) {
+          return [{ record, message, bypass: true, destination: message.target }];
+        }
+        const { queue, shortened } = stagingDestination(message, mutators);
+        return [{ record, message, bypass: queue === message.target, destination: queue, shortened }];
       } catch (error) {
         failures.push(failureOf(record.messageId, 'Rejected', error));
         return [];
@@ -131,7 +163,19 @@ export function createRouter(deps: RouterDeps) {
     for (const [tenant, items] of byTenant(routed)) {
       deps.report.tenantRouted({ tenant, documents: items.length, priorityLevel: items.at(-1)!.priorityLevel! });
     }
+    const tenantless = routed.filter((item) => item.message.tenantId === undefined);
+    if (tenantless.length > 0) {
+      const destinations: Record<string, number> = {};
+      for (const item of tenantless) destinations[item.destination] = (destinations[item.destination] ?? 0) + 1;
+      deps.report.tenantlessRouted({ documents: tenantless.length, destinations });
+    }
+    const shortened = routed.filter((item) => item.shortened !== undefined);
+    for (const item of shortened) {
+      deps.report.nameShortened({ target: item.message.target, queue: item.destination, shortened: item.shortened! });
+    }
     deps.report.counted('Routed', routed.length);
+    deps.report.counted('RoutedWithoutTenant', tenantless.length);
+    deps.report.counted('NamesShortened', shortened.length);
     for (const kind of ['Rejected', 'PriorityFailures', 'BrokerFailures'] as const) {
       deps.report.counted(kind, failures.filter((f) => f.kind === kind).length);
     }
@@ -162,9 +206,17 @@ async function ensureStagingQueues(stagingQueues: StagingQueues, pending: Pendin
   return failed;
 }
 
-/** The k events of one tenant are k checks in batch order, in one write; tenants run in parallel. */
+/**
+ * The k events of one tenant are k checks in batch order, in one write; tenants run in parallel.
+ * A tenant-less event takes the quiet level without a check: there is no counter to charge.
+ */
 async function checkPriorities(deps: RouterDeps, pending: Pending[], nowMs: number): Promise<Failed> {
   const failed: Failed = new Map();
+  for (const item of pending) {
+    if (item.message.tenantId !== undefined) continue;
+    item.priorityLevel = deps.quietLevel;
+    item.amqpPriority = deps.priorityOf(deps.quietLevel);
+  }
   await Promise.all(
     [...byTenant(pending)].map(async ([tenantId, items]) => {
       try {
@@ -181,10 +233,13 @@ async function checkPriorities(deps: RouterDeps, pending: Pending[], nowMs: numb
   return failed;
 }
 
-/** The items of each tenant, in batch order. */
+/** The items of each tenant, in batch order; tenant-less items are in no group. */
 function byTenant(items: Pending[]): Map<string, Pending[]> {
   const groups = new Map<string, Pending[]>();
-  for (const item of items) groups.set(item.message.tenantId, [...(groups.get(item.message.tenantId) ?? []), item]);
+  for (const item of items) {
+    const tenant = item.message.tenantId;
+    if (tenant !== undefined) groups.set(tenant, [...(groups.get(tenant) ?? []), item]);
+  }
   return groups;
 }
 

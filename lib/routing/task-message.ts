@@ -15,7 +15,7 @@ import { checkDiscriminator, checkTargetName } from './queue-names';
  * - `taskData` is base64 of UTF-8 JSON (V4's JSON object was withdrawn in worker-framework 7.0.0);
  *   for a DocumentWorkerTask it holds `document.fields` and `customData` side by side
  *   (CAFDataProcessing worker-document), for a DocumentWorker task `fields` at the top;
- * - the tenant is `customData.tenantId`, the workflow the first string value of the field
+ * - the tenant is `customData.tenantId` (absent or empty: a tenant-less message), the workflow the first string value of the field
  *   `CAF_WORKFLOW_NAME`, else `customData.workflowName` (the removed MessageRouter's tenant and
  *   workflow mutators, and worker-workflow's workflow-control.js); an empty workflow means none.
  *
@@ -53,17 +53,16 @@ export function fromTaskMessage(json: object, record: Pick<SQSRecord, 'body' | '
   checkTargetName(envelope.to, 'to');
   const taskData = parseOrReject(taskDataSchema, decodeTaskData(envelope.taskData), 'taskData');
 
-  const tenantId = taskData.customData?.tenantId;
-  if (tenantId === undefined || tenantId === null)
-    throw new InvalidEventError('taskData.customData.tenantId', 'is required');
-  checkDiscriminator('taskData.customData.tenantId', tenantId);
+  // No tenant (absent, null or empty) is a tenant-less message, as upstream's tenant mutator skips it.
+  const tenantId = taskData.customData?.tenantId || undefined;
+  if (tenantId !== undefined) checkDiscriminator('taskData.customData.tenantId', tenantId);
 
   const workflow = workflowOf(taskData);
   if (workflow) checkDiscriminator(workflow.field, workflow.value);
 
   return {
     target: envelope.to,
-    tenantId,
+    ...(tenantId === undefined ? {} : { tenantId }),
     ...(workflow ? { workflowName: workflow.value } : {}),
     body: Buffer.from(record.body, 'utf8'),
     properties: { deliveryMode: 2, headers: headersOf(record.messageAttributes ?? {}) },

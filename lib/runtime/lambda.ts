@@ -2,7 +2,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import type { Observability } from './observability';
+import { createObservability, type Observability } from './observability';
 
 /**
  * Wraps a handler core with the middlewares every Fairway function shares:
@@ -15,4 +15,16 @@ export function lambdaHandler<TEvent, TResult>(
   return middy(core)
     .use(injectLambdaContext(logger))
     .use(logMetrics(metrics, { captureColdStartMetric: true, throwOnEmptyMetrics: false }));
+}
+
+/**
+ * A function's Lambda handler: its own logger and metrics, and its core built from them once, at
+ * cold start (each part's `service.ts` supplies `build`).
+ */
+export function functionHandler<TEvent, TResult>(
+  functionName: string,
+  build: (observability: Observability) => (event: TEvent, context: Context) => Promise<TResult>,
+) {
+  const observability = createObservability(functionName);
+  return lambdaHandler(observability, build(observability));
 }

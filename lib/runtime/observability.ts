@@ -17,6 +17,3 @@ export function createObservability(functionName: string): Observability {
     metrics: new Metrics({ namespace: 'Fairway', serviceName: 'fairway' }),
   };
 }
-
-/** Transitional container-wide pair, removed once every part builds its own through `createObservability`. */
-export const { logger, metrics } = createObservability('fairway');

@@ -4,6 +4,7 @@ import { type Env, parseEnv } from '../../lib/config/env';
 import { targetCapacity } from '../../lib/distributor/capacity';
 import { planShares } from '../../lib/distributor/planner';
 import type { DistributorState } from '../../lib/distributor/state-store';
+import { controlledWeight, queueControl, type TenantControls } from '../../lib/distributor/tenant-controls';
 import { weightOf } from '../../lib/distributor/weights';
 import type { QueueInfo } from '../../lib/rabbitmq/management';
 import { parseStagingQueueName } from '../../lib/routing/queue-names';
@@ -30,7 +31,10 @@ export interface StagingView {
   tenant?: string;
   workflow?: string;
   depth: number;
+  /** The weight the next pass plans with: 0 when paused, else a run-time control's, else the configured one. */
   weight: number;
+  /** Paused with `fairway tenants pause`: the next pass moves nothing from it. */
+  paused: boolean;
   /** Messages the next pass would move from it, by the distributor's own planner. */
   nextShare: number;
 }
@@ -51,8 +55,9 @@ export async function describeQueues(
     | 'DISTRIBUTOR_REFILL_THRESHOLD_PERCENT'
   >,
   state?: Pick<DistributorState, 'readRotation'>,
+  controls: TenantControls = {},
 ): Promise<{ targets: TargetView[]; staging: StagingView[] }> {
-  const weight = weightOf(settings.DISTRIBUTOR_WEIGHTS);
+  const weight = controlledWeight(weightOf(settings.DISTRIBUTOR_WEIGHTS), controls);
   const byName = new Map(listing.map((q) => [q.name, q]));
   const staged = new Map<string, StagingView[]>();
   for (const queue of listing) {
@@ -66,6 +71,7 @@ export async function describeQueues(
       ...(parts.workflow ? { workflow: parts.workflow } : {}),
       depth: queue.messages_ready,
       weight: weight(queue.name),
+      paused: queueControl(controls, queue.name).paused,
       nextShare: 0,
     });
     staged.set(parts.target, views);

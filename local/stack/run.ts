@@ -139,7 +139,7 @@ async function start(options: LocalStackOptions) {
       scheduledEvent(`${fn.deployedName}-schedule`),
       lambdaContext(fn.deployedName, fn.timeoutSeconds),
     );
-    // A cleanup invocation answers with its steps (lib/cleanup/handler.ts); a fill means the stack was empty.
+    // A cleanup invocation answers with its steps (lib/cleanup/step-runner.ts); a fill means the stack was empty.
     if (fn.name === 'distributor' && recentPasses.push(result as PassSummary) > RECENT_PASSES) recentPasses.shift();
     for (const step of [result].flat() as Array<{ job?: string; fill?: boolean } | undefined>) {
       if (step?.fill && step.job) fills.set(step.job, (fills.get(step.job) ?? 0) + 1);

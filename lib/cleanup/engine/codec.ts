@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import type { JobDefinition, Operation, OperationKind } from './job-definition';
 import { MAX_CHILDREN_PER_PUSH, operationKey } from './keys';
 import { seededRandom, shuffled } from './random';
-import type { JobDefinition, Operation, OperationKind } from './types';
 
 /**
  * The pure rules between operations in memory and items on the stack: validating what a
@@ -100,13 +100,16 @@ export type DecodedOperation =
   | { ok: true; kind: string; operation: OperationKind; payload: unknown }
   | { ok: false; kind: string; error: string };
 
+/** An operation's kind as stored, for logs and the operator; a malformed item may have none. */
+export const kindName = (kind: unknown): string => (typeof kind === 'string' ? kind : '(none)');
+
 /** Reads an item back: a malformed item, an unknown kind or an invalid payload is an error to set aside, never a crash. */
 export function decodeOperation(item: Record<string, unknown>, kinds: Kinds): DecodedOperation {
   const stored = storedOperation.safeParse(item);
   if (!stored.success) {
     return {
       ok: false,
-      kind: String(item.kind ?? '(none)'),
+      kind: kindName(item.kind),
       error: `stored item is malformed: ${z.prettifyError(stored.error)}`,
     };
   }

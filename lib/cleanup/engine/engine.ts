@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import { errorText } from '../../errors';
 import { decodeOperation, type EncodedOperation, encodeChildren, type PushPlan, placeChildren } from './codec';
+import type { JobDefinition, OperationContext } from './job-definition';
 import { fillGeneration, isFillKey } from './keys';
 import { drawSeed, type Random } from './random';
-import { type Candidate, type Claim, type DocumentPort, type StackItem, StackStore } from './store';
-import type { JobDefinition, OperationContext } from './types';
+import type { Candidate, StackRecord } from './stack-record';
+import { type Claim, type DocumentPort, StackStore } from './stack-store';
 
 export interface EngineSettings {
   /** Passed to every operation: count what would be deleted, delete nothing. */
@@ -73,8 +75,6 @@ const CONTENDED_STEPS = 20;
 const VIEW_FRESH_MS = 2_000;
 const VIEW_TRIES = 2;
 
-const describe = (error: unknown) => (error instanceof Error ? `${error.name}: ${error.message}` : String(error));
-
 /**
  * The cleanup engine of one job (SPEC §4, DESIGN.md "State and concurrency"). `step()` does one
  * step: if the stack is empty, the default operation fills it; otherwise it claims the top
@@ -113,7 +113,7 @@ export function createCleanupEngine(job: JobDefinition, settings: EngineSettings
     return item ? run(item, claim) : { outcome: 'busy', children: 0 };
   }
 
-  async function claimNext(claim: Claim): Promise<StackItem | undefined> {
+  async function claimNext(claim: Claim): Promise<StackRecord | undefined> {
     if (view.candidates.length > 0 && claim.now - view.at < VIEW_FRESH_MS) {
       const claimed = await claimFrom(view.candidates, claim, new Set(), VIEW_TRIES);
       if (claimed) return claimed;
@@ -124,7 +124,7 @@ export function createCleanupEngine(job: JobDefinition, settings: EngineSettings
       // Read the latest fill before looking at the stack again: a fill that starts after this
       // read either shows up in the second look or makes our own fill's conditional put fail.
       const latest = await store.latestFill();
-      if (latest && latest.done !== true) return store.claim(latest.sk, claim);
+      if (latest && !latest.done) return store.claim(latest.sk, claim);
       page = await store.topOperations(pageSize);
       if (page.items.length === 0) {
         const generation = latest ? fillGeneration(latest.sk) + 1 : 1;
@@ -169,31 +169,31 @@ export function createCleanupEngine(job: JobDefinition, settings: EngineSettings
    * until then a retry of the parent may write it again. A parent whose claim expired
    * mid-push is taken over here, so its half-pushed children never hide it.
    */
-  async function parentState(sk: string, claim: Claim): Promise<{ settled: boolean; taken?: StackItem }> {
+  async function parentState(sk: string, claim: Claim): Promise<{ settled: boolean; taken?: StackRecord }> {
     const parent = await store.get(sk);
-    if (!parent || parent.done === true) {
+    if (!parent || parent.done) {
       if (settledParents.size >= SETTLED_PARENTS_KEPT) settledParents.clear();
       settledParents.add(sk);
       return { settled: true };
     }
-    if (((parent.leaseUntil as number | undefined) ?? 0) >= claim.now) return { settled: false };
+    if ((parent.leaseUntil ?? 0) >= claim.now) return { settled: false };
     return { settled: false, taken: await store.claim(sk, claim) };
   }
 
-  async function run(item: StackItem, claim: Claim): Promise<Finished> {
+  async function run(item: StackRecord, claim: Claim): Promise<Finished> {
     const fill = isFillKey(item.sk);
-    const attempts = Number(item.attempts);
-    const claimed = { kind: String(item.kind), sk: item.sk, fill, attempts };
+    const { attempts } = item;
+    const decoded = decodeOperation(item, job.kinds);
+    const claimed = { kind: decoded.kind, sk: item.sk, fill, attempts };
     const setAside = async (error: string): Promise<Finished> => {
       const removed = await store.deadLetter(item, claim.owner, fill, error, clock());
       return { ...claimed, outcome: removed ? 'dead-lettered' : 'lease-lost', children: 0, error };
     };
 
     if (attempts > settings.maxAttempts) {
-      const last = typeof item.lastError === 'string' ? `; last error: ${item.lastError}` : '';
+      const last = item.lastError !== undefined ? `; last error: ${item.lastError}` : '';
       return setAside(`claimed ${attempts - 1} times without finishing (a step crashed or timed out)${last}`);
     }
-    const decoded = decodeOperation(item, job.kinds);
     if (!decoded.ok) return setAside(decoded.error);
 
     let children: EncodedOperation[];
@@ -201,7 +201,7 @@ export function createCleanupEngine(job: JobDefinition, settings: EngineSettings
       const supplied = (await decoded.operation.execute(decoded.payload, context)) ?? [];
       children = encodeChildren(decoded.kind, supplied, job.kinds, settings.maxPayloadBytes);
     } catch (caught) {
-      const error = describe(caught);
+      const error = errorText(caught);
       if (attempts >= settings.maxAttempts) return setAside(error);
       const released = await store.release(item.sk, claim.owner, error);
       return { ...claimed, outcome: released ? 'failed' : 'lease-lost', children: 0, error };
@@ -219,8 +219,8 @@ export function createCleanupEngine(job: JobDefinition, settings: EngineSettings
   }
 
   /** The plan a previous attempt recorded, or a new one recorded now; nothing if the lease was lost. */
-  async function planFor(item: StackItem, owner: string): Promise<PushPlan | undefined> {
-    if (typeof item.pushSequence === 'number' && typeof item.shuffleSeed === 'number') {
+  async function planFor(item: StackRecord, owner: string): Promise<PushPlan | undefined> {
+    if (item.pushSequence !== undefined && item.shuffleSeed !== undefined) {
       return { sequence: item.pushSequence, shuffleSeed: item.shuffleSeed };
     }
     const plan = { sequence: await store.nextSequence(), shuffleSeed: drawSeed(random) };

@@ -1,37 +1,7 @@
-import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { z } from 'zod';
 import { MAX_BATCH_SIZE } from '../../config/cleanup-jobs';
-import { logger, metrics } from '../../runtime/observability';
-import type { OperationKind } from '../engine/types';
-
-/** What one batch delete deleted (or, in a dry run, would have deleted). Document ids only: never a CPR. */
-export interface DeletionEvent {
-  job: string;
-  operation: string;
-  dryRun: boolean;
-  /** Ids the batch asked for, before the re-check. */
-  requested: number;
-  documentIds: readonly string[];
-}
-
-/** Where deletions are reported; the default writes a structured log line and a metric. */
-export interface DeletionReport {
-  record(event: DeletionEvent): void;
-}
-
-export const logDeletions: DeletionReport = {
-  record({ job, operation, dryRun, requested, documentIds }) {
-    logger.info(dryRun ? 'dry run: would delete documents' : 'deleted documents', {
-      job,
-      operation,
-      dryRun,
-      requested,
-      count: documentIds.length,
-      documentIds,
-    });
-    metrics.addMetric(dryRun ? 'DocumentsDryRunCounted' : 'DocumentsDeleted', MetricUnit.Count, documentIds.length);
-  },
-};
+import type { OperationKind } from '../engine/job-definition';
+import type { JobReport } from '../report';
 
 /** A batch of document ids as it travels on the stack (capped: see MAX_BATCH_SIZE). */
 export const documentIds = z.array(z.string().min(1)).min(1).max(MAX_BATCH_SIZE);
@@ -53,7 +23,7 @@ export function batchDeleteKind<P extends { ids: string[] }>(
   payload: z.ZodType<P>,
   options: {
     cap: number;
-    report: DeletionReport;
+    report: Pick<JobReport, 'deleted'>;
     remove: (payload: P, ids: readonly string[], deletion: { at: Date; dryRun: boolean }) => Promise<readonly string[]>;
     applies?: (payload: P) => boolean;
   },
@@ -65,7 +35,7 @@ export function batchDeleteKind<P extends { ids: string[] }>(
       if (!applies(batch)) return [];
       const ids = batch.ids.slice(0, cap);
       const deleted = await remove(batch, ids, { at: context.now(), dryRun: context.dryRun });
-      report.record({
+      report.deleted({
         job: context.job,
         operation: 'batch-delete',
         dryRun: context.dryRun,

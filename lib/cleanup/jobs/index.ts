@@ -1,12 +1,10 @@
-import { Pool } from 'pg';
-import type { CleanupConfig } from '../../config/cleanup';
+import type { Pool } from 'pg';
 import { loadRepositoryJobConfig, loadStatus90JobConfig, loadTimebasedJobConfig } from '../../config/cleanup-jobs';
 import type { Env } from '../../config/env';
 import { NxrgRegistry } from '../../nxrg/registry';
 import { OpenxdsRepository } from '../../openxds/repository';
-import { logger } from '../../runtime/observability';
-import type { JobDefinition } from '../engine/types';
-import { type DeletionReport, logDeletions } from './deletions';
+import type { JobDefinition } from '../engine/job-definition';
+import type { JobReport } from '../report';
 import { REPOSITORY_JOB, repositoryJob } from './repository';
 import { STATUS90_JOB, status90Job } from './status90';
 import { TIMEBASED_JOB, timebasedJob } from './timebased';
@@ -20,20 +18,7 @@ export interface JobDatabases {
   openxds: Pool;
 }
 
-/**
- * One small pool per database per container. pg connects lazily, so building them at cold start
- * costs nothing; a step uses one connection of each at most.
- */
-export function jobDatabases(config: Pick<CleanupConfig, 'NXRG_DATABASE_URL' | 'OPENXDS_DATABASE_URL'>): JobDatabases {
-  const pool = (database: string, connectionString: string) =>
-    new Pool({ connectionString, max: 2 }).on('error', (error) =>
-      // An idle connection dropped by the server: the pool replaces it; without a listener it would crash the container.
-      logger.warn('idle database connection failed', { database, error: error.message }),
-    );
-  return { nxrg: pool('nxrg', config.NXRG_DATABASE_URL), openxds: pool('openxds', config.OPENXDS_DATABASE_URL) };
-}
-
-type JobFactory = (env: Env, databases: JobDatabases, report: DeletionReport) => JobDefinition;
+type JobFactory = (env: Env, databases: JobDatabases, report: JobReport) => JobDefinition;
 
 const factories: Readonly<Record<CleanupJobName, JobFactory>> = {
   [TIMEBASED_JOB]: (env, { nxrg }, report) => {
@@ -59,11 +44,6 @@ const factories: Readonly<Record<CleanupJobName, JobFactory>> = {
  * The job registry: the definition each cleanup function runs. Validates the job's own settings in
  * `env` (a ConfigError naming every bad setting), so a function calls it at cold start.
  */
-export function cleanupJob(
-  name: CleanupJobName,
-  env: Env,
-  databases: JobDatabases,
-  report: DeletionReport = logDeletions,
-): JobDefinition {
+export function cleanupJob(name: CleanupJobName, env: Env, databases: JobDatabases, report: JobReport): JobDefinition {
   return factories[name](env, databases, report);
 }

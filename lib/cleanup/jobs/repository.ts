@@ -2,8 +2,9 @@ import { z } from 'zod';
 import type { RepositoryJobConfig } from '../../config/cleanup-jobs';
 import type { NxrgRegistry } from '../../nxrg/registry';
 import type { OpenxdsRepository } from '../../openxds/repository';
-import type { JobDefinition, Operation, OperationKind } from '../engine/types';
-import { batchDeleteKind, chunk, type DeletionReport, documentIds } from './deletions';
+import type { JobDefinition, Operation, OperationKind } from '../engine/job-definition';
+import type { JobReport } from '../report';
+import { batchDeleteKind, chunk, documentIds } from './deletions';
 
 export const REPOSITORY_JOB = 'repository-cleanup';
 
@@ -15,7 +16,7 @@ export interface RepositoryJobDeps {
   config: Pick<RepositoryJobConfig, 'pageSize' | 'batchSize' | 'maxDeletesPerStep'>;
   registry: Pick<NxrgRegistry, 'pendingRepositoryPage' | 'settleRepositoryDeletions'>;
   repository: Pick<OpenxdsRepository, 'deleteDocuments'>;
-  report: DeletionReport;
+  report: Pick<JobReport, 'deleted'>;
 }
 
 /**

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import type { Status90JobConfig } from '../../config/cleanup-jobs';
 import type { NxrgRegistry } from '../../nxrg/registry';
-import type { JobDefinition, Operation, OperationKind } from '../engine/types';
-import { batchDeleteKind, chunk, type DeletionReport, documentIds } from './deletions';
+import type { JobDefinition, Operation, OperationKind } from '../engine/job-definition';
+import type { JobReport } from '../report';
+import { batchDeleteKind, chunk, documentIds } from './deletions';
 
 export const STATUS90_JOB = 'registry-status90-cleanup';
 
@@ -27,7 +28,7 @@ type CitizenBatch = z.infer<typeof citizenBatchPayload>;
 export interface Status90JobDeps {
   config: Pick<Status90JobConfig, 'suffixPageSize' | 'citizenBatchSize' | 'batchSize' | 'maxDeletesPerStep'>;
   registry: Pick<NxrgRegistry, 'citizenPage' | 'deceasedDocumentPage' | 'deleteOfDeceased'>;
-  report: DeletionReport;
+  report: Pick<JobReport, 'deleted'>;
 }
 
 /**

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import type { DocumentTypeRule, TimebasedJobConfig } from '../../config/cleanup-jobs';
 import type { ExpiryRule, NxrgRegistry } from '../../nxrg/registry';
-import { logger } from '../../runtime/observability';
-import type { JobDefinition, Operation, OperationKind } from '../engine/types';
-import { batchDeleteKind, chunk, type DeletionReport, documentIds } from './deletions';
+import type { JobDefinition, Operation, OperationKind } from '../engine/job-definition';
+import type { JobReport } from '../report';
+import { batchDeleteKind, chunk, documentIds } from './deletions';
 
 export const TIMEBASED_JOB = 'registry-timebased-cleanup';
 
@@ -19,7 +19,7 @@ const batchDeletePayload = z.object({ documentType: z.string().min(1), ids: docu
 export interface TimebasedJobDeps {
   config: Pick<TimebasedJobConfig, 'documentTypes' | 'pageSize' | 'maxDeletesPerStep'>;
   registry: Pick<NxrgRegistry, 'expiredPage' | 'deleteExpired'>;
-  report: DeletionReport;
+  report: JobReport;
 }
 
 /**
@@ -32,8 +32,7 @@ export function timebasedJob({ config, registry, report }: TimebasedJobDeps): Jo
   /** The rule as configured now: a type removed from the configuration is no longer deleted. */
   const ruleFor = (documentType: string): DocumentTypeRule | undefined => {
     const rule = rules.get(documentType);
-    if (!rule)
-      logger.warn('document type is no longer configured; operation dropped', { job: TIMEBASED_JOB, documentType });
+    if (!rule) report.dropped({ job: TIMEBASED_JOB, documentType });
     return rule;
   };
   const expiry = (rule: DocumentTypeRule, now: Date): ExpiryRule => ({

@@ -1,4 +1,5 @@
 import { DynamoDistributorState } from '../../../lib/distributor/state-store';
+import { DynamoTenantControlStore } from '../../../lib/distributor/tenant-control-store';
 import { ManagementClient } from '../../../lib/rabbitmq/management';
 import { cliDocumentClient } from '../../ops/dynamo';
 import { describeQueues, loadQueueSettings } from '../../ops/queues';
@@ -10,7 +11,7 @@ export const queuesCommand: Command = {
   usage:
     'fairway queues [--json]\n' +
     '  Reads RABBITMQ_MANAGEMENT_URL and RABBITMQ_VHOST (one paged listing), DISTRIBUTOR_TABLE for the\n' +
-    '  rotation, and the DISTRIBUTOR_* settings, as the distributor does. Depths lag about 5 s.',
+    '  rotation and tenant controls, and the DISTRIBUTOR_* settings, as the distributor does. Depths lag about 5 s.',
   options: {},
   async run({ env }) {
     const settings = loadQueueSettings(env);
@@ -21,6 +22,7 @@ export const queuesCommand: Command = {
         await management.listQueues(),
         settings,
         new DynamoDistributorState(doc, settings.DISTRIBUTOR_TABLE),
+        await new DynamoTenantControlStore(doc, settings.DISTRIBUTOR_TABLE).read(),
       );
       return {
         data: view,
@@ -28,12 +30,13 @@ export const queuesCommand: Command = {
           { title: 'Targets', rows: view.targets.map((t) => ({ ...t })), empty: 'no staging queues' },
           {
             title: 'Staging queues (nextShare: what the next pass would move)',
-            rows: view.staging.map(({ queue, tenant, workflow, depth, weight, nextShare }) => ({
+            rows: view.staging.map(({ queue, tenant, workflow, depth, weight, paused, nextShare }) => ({
               queue,
               tenant,
               workflow,
               depth,
               weight,
+              paused,
               nextShare,
             })),
             empty: 'no staging queues',

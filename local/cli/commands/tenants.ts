@@ -1,39 +1,112 @@
 import { cliDocumentClient } from '../../ops/dynamo';
+import {
+  changeControl,
+  controlKeyProblem,
+  listControls,
+  loadControlSettings,
+  parseWeight,
+} from '../../ops/tenant-controls';
 import { listTenants, loadTenantSettings, resetTenant } from '../../ops/tenants';
-import type { Command } from '../command';
+import { type Command, type CommandInput, type CommandResult, UsageError } from '../command';
+
+const usage =
+  'fairway tenants [--reset <tenant>] [--json]\n' +
+  'fairway tenants pause <tenant>[/<workflow>]\n' +
+  'fairway tenants resume <tenant>[/<workflow>]\n' +
+  'fairway tenants weight <tenant>[/<workflow>] <weight>|clear\n' +
+  '  Without a subcommand: the counters and levels (TENANT_TABLE, TENANT_PRIORITY_* as the router reads\n' +
+  '  them) and the run-time controls (DISTRIBUTOR_TABLE).\n' +
+  '  --reset deletes the tenant’s counter: its next document starts again at count 0, level 1.\n' +
+  '  pause: the next distributor pass moves nothing from the tenant’s (or workflow’s) staging queues;\n' +
+  '  their messages stay there. resume undoes it. weight 0–1000 (decimals, 0 = no share) overrides\n' +
+  '  DISTRIBUTOR_WEIGHTS for its staging queues on every target; clear returns to the configured weight.';
 
 export const tenantsCommand: Command = {
   name: 'tenants',
-  summary: 'tenant counters and priority levels (busiest first); --reset <tenant> forgets one',
-  usage:
-    'fairway tenants [--reset <tenant>] [--json]\n' +
-    '  Reads TENANT_TABLE (and TENANT_PRIORITY_* for the levels, as the router does).\n' +
-    '  --reset deletes the tenant’s counter: its next document starts again at count 0, level 1.',
+  summary: 'tenant counters, levels and run-time controls; pause|resume|weight change a tenant’s share',
+  usage,
   options: { reset: { type: 'string' } },
-  async run({ options, env }) {
-    const settings = loadTenantSettings(env);
-    const doc = cliDocumentClient(settings.dynamo, env);
-    try {
-      if (typeof options.reset === 'string') {
-        const existed = await resetTenant(doc, settings.table, settings.rules, options.reset);
-        return {
-          data: { reset: options.reset, existed },
-          tables: [{ rows: [{ tenant: options.reset, reset: existed ? 'counter deleted' : 'had no counter' }] }],
-        };
-      }
-      const tenants = await listTenants(doc, settings.table, settings.rules);
-      return {
-        data: { tenants },
-        tables: [
-          {
-            title: `Tenants (${tenants.length})`,
-            rows: tenants.map((t) => ({ ...t })),
-            empty: 'no tenant has a counter yet',
-          },
-        ],
-      };
-    } finally {
-      doc.destroy();
+  async run(input) {
+    const [subcommand, ...args] = input.positionals;
+    if (subcommand === undefined) return list(input);
+    if (subcommand === 'pause' || subcommand === 'resume' || subcommand === 'weight') {
+      return control(input, subcommand, args);
     }
+    throw new UsageError(`unknown subcommand ${JSON.stringify(subcommand)}`);
   },
 };
+
+async function list({ options, env }: CommandInput): Promise<CommandResult> {
+  const settings = loadTenantSettings(env);
+  const doc = cliDocumentClient(settings.dynamo, env);
+  try {
+    if (typeof options.reset === 'string') {
+      const existed = await resetTenant(doc, settings.table, settings.rules, options.reset);
+      return {
+        data: { reset: options.reset, existed },
+        tables: [{ rows: [{ tenant: options.reset, reset: existed ? 'counter deleted' : 'had no counter' }] }],
+      };
+    }
+    const tenants = await listTenants(doc, settings.table, settings.rules);
+    // The controls live in the distributor's table; without DISTRIBUTOR_TABLE the counters still show.
+    const controls = env.DISTRIBUTOR_TABLE
+      ? await listControls(doc, loadControlSettings(env).DISTRIBUTOR_TABLE)
+      : undefined;
+    return {
+      data: { tenants, ...(controls ? { controls } : {}) },
+      tables: [
+        {
+          title: `Tenants (${tenants.length})`,
+          rows: tenants.map((t) => ({ ...t })),
+          empty: 'no tenant has a counter yet',
+        },
+        ...(controls
+          ? [
+              {
+                title: 'Run-time controls (fairway tenants pause|resume|weight)',
+                rows: controls.map((c) => ({ tenant: c.key, paused: c.paused ?? false, weight: c.weight })),
+                empty: 'none: every tenant flows with its configured weight',
+              },
+            ]
+          : []),
+      ],
+    };
+  } finally {
+    doc.destroy();
+  }
+}
+
+async function control(
+  { env }: CommandInput,
+  subcommand: 'pause' | 'resume' | 'weight',
+  args: string[],
+): Promise<CommandResult> {
+  const [key, value, ...extra] = args;
+  if (key === undefined) throw new UsageError(`${subcommand} needs a <tenant> or <tenant>/<workflow>`);
+  const problem = controlKeyProblem(key);
+  if (problem) throw new UsageError(`the tenant ${problem}`);
+  const expected = subcommand === 'weight' ? 1 : 0;
+  if ((value === undefined ? 0 : 1) + extra.length !== expected) {
+    throw new UsageError(
+      subcommand === 'weight' ? 'weight needs a <weight> or clear' : `${subcommand} takes one tenant`,
+    );
+  }
+  let weight: number | null | undefined;
+  if (subcommand === 'weight') {
+    weight = value === 'clear' ? null : parseWeight(value!);
+    if (weight === undefined)
+      throw new UsageError('the weight must be a number from 0 to 1000 with at most 3 decimals, or clear');
+  }
+  const settings = loadControlSettings(env);
+  const doc = cliDocumentClient(settings, env);
+  try {
+    const change = subcommand === 'weight' ? { weight } : { paused: subcommand === 'pause' };
+    const now = await changeControl(doc, settings.DISTRIBUTOR_TABLE, key, change);
+    return {
+      data: { tenant: key, ...now },
+      tables: [{ rows: [{ tenant: key, paused: now.paused ?? false, weight: now.weight }] }],
+    };
+  } finally {
+    doc.destroy();
+  }
+}

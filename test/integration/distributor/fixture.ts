@@ -19,8 +19,14 @@ export interface DistributorFixture {
   env: Record<string, string>;
   config(overrides?: Record<string, string>): DistributorConfig;
   /** A distributor on this vhost and table; `openChannel` lets a test watch the channels it uses. */
-  distributor(overrides?: Record<string, string>, openChannel?: () => Promise<ConfirmChannel>): Distributor;
+  distributor(
+    overrides?: Record<string, string>,
+    openChannel?: () => Promise<ConfirmChannel>,
+    consumptionRate?: (target: string, windowSeconds: number) => Promise<number | undefined>,
+  ): Distributor;
   warnings: { message: string; details: Record<string, unknown> }[];
+  /** What the report logged at info level (length tuning). */
+  infos: { message: string; details: Record<string, unknown> }[];
   withChannel<T>(use: (channel: ConfirmChannel) => Promise<T>): Promise<T>;
   /** Declares a durable queue. */
   declare(name: string, args?: Record<string, unknown>): Promise<void>;
@@ -53,6 +59,7 @@ export async function distributorFixture(): Promise<DistributorFixture> {
   const session = new AmqpSession(rabbit.amqpUrl);
   const management = new ManagementClient(rabbit.managementUrl, rabbit.vhost);
   const warnings: DistributorFixture['warnings'] = [];
+  const infos: DistributorFixture['infos'] = [];
   const env = {
     AMQP_URL: rabbit.amqpUrl,
     RABBITMQ_MANAGEMENT_URL: rabbit.managementUrl,
@@ -101,12 +108,21 @@ export async function distributorFixture(): Promise<DistributorFixture> {
     env,
     config,
     warnings,
+    infos,
     withChannel,
-    distributor: (overrides = {}, openChannel = () => session.openConfirmChannel()) =>
+    distributor: (
+      overrides = {},
+      openChannel = () => session.openConfirmChannel(),
+      consumptionRate = (target, windowSeconds) => management.consumptionRate(target, windowSeconds),
+    ) =>
       buildDistributor(
         config(overrides),
-        { openChannel, listQueues: () => management.listQueues(), doc: dynamo.doc },
-        warningReport((message, details) => warnings.push({ message, details })),
+        { openChannel, listQueues: () => management.listQueues(), doc: dynamo.doc, consumptionRate },
+        warningReport(
+          (message, details) => warnings.push({ message, details }),
+          undefined,
+          (message, details) => infos.push({ message, details }),
+        ),
       ),
     declare,
     publish,

@@ -2,7 +2,13 @@ import { readFileSync } from 'node:fs';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { loadRouterConfig, type RouterConfig } from '../../../lib/config/router';
 import type { AfterProcessEvent } from '../../../lib/routing/event';
-import type { RecordFailure, RouterReport, TenantRouted } from '../../../lib/routing/router';
+import type {
+  NameShortened,
+  RecordFailure,
+  RouterReport,
+  TenantlessRouted,
+  TenantRouted,
+} from '../../../lib/routing/router';
 import { fixturePath } from '../../fixtures';
 import type { EmbeddedDynamo } from '../../harness/dynamo';
 import type { TestVhost } from '../../harness/rabbit';
@@ -44,15 +50,19 @@ export function recordingReport() {
   const tenants: TenantRouted[] = [];
   const counts: Record<string, number> = {};
   const kept: Parameters<RouterReport['stagingQueueKept']>[0][] = [];
+  const tenantless: TenantlessRouted[] = [];
+  const shortened: NameShortened[] = [];
   const report: RouterReport = {
     failed: (failure) => failures.push(failure),
     tenantRouted: (routed) => tenants.push(routed),
+    tenantlessRouted: (routed) => tenantless.push(routed),
+    nameShortened: (item) => shortened.push(item),
     counted: (metric, count) => {
       counts[metric] = (counts[metric] ?? 0) + count;
     },
     stagingQueueKept: (queue) => kept.push(queue),
   };
-  return { report, failures, tenants, counts, kept };
+  return { report, failures, tenants, counts, kept, tenantless, shortened };
 }
 
 /** The router's configuration for a test vhost and dynalite, as the function reads it from its environment. */

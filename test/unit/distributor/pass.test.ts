@@ -1,6 +1,7 @@
 import { loadDistributorConfig } from '../../../lib/config/distributor';
 import { createDistributor, type DistributorReport } from '../../../lib/distributor/distributor';
 import type { DistributorState } from '../../../lib/distributor/state-store';
+import { noControls } from '../../../lib/distributor/tenant-controls';
 import type { QueueInfo } from '../../../lib/rabbitmq/management';
 
 const queue = (name: string, ready: number): QueueInfo => ({
@@ -21,6 +22,7 @@ describe('createDistributor: targets it cannot lease', () => {
       rotationConflict: jest.fn(),
       leaseNotReleased: jest.fn(),
       noTimeToMove: jest.fn(),
+      lengthTuned: jest.fn(),
       passed: jest.fn(),
     };
     const openChannel = jest.fn();
@@ -42,6 +44,8 @@ describe('createDistributor: targets it cannot lease', () => {
       listQueues: async () => [queue('a', 0), queue('a»/t1', 5), queue('b»/t1', 7)],
       openChannel,
       state,
+      controls: noControls,
+      tuning: { rate: jest.fn(), lengths: { read: jest.fn(), write: jest.fn() } },
       report,
     });
 

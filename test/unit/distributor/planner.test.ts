@@ -51,10 +51,31 @@ describe('planShares (fair)', () => {
     expect(planShares({ capacity: 3, queues, mode: 'fair', rotationCursor: 'b' }).rotationCursor).toBe('b');
   });
 
-  it('rejects a negative or fractional depth and a weight below 1, naming the queue', () => {
+  it('rejects a negative or fractional depth and a negative weight, naming the queue', () => {
     expect(() => sharesOf(5, [q('t»/x', -1)])).toThrow('Staging queue t»/x: depth must be a non-negative integer');
     expect(() => sharesOf(5, [q('t»/x', 1.5)])).toThrow('depth must be a non-negative integer');
-    expect(() => sharesOf(5, [q('t»/y', 1, 0)])).toThrow('Staging queue t»/y: weight must be a positive integer');
+    expect(() => sharesOf(5, [q('t»/y', 1, -1)])).toThrow('Staging queue t»/y: weight must be a number of at least 0');
+  });
+
+  // fast-lane-processing.md: a queue's share is capacity ÷ sum of weights × its weight; weight 0 gets
+  // nothing, and "messages not used by queues will be redistributed to queues with more messages".
+  it.each([
+    [
+      'weight 0 gets nothing; the others share its room',
+      90,
+      [q('a', 100, 0), q('b', 100), q('c', 100, 2)],
+      { a: 0, b: 30, c: 60 },
+    ],
+    ['every queue weight 0: nothing moves', 90, [q('a', 100, 0), q('b', 100, 0)], { a: 0, b: 0 }],
+    ['decimal weights: 0.5 gets half of 1', 30, [q('a', 100, 0.5), q('b', 100, 1)], { a: 10, b: 20 }],
+    ['thousandths are exact', 3000, [q('a', 5000, 0.001), q('b', 5000, 0.002)], { a: 1000, b: 2000 }],
+    ['a decimal-weighted queue that runs dry leaves its room', 30, [q('a', 2, 2.5), q('b', 100, 0.5)], { a: 2, b: 28 }],
+  ])('%s', (_what, capacity, queues, expected) => {
+    expect(sharesOf(capacity, queues)).toEqual(expected);
+  });
+
+  it('gives weight 0 nothing in reference mode too', () => {
+    expect(sharesOf(10, [q('a', 50, 0), q('b', 50)], undefined, 'reference')).toEqual({ a: 0, b: 10 });
   });
 });
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { SQSRecord } from 'aws-lambda';
 import { InvalidEventError } from '../../../lib/errors';
 import { type AfterProcessEvent, parseAfterProcessRecord } from '../../../lib/routing/event';
-import { stagingQueueName } from '../../../lib/routing/queue-names';
+import { stagingDestination, stagingQueueName } from '../../../lib/routing/queue-names';
 import { fixturePath } from '../../fixtures';
 
 const fixture = (name: string) => readFileSync(fixturePath(name), 'utf8');
@@ -70,10 +70,8 @@ describe("Fairway's after-process event", () => {
   it.each<[string, string, string[]]>([
     ['not JSON', 'Test message.', ['body']],
     ['a JSON array', '[1]', ['body']],
-    ['a missing tenant', JSON.stringify({ target: 'q', message: { body: 'x' } }), ['tenantId']],
     ['a tenant containing »', event({ tenantId: 'a»b' }), ['tenantId']],
     ['a tenant containing /', event({ tenantId: 'a/b' }), ['tenantId']],
-    ['an empty tenant', event({ tenantId: '' }), ['tenantId']],
     ['a numeric tenant', event({ tenantId: 7 }), ['tenantId']],
     ['a body that is not a string', event({}, { body: { text: 'x' } }), ['message.body']],
     ['a body that is not base64', event({}, { body: 'a*b', encoding: 'base64' }), ['message.body']],
@@ -82,7 +80,7 @@ describe("Fairway's after-process event", () => {
     ['a bad delivery mode', event({}, { properties: { deliveryMode: 3 } }), ['message.properties.deliveryMode']],
     ['a target naming a staging queue', event({ target: 'q»/other' }), ['target']],
     ['a target over 255 bytes', event({ target: 'q'.repeat(256) }), ['target']],
-    ['several problems', JSON.stringify({ target: 1, message: { body: 2 } }), ['target', 'tenantId', 'message.body']],
+    ['several problems', JSON.stringify({ target: 1, message: { body: 2 } }), ['target', 'message.body']],
   ])('rejects %s, naming the field', (_, body, fields) => {
     const error = rejection(body);
     expect(error.fields).toEqual(fields);
@@ -92,14 +90,26 @@ describe("Fairway's after-process event", () => {
   it('never quotes the value in its error', () => {
     expect(rejection(event({ tenantId: { secret: 'Jens Jensen 010190-1234' } })).message).not.toContain('Jens');
     expect(rejection(event({}, { body: 12345678 })).message).toBe('message.body: must be a string');
-    expect(rejection(JSON.stringify({ target: 'q', message: { body: 'x' } })).message).toBe('tenantId: is required');
   });
 
-  it('lets a tenant id make a staging name that is over 255 bytes only to be rejected there', () => {
+  it('lets a tenant id make a staging name over 255 bytes: the name falls back, the event is not rejected', () => {
     const parsed = parseAfterProcessRecord(record(event({ tenantId: 't'.repeat(300) })));
-    expect(() => stagingQueueName(parsed)).toThrow(
-      /^target, tenantId: together make a staging queue name of 312 bytes/,
-    );
+    expect(stagingDestination(parsed)).toEqual({ queue: 'worker-in', shortened: 'target' });
+  });
+
+  it.each([
+    ['no tenant', { target: 'q', message: { body: 'x' } }],
+    ['an empty tenant', { target: 'q', tenantId: '', message: { body: 'x' } }],
+    ['an empty tenant and workflow', { target: 'q', tenantId: '', workflowName: '', message: { body: 'x' } }],
+  ])('reads %s as a tenant-less message without a workflow', (_, body) => {
+    const parsed = parseAfterProcessRecord(record(JSON.stringify(body)));
+    expect(parsed).not.toHaveProperty('tenantId');
+    expect(parsed).not.toHaveProperty('workflowName');
+    expect(stagingQueueName(parsed)).toBe('q');
+  });
+
+  it('reads an empty workflow as none', () => {
+    expect(stagingQueueName(parseAfterProcessRecord(record(event({ workflowName: '' }))))).toBe('worker-in»/t1');
   });
 });
 
@@ -173,14 +183,36 @@ describe('Worker Framework task message (fixtures in test/fixtures)', () => {
     expect(parseAfterProcessRecord(record(withTaskData(taskData))).workflowName).toBe(workflow);
   });
 
+  // Upstream's examples (worker-message-prioritization MessageRouter with its tenant and workflow
+  // mutators): a tenant-less message is staged by its workflow alone, or goes straight to its target.
+  it.each<[string, unknown, string]>([
+    [
+      'workflow, no tenant',
+      { document: { fields: { CAF_WORKFLOW_NAME: [{ data: 'sample-message-prioritization-workflow' }] } } },
+      'action_1-in»/sample-message-prioritization-workflow',
+    ],
+    ['neither', { document: { fields: {} }, customData: { tenantId: '' } }, 'action_1-in'],
+    [
+      'an empty workflow field, no tenant',
+      { document: { fields: { CAF_WORKFLOW_NAME: [{ data: '' }] } } },
+      'action_1-in',
+    ],
+  ])('routes a task message with %s as upstream does', (_, taskData, queue) => {
+    const parsed = parseAfterProcessRecord(record(withTaskData(taskData, { to: 'action_1-in' })));
+    expect(parsed.tenantId).toBeUndefined();
+    expect(stagingQueueName(parsed)).toBe(queue);
+  });
+
+  it('reads the unstowing example (custom data partitionId, jobId) as tenant-less, bound for its target', () => {
+    const parsed = parseAfterProcessRecord(record(fixture('taskmessage-taskunstowing.json')));
+    expect(parsed).toMatchObject({ target: 'worker-taskunstowing-in' });
+    expect(parsed.tenantId).toBeUndefined();
+    expect(stagingQueueName(parsed)).toBe('worker-taskunstowing-in');
+  });
+
   it.each<[string, string, string[]]>([
     // to: null and no tenantId (older custom data keys projectId/workflowId)
     ['the data-processing example', fixture('taskmessage-dataprocessing-workflow.json'), ['to']],
-    [
-      'the unstowing example (custom data partitionId, jobId)',
-      fixture('taskmessage-taskunstowing.json'),
-      ['taskData.customData.tenantId'],
-    ],
     ['a tenant containing /', withTaskData({ customData: { tenantId: 'a/b' } }), ['taskData.customData.tenantId']],
     [
       'a workflow field containing »',

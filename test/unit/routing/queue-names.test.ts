@@ -4,7 +4,9 @@ import {
   parseStagingQueueName,
   type QueueNameMutator,
   STAGING_SEPARATOR,
+  type StagingDestination,
   type StagingKey,
+  stagingDestination,
   stagingQueueName,
 } from '../../../lib/routing/queue-names';
 
@@ -46,8 +48,6 @@ describe('stagingQueueName', () => {
   });
 
   it.each<[string, StagingKey, RegExp]>([
-    ['an empty tenant', { target: 'q', tenantId: '' }, /^tenantId: must not be empty$/],
-    ['an empty workflow', { target: 'q', tenantId: 't', workflowName: '' }, /^workflowName: must not be empty$/],
     ['a tenant containing »', { target: 'q', tenantId: 'a»b' }, /^tenantId: must not contain "»"/],
     ['a tenant containing /', { target: 'q', tenantId: 'other/x' }, /^tenantId: must not contain "\/"/],
     [
@@ -58,14 +58,28 @@ describe('stagingQueueName', () => {
     ['a target containing »', { target: 'q»/other', tenantId: 't' }, /^target: must not contain "»"/],
     ['an empty target', { target: '', tenantId: 't' }, /^target: must not be empty$/],
     ['a reserved target', { target: 'amq.direct', tenantId: 't' }, /^target: names starting with "amq." are reserved/],
-    [
-      'a name over 255 bytes',
-      { target: 'q', tenantId: 'é'.repeat(126) },
-      /^target, tenantId: together make a staging queue name of 256 bytes; RabbitMQ allows at most 255$/,
-    ],
     ['a target over 255 bytes', { target: 'x'.repeat(256), tenantId: 't' }, /^target: is 256 bytes/],
   ])('rejects %s, never rewrites it', (_, key, message) => {
     expect(() => stagingQueueName(key)).toThrow(message);
+  });
+
+  it.each<[string, StagingKey, StagingDestination]>([
+    ['an empty workflow: none', { target: 'q', tenantId: 't', workflowName: '' }, { queue: 'q»/t' }],
+    ['an empty tenant: none', { target: 'q', tenantId: '' }, { queue: 'q' }],
+    ['no tenant: the workflow alone', { target: 'q', workflowName: 'w' }, { queue: 'q»/w' }],
+    ['neither: the target', { target: 'q' }, { queue: 'q' }],
+    [
+      'a workflow too long: dropped, the tenant keeps its queue',
+      { target: 'q', tenantId: 't', workflowName: 'w'.repeat(250) },
+      { queue: 'q»/t', shortened: 'discriminators-dropped' },
+    ],
+    [
+      'a tenant too long: straight to the target',
+      { target: 'q', tenantId: 'é'.repeat(126), workflowName: 'w' },
+      { queue: 'q', shortened: 'target' },
+    ],
+  ])('routes %s', (_, key, destination) => {
+    expect(stagingDestination(key)).toEqual(destination);
   });
 
   it('accepts a name of exactly 255 bytes', () => {

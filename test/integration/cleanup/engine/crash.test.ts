@@ -1,7 +1,7 @@
 import { seededRandom } from '../../../../lib/cleanup/engine/random';
-import type { DocumentPort } from '../../../../lib/cleanup/engine/store';
+import type { DocumentPort } from '../../../../lib/cleanup/engine/stack-store';
 import { createCleanupOperator } from '../../../../lib/cleanup/operator';
-import { engineFor, leafIds, Recorder, stepUntil, type TreeNode, testJob, testSettings, useDynamo } from './testJob';
+import { engineFor, leafIds, Recorder, stepUntil, type TreeNode, testJob, testSettings, useDynamo } from './test-job';
 
 const TABLE = 'CleanupStackTable';
 

@@ -2,9 +2,9 @@ import { BatchWriteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { operationKey } from '../../../../lib/cleanup/engine/keys';
 import { seededRandom } from '../../../../lib/cleanup/engine/random';
-import type { DocumentPort } from '../../../../lib/cleanup/engine/store';
+import type { DocumentPort } from '../../../../lib/cleanup/engine/stack-store';
 import { createCleanupOperator } from '../../../../lib/cleanup/operator';
-import { engineFor, leafIds, Recorder, stepUntil, type TreeNode, testJob, useDynamo } from './testJob';
+import { engineFor, leafIds, Recorder, stepUntil, type TreeNode, testJob, useDynamo } from './test-job';
 
 const TABLE = 'CleanupStackTable';
 

@@ -1,8 +1,8 @@
-import { createCleanupHandler } from '../../../../lib/cleanup/handler';
 import { cleanupJob, cleanupJobNames } from '../../../../lib/cleanup/jobs';
-import type { DeletionEvent } from '../../../../lib/cleanup/jobs/deletions';
 import { STATUS90_JOB } from '../../../../lib/cleanup/jobs/status90';
 import { TIMEBASED_JOB } from '../../../../lib/cleanup/jobs/timebased';
+import type { CleanupReport, DeletionEvent } from '../../../../lib/cleanup/report';
+import { createStepRunner } from '../../../../lib/cleanup/step-runner';
 import { loadCleanupConfig } from '../../../../lib/config/cleanup';
 import { nxrgNamesSchema } from '../../../../lib/nxrg/names';
 import { nxrgSchemaSql } from '../../../../lib/nxrg/schema';
@@ -68,7 +68,13 @@ describe('cleanup jobs on an existing database with its own table and column nam
       CLEANUP_TIMEBASED_DOCUMENT_TYPES: JSON.stringify({ henvisning: { retentionDays: 3650 } }),
     };
     const events: DeletionEvent[] = [];
-    const report = { record: (e: DeletionEvent) => events.push(e) };
+    const report: CleanupReport = {
+      deleted: (e) => events.push(e),
+      dropped: () => undefined,
+      stepped: () => undefined,
+      stepFailed: () => undefined,
+      connectionFailed: () => undefined,
+    };
     const databases = { nxrg: nxrg.pool, openxds: openxds.pool };
     const config = loadCleanupConfig({
       CLEANUP_TABLE: 'CleanupStackTable',
@@ -78,8 +84,9 @@ describe('cleanup jobs on an existing database with its own table and column nam
     });
     for (const job of cleanupJobNames) {
       // The functions' own core: the first invocation fills the stack, the second steps it empty and refills.
-      const core = createCleanupHandler(cleanupJob(job, env, databases, report), config, {
+      const core = createStepRunner(cleanupJob(job, env, databases, report), config, {
         doc: dynamo.doc,
+        report,
         clock: () => now.getTime(),
       });
       const [fill] = await core();

@@ -1,9 +1,9 @@
 import { Client } from 'pg';
-import type { JobDefinition, Operation, OperationContext } from '../../../../lib/cleanup/engine/types';
-import type { DeletionEvent } from '../../../../lib/cleanup/jobs/deletions';
+import type { JobDefinition, Operation, OperationContext } from '../../../../lib/cleanup/engine/job-definition';
 import { repositoryJob } from '../../../../lib/cleanup/jobs/repository';
 import { status90Job } from '../../../../lib/cleanup/jobs/status90';
 import { timebasedJob } from '../../../../lib/cleanup/jobs/timebased';
+import type { DeletionEvent, JobReport } from '../../../../lib/cleanup/report';
 import { defaultNxrgNames } from '../../../../lib/nxrg/names';
 import { NxrgRegistry } from '../../../../lib/nxrg/registry';
 import { nxrgSchemaSql } from '../../../../lib/nxrg/schema';
@@ -41,7 +41,7 @@ describe('deletes re-check their condition at delete time', () => {
   let openxds: TestSchema;
   let registry: NxrgRegistry;
   const events: DeletionEvent[] = [];
-  const report = { record: (e: DeletionEvent) => events.push(e) };
+  const report: JobReport = { deleted: (e) => events.push(e), dropped: () => undefined };
   const docIds = async () =>
     (await nxrg.pool.query<{ id: string }>('SELECT id::text AS id FROM documents ORDER BY id')).rows.map((r) => r.id);
 

@@ -1,9 +1,9 @@
-import type { JobDefinition } from '../../../../lib/cleanup/engine/types';
+import type { JobDefinition } from '../../../../lib/cleanup/engine/job-definition';
 import { type CleanupJobName, cleanupJob, type JobDatabases } from '../../../../lib/cleanup/jobs';
-import type { DeletionEvent, DeletionReport } from '../../../../lib/cleanup/jobs/deletions';
 import { REPOSITORY_JOB } from '../../../../lib/cleanup/jobs/repository';
 import { STATUS90_JOB } from '../../../../lib/cleanup/jobs/status90';
 import { TIMEBASED_JOB } from '../../../../lib/cleanup/jobs/timebased';
+import type { DeletionEvent, JobReport } from '../../../../lib/cleanup/report';
 import { type EmbeddedDynamo, startDynamo } from '../../../harness/dynamo';
 import { createTestSchema, type TestSchema } from '../../../harness/postgres';
 import { DEFAULT_DOCUMENT_TYPES, generateRegistry } from '../../../harness/registry/generate';
@@ -45,7 +45,7 @@ const SIZES = { seed: 'acceptance', documents: 100_000, citizens: 5_000, now: NO
 /** Collects what the jobs report deleting (or counting, in a dry run). */
 function collector() {
   const events: DeletionEvent[] = [];
-  const report: DeletionReport = { record: (e) => events.push(e) };
+  const report: JobReport = { deleted: (e) => events.push(e), dropped: () => undefined };
   const deleted = () => events.flatMap((e) => e.documentIds).sort();
   return { report, events, deleted };
 }

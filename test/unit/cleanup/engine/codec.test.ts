@@ -6,8 +6,8 @@ import {
   placeChildren,
   RejectedChildError,
 } from '../../../../lib/cleanup/engine/codec';
+import type { JobDefinition } from '../../../../lib/cleanup/engine/job-definition';
 import { fillKey, operationKey } from '../../../../lib/cleanup/engine/keys';
-import type { JobDefinition } from '../../../../lib/cleanup/engine/types';
 
 const kinds: JobDefinition['kinds'] = {
   batch: { payload: z.object({ ids: z.array(z.number()) }), execute: async () => undefined },

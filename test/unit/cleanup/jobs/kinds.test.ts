@@ -1,9 +1,9 @@
 import fc from 'fast-check';
-import type { JobDefinition, Operation, OperationContext } from '../../../../lib/cleanup/engine/types';
-import type { DeletionEvent } from '../../../../lib/cleanup/jobs/deletions';
+import type { JobDefinition, Operation, OperationContext } from '../../../../lib/cleanup/engine/job-definition';
 import { repositoryJob } from '../../../../lib/cleanup/jobs/repository';
 import { status90Job } from '../../../../lib/cleanup/jobs/status90';
 import { timebasedJob } from '../../../../lib/cleanup/jobs/timebased';
+import type { DeletionEvent, DroppedOperation } from '../../../../lib/cleanup/report';
 import { MAX_BATCH_SIZE } from '../../../../lib/config/cleanup-jobs';
 import type { CitizenRange, ExpiryRule } from '../../../../lib/nxrg/registry';
 
@@ -28,6 +28,7 @@ describe('registry-timebased-cleanup operations', () => {
     const calls: { rule: ExpiryRule; after: unknown }[] = [];
     const deletes: { ids: readonly string[]; rule: ExpiryRule }[] = [];
     const events: DeletionEvent[] = [];
+    const dropped: DroppedOperation[] = [];
     const job = timebasedJob({
       config: { documentTypes: rules, pageSize: 7, maxDeletesPerStep },
       registry: {
@@ -41,9 +42,9 @@ describe('registry-timebased-cleanup operations', () => {
           return batch.filter((id) => !id.endsWith('1'));
         },
       },
-      report: { record: (e) => events.push(e) },
+      report: { deleted: (e) => events.push(e), dropped: (d) => dropped.push(d) },
     });
-    return { job, calls, deletes, events };
+    return { job, calls, deletes, events, dropped };
   }
 
   it('default supplies one type-based operation per configured type', async () => {
@@ -100,11 +101,15 @@ describe('registry-timebased-cleanup operations', () => {
   });
 
   it('drops operations of a document type no longer configured, deleting nothing', async () => {
-    const { job, deletes, calls } = setup([ids(3)]);
+    const { job, deletes, calls, dropped } = setup([ids(3)]);
     expect(await run(job, { kind: 'batch-delete', payload: { documentType: 'x-ray', ids: ids(2) } })).toEqual([]);
     expect(await run(job, { kind: 'type-based', payload: { documentType: 'x-ray', after: null } })).toEqual([]);
     expect(deletes).toEqual([]);
     expect(calls).toEqual([]);
+    expect(dropped).toEqual([
+      { job: 'registry-timebased-cleanup', documentType: 'x-ray' },
+      { job: 'registry-timebased-cleanup', documentType: 'x-ray' },
+    ]);
   });
 
   it.each([
@@ -140,7 +145,7 @@ describe('registry-status90-cleanup operations', () => {
           return [...batch];
         },
       },
-      report: { record: () => undefined },
+      report: { deleted: () => undefined },
     });
     return { job, ranges };
   }
@@ -234,7 +239,7 @@ describe('repository-cleanup operations', () => {
         },
       },
       repository: { deleteDocuments: async (batch, dryRun) => (dryRun ? [] : [...batch]) },
-      report: { record: (e) => events.push(e) },
+      report: { deleted: (e) => events.push(e) },
     });
     const first = await run(job, job.defaultOperation);
     expect(ofKind(first, 'batch-delete').map((op) => (op.payload as { ids: string[] }).ids)).toEqual([

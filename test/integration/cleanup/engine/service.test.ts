@@ -1,11 +1,12 @@
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { seededRandom } from '../../../../lib/cleanup/engine/random';
-import { createCleanupHandler } from '../../../../lib/cleanup/handler';
-import { cleanupJob, cleanupJobNames, jobDatabases } from '../../../../lib/cleanup/jobs';
+import { cleanupJob, cleanupJobNames } from '../../../../lib/cleanup/jobs';
+import { createCleanupReport, jobDatabases } from '../../../../lib/cleanup/service';
+import { createStepRunner } from '../../../../lib/cleanup/step-runner';
 import { type CleanupConfig, loadCleanupConfig } from '../../../../lib/config/cleanup';
 import { lambdaHandler } from '../../../../lib/runtime/lambda';
-import { logger, metrics } from '../../../../lib/runtime/observability';
-import { Recorder, testJob, useDynamo } from './testJob';
+import { createObservability } from '../../../../lib/runtime/observability';
+import { Recorder, testJob, useDynamo } from './test-job';
 
 const context = {
   functionName: 'cleanup',
@@ -46,9 +47,11 @@ describe('cleanup function core (middy + Powertools, dynalite)', () => {
   it('logs one structured line per step and emits EMF metrics with the job as the only dimension', async () => {
     const recorder = new Recorder();
     const job = testJob('handler-job', recorder, [[{ id: 'a', children: [{ id: 'a1' }, { id: 'a2' }] }]]);
+    const observability = createObservability(job.name);
+    const report = createCleanupReport(observability, job.name);
     const handler = lambdaHandler(
-      { logger, metrics },
-      createCleanupHandler(job, config(), { doc: dynamo().doc, random: seededRandom(3) }),
+      observability,
+      createStepRunner(job, config(), { doc: dynamo().doc, report, random: seededRandom(3) }),
     );
 
     const lines = await stdoutLines(() => handler(event, context));
@@ -75,11 +78,13 @@ describe('cleanup function core (middy + Powertools, dynalite)', () => {
     const job = testJob('handler-multi', recorder, [
       [{ id: 'a', children: [{ id: 'a1' }, { id: 'a2' }] }, { id: 'b' }],
     ]);
-    const core = createCleanupHandler(job, config({ CLEANUP_STEPS_PER_INVOCATION: '10', CLEANUP_DRY_RUN: 'true' }), {
+    const observability = createObservability(job.name);
+    const core = createStepRunner(job, config({ CLEANUP_STEPS_PER_INVOCATION: '10', CLEANUP_DRY_RUN: 'true' }), {
       doc: dynamo().doc,
+      report: createCleanupReport(observability, job.name),
       random: seededRandom(4),
     });
-    const invoke = () => stdoutLines(() => lambdaHandler({ logger, metrics }, core)(event, context));
+    const invoke = () => stdoutLines(() => lambdaHandler(observability, core)(event, context));
     const first = (await invoke()).filter((line) => line.message === 'cleanup step');
     expect(first.map((line) => line.fill)).toEqual([true]);
     const second = (await invoke()).filter((line) => line.message === 'cleanup step');
@@ -93,12 +98,31 @@ describe('cleanup function core (middy + Powertools, dynalite)', () => {
     ]);
   });
 
+  it('keeps each job on its own metrics when two run at once in one process (npm start)', async () => {
+    const handlerOf = (name: string, seed: number) => {
+      const job = testJob(name, new Recorder(), [[{ id: 'x' }, { id: 'y' }]]);
+      const observability = createObservability(name);
+      const report = createCleanupReport(observability, name);
+      return lambdaHandler(
+        observability,
+        createStepRunner(job, config(), { doc: dynamo().doc, report, random: seededRandom(seed) }),
+      );
+    };
+    const first = handlerOf('handler-first', 5);
+    const second = handlerOf('handler-second', 6);
+    const lines = await stdoutLines(() => Promise.all([first(event, context), second(event, context)]));
+    const emf = lines.filter((line) => line.StepDuration !== undefined);
+    expect(emf.map((line) => line.job).sort()).toEqual(['handler-first', 'handler-second']);
+    for (const line of emf) expect(line._aws.CloudWatchMetrics[0].Dimensions).toEqual([['service', 'job']]);
+  });
+
   it.each(cleanupJobNames)('job %s is registered with its operations (lib/cleanup/jobs)', (name) => {
     const env = {
       NXRG_DOCUMENT_TYPES: 'referral',
       CLEANUP_TIMEBASED_DOCUMENT_TYPES: '{"referral":{"retentionDays":3650}}',
     };
-    const job = cleanupJob(name, env, jobDatabases(config()));
+    const report = createCleanupReport(createObservability(name), name);
+    const job = cleanupJob(name, env, jobDatabases(config(), report), report);
     expect(job.name).toBe(name);
     expect(Object.keys(job.kinds)).toEqual(expect.arrayContaining([job.defaultOperation.kind, 'batch-delete']));
   });

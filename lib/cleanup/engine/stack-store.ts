@@ -5,24 +5,34 @@ import {
   GetCommand,
   PutCommand,
   QueryCommand,
+  type QueryCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import type { z } from 'zod';
 import { isConditionFailure } from '../../aws/dynamo';
+import { FairwayError } from '../../errors';
 import type { EncodedOperation, PlacedOperation, PushPlan } from './codec';
-import { deadLetterPartition, FILL_PREFIX, fillKey, OPERATION_PREFIX, SEQUENCE_KEY, stackPartition } from './keys';
+import {
+  deadLetterPartition,
+  FILL_PREFIX,
+  fillKey,
+  OPERATION_PREFIX,
+  operationKey,
+  SEQUENCE_KEY,
+  stackPartition,
+} from './keys';
+import {
+  candidateSchema,
+  type DeadLetterRecord,
+  deadLetterSchema,
+  parseItem,
+  type StackRecord,
+  sequenceSchema,
+  stackRecordSchema,
+} from './stack-record';
 
 /** The one DynamoDB call the engine makes; tests wrap it to inject failures at any call. */
 export type DocumentPort = Pick<DynamoDBDocumentClient, 'send'>;
-
-/** An item of the stack as stored; the engine validates the operation fields before running anything. */
-export type StackItem = Record<string, unknown> & { sk: string };
-
-/** What a Query of the stack returns per item: enough to choose what to claim, not the payloads. */
-export interface Candidate {
-  sk: string;
-  parent?: string;
-  leaseUntil?: number;
-}
 
 export interface Claim {
   owner: string;
@@ -34,7 +44,7 @@ const BATCH_WRITE_TRIES = 10;
 const MAX_ERROR_LENGTH = 2000;
 
 /** Runs a conditional write; `false` when its condition did not hold (someone else got there first). */
-export async function conditionally(write: Promise<unknown>): Promise<boolean> {
+async function conditionally(write: Promise<unknown>): Promise<boolean> {
   try {
     await write;
     return true;
@@ -62,47 +72,39 @@ export class StackStore {
     this.pk = stackPartition(job);
   }
 
-  /** A page of operations, newest first. */
+  /** A page of operations, newest first: their keys, parents and leases, not their payloads. */
   async topOperations(limit: number, startKey?: Record<string, unknown>) {
-    const page = await this.doc.send(
-      new QueryCommand({
-        TableName: this.table,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': this.pk, ':prefix': OPERATION_PREFIX },
-        ProjectionExpression: 'sk, parent, leaseUntil',
-        ScanIndexForward: false,
-        ConsistentRead: true,
-        Limit: limit,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    return { items: (page.Items ?? []) as Candidate[], next: page.LastEvaluatedKey };
+    const page = await this.query(this.pk, OPERATION_PREFIX, {
+      ProjectionExpression: 'sk, parent, leaseUntil',
+      ConsistentRead: true,
+      Limit: limit,
+      ExclusiveStartKey: startKey,
+    });
+    return { items: page.items.map((item) => this.parse(candidateSchema, item)), next: page.next };
+  }
+
+  /** Every operation of the stack, newest first, with its kind and lease (one read per ~1 MB). */
+  async allOperations(): Promise<StackRecord[]> {
+    const items = await this.queryAll(this.pk, OPERATION_PREFIX, 'sk, kind, leaseUntil');
+    return items.map((item) => this.parse(stackRecordSchema, item));
   }
 
   /** The most recent fill of the stack, if it was ever filled. */
-  async latestFill(): Promise<StackItem | undefined> {
-    const page = await this.doc.send(
-      new QueryCommand({
-        TableName: this.table,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': this.pk, ':prefix': FILL_PREFIX },
-        ScanIndexForward: false,
-        ConsistentRead: true,
-        Limit: 1,
-      }),
-    );
-    return page.Items?.[0] as StackItem | undefined;
+  async latestFill(): Promise<StackRecord | undefined> {
+    const page = await this.query(this.pk, FILL_PREFIX, { ConsistentRead: true, Limit: 1 });
+    const [item] = page.items;
+    return item && this.parse(stackRecordSchema, item);
   }
 
-  async get(sk: string): Promise<StackItem | undefined> {
+  async get(sk: string): Promise<StackRecord | undefined> {
     const { Item } = await this.doc.send(
       new GetCommand({ TableName: this.table, Key: { pk: this.pk, sk }, ConsistentRead: true }),
     );
-    return Item as StackItem | undefined;
+    return Item && this.parse(stackRecordSchema, Item);
   }
 
   /** Takes an unclaimed (or expired) item and counts the attempt; the item as it now stands, or nothing if taken. */
-  async claim(sk: string, claim: Claim): Promise<StackItem | undefined> {
+  async claim(sk: string, claim: Claim): Promise<StackRecord | undefined> {
     try {
       const { Attributes } = await this.doc.send(
         new UpdateCommand({
@@ -121,7 +123,7 @@ export class StackStore {
           ReturnValues: 'ALL_NEW',
         }),
       );
-      return Attributes as StackItem;
+      return this.parse(stackRecordSchema, Attributes ?? {});
     } catch (error) {
       if (isConditionFailure(error)) return undefined;
       throw error;
@@ -129,9 +131,8 @@ export class StackStore {
   }
 
   /** Starts fill `generation` of the empty stack, already claimed; nothing if that fill exists (another invocation started it). */
-  async createFill(generation: number, operation: EncodedOperation, claim: Claim): Promise<StackItem | undefined> {
-    const item: StackItem = {
-      pk: this.pk,
+  async createFill(generation: number, operation: EncodedOperation, claim: Claim): Promise<StackRecord | undefined> {
+    const item = {
       sk: fillKey(generation),
       ...operation,
       attempts: 1,
@@ -141,10 +142,14 @@ export class StackStore {
     };
     const created = await conditionally(
       this.doc.send(
-        new PutCommand({ TableName: this.table, Item: item, ConditionExpression: 'attribute_not_exists(sk)' }),
+        new PutCommand({
+          TableName: this.table,
+          Item: { pk: this.pk, ...item },
+          ConditionExpression: 'attribute_not_exists(sk)',
+        }),
       ),
     );
-    return created ? item : undefined;
+    return created ? this.parse(stackRecordSchema, item) : undefined;
   }
 
   /** The next push sequence of this job (atomic counter). */
@@ -159,7 +164,7 @@ export class StackStore {
         ReturnValues: 'UPDATED_NEW',
       }),
     );
-    return Attributes!.value as number;
+    return this.parse(sequenceSchema, { sk: SEQUENCE_KEY, ...Attributes }).value;
   }
 
   /** Records where the children go, before any is written, so that a retry writes the same keys. */
@@ -179,7 +184,7 @@ export class StackStore {
       }));
       for (let tries = 1; requests.length > 0; tries++) {
         if (tries > BATCH_WRITE_TRIES) {
-          throw new Error(
+          throw new FairwayError(
             `DynamoDB left ${requests.length} children of job ${this.job} unprocessed after ${BATCH_WRITE_TRIES} tries`,
           );
         }
@@ -196,7 +201,7 @@ export class StackStore {
    * Takes a finished item off the stack: an operation is deleted; a fill is kept, marked done,
    * as the record that this generation was filled (so a late invocation never fills it again).
    */
-  finish(item: StackItem, owner: string, fill: boolean, error?: string): Promise<boolean> {
+  finish(item: StackRecord, owner: string, fill: boolean, error?: string): Promise<boolean> {
     if (fill) {
       const setError = error ? ', lastError = :error' : '';
       return this.updateOwned(item.sk, owner, `SET done = :true${setError} REMOVE #owner, leaseUntil`, {
@@ -249,8 +254,8 @@ export class StackStore {
    * Sets an item aside in the job's dead-letter partition with its error, then takes it off the
    * stack. The first dead letter of an item is kept if a crash makes this run twice.
    */
-  async deadLetter(item: StackItem, owner: string, fill: boolean, error: string, now: number): Promise<boolean> {
-    const { owner: _owner, leaseUntil: _lease, pk: _pk, ...kept } = item;
+  async deadLetter(item: StackRecord, owner: string, fill: boolean, error: string, now: number): Promise<boolean> {
+    const { owner: _owner, leaseUntil: _lease, ...kept } = item;
     await conditionally(
       this.doc.send(
         new PutCommand({
@@ -266,6 +271,84 @@ export class StackStore {
       ),
     );
     return this.finish(item, owner, fill, error);
+  }
+
+  /** Every dead letter of the job, newest key first. */
+  async deadLetters(): Promise<DeadLetterRecord[]> {
+    const items = await this.queryAll(deadLetterPartition(this.job), '');
+    return items.map((item) => this.parse(deadLetterSchema, item));
+  }
+
+  async getDeadLetter(sk: string): Promise<DeadLetterRecord | undefined> {
+    const { Item } = await this.doc.send(
+      new GetCommand({ TableName: this.table, Key: { pk: deadLetterPartition(this.job), sk }, ConsistentRead: true }),
+    );
+    return Item && this.parse(deadLetterSchema, Item);
+  }
+
+  /**
+   * Puts a dead letter back on top of the stack with its attempts reset. The new key is recorded on
+   * the dead letter first, so a requeue run again after a failure reuses it; then the dead letter goes.
+   */
+  async requeue(dead: DeadLetterRecord): Promise<string> {
+    let target = dead.requeuedAs;
+    if (!target) {
+      target = operationKey(await this.nextSequence(), 0);
+      await this.doc.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { pk: deadLetterPartition(this.job), sk: dead.sk },
+          UpdateExpression: 'SET requeuedAs = :target',
+          ConditionExpression: 'attribute_not_exists(requeuedAs)',
+          ExpressionAttributeValues: { ':target': target },
+        }),
+      );
+    }
+    await conditionally(
+      this.doc.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: { pk: this.pk, sk: target, kind: dead.kind, payload: dead.payload, attempts: 0, requeuedFrom: dead.sk },
+          ConditionExpression: 'attribute_not_exists(sk)',
+        }),
+      ),
+    );
+    await this.deleteDeadLetter(dead.sk);
+    return target;
+  }
+
+  async deleteDeadLetter(sk: string): Promise<void> {
+    await this.doc.send(new DeleteCommand({ TableName: this.table, Key: { pk: deadLetterPartition(this.job), sk } }));
+  }
+
+  private parse<T>(schema: z.ZodType<T>, item: Record<string, unknown>): T {
+    return parseItem(schema, item, this.job);
+  }
+
+  /** One page of a partition's items under `prefix`, newest key first. */
+  private async query(pk: string, prefix: string, options: Partial<QueryCommandInput> = {}) {
+    const page = await this.doc.send(
+      new QueryCommand({
+        TableName: this.table,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
+        ScanIndexForward: false,
+        ...options,
+      }),
+    );
+    return { items: page.Items ?? [], next: page.LastEvaluatedKey };
+  }
+
+  /** Every item of a partition under `prefix`, page by page. */
+  private async queryAll(pk: string, prefix: string, projection?: string) {
+    const items: Record<string, unknown>[] = [];
+    let next: Record<string, unknown> | undefined;
+    do {
+      const page = await this.query(pk, prefix, { ProjectionExpression: projection, ExclusiveStartKey: next });
+      items.push(...page.items);
+      next = page.next;
+    } while (next);
+    return items;
   }
 }
 

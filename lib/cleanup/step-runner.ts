@@ -1,30 +1,25 @@
 import type { CleanupConfig } from '../config/cleanup';
-import { logger, metrics } from '../runtime/observability';
-import { createCleanupEngine, type EngineAdapters, type StepResult } from './engine/engine';
+import { createCleanupEngine, type StepResult } from './engine/engine';
+import type { JobDefinition } from './engine/job-definition';
 import type { Random } from './engine/random';
-import { reportStep } from './engine/report';
-import type { DocumentPort } from './engine/store';
-import type { JobDefinition } from './engine/types';
+import type { DocumentPort } from './engine/stack-store';
+import type { CleanupReport } from './report';
 
-export interface CleanupAdapters {
+export interface StepRunnerAdapters {
   doc: DocumentPort;
+  report: Pick<CleanupReport, 'stepped' | 'stepFailed'>;
   random?: Random;
   clock?: () => number;
 }
 
 /**
- * The core of a cleanup function: one step of `job` per invocation, or several while the
+ * The per-invocation core of a cleanup function: one step of `job`, or several while the
  * configured number of steps and time budget allow. It stops early when there is nothing it
  * can claim, and after a fill, so one invocation never fills the stack twice.
  */
-export function createCleanupHandler(job: JobDefinition, config: CleanupConfig, adapters: CleanupAdapters) {
+export function createStepRunner(job: JobDefinition, config: CleanupConfig, adapters: StepRunnerAdapters) {
   const clock = adapters.clock ?? Date.now;
-  const engineAdapters: EngineAdapters = {
-    doc: adapters.doc,
-    table: config.CLEANUP_TABLE,
-    clock,
-    random: adapters.random,
-  };
+  const { report } = adapters;
   const engine = createCleanupEngine(
     job,
     {
@@ -33,14 +28,13 @@ export function createCleanupHandler(job: JobDefinition, config: CleanupConfig, 
       leaseMs: config.CLEANUP_LEASE_SECONDS * 1000,
       maxPayloadBytes: config.CLEANUP_MAX_PAYLOAD_BYTES,
     },
-    engineAdapters,
+    { doc: adapters.doc, table: config.CLEANUP_TABLE, clock, random: adapters.random },
   );
   const budgetMs = config.CLEANUP_TIME_BUDGET_SECONDS * 1000;
 
-  return async (): Promise<StepResult[]> => {
+  return async function runSteps(): Promise<StepResult[]> {
     const started = clock();
     const results: StepResult[] = [];
-    metrics.addDimension('job', job.name);
     while (
       results.length < config.CLEANUP_STEPS_PER_INVOCATION &&
       (results.length === 0 || clock() - started < budgetMs)
@@ -49,11 +43,11 @@ export function createCleanupHandler(job: JobDefinition, config: CleanupConfig, 
       try {
         result = await engine.step();
       } catch (error) {
-        // An infrastructure failure (DynamoDB unreachable, throttled): the claim's lease expires and another invocation retries.
-        logger.error('cleanup step failed', { job: job.name, error: error as Error });
+        // An infrastructure failure: the claim's lease expires and another invocation retries.
+        report.stepFailed(job.name, error);
         throw error;
       }
-      reportStep(result);
+      report.stepped(result);
       results.push(result);
       if (result.fill || result.outcome === 'busy' || result.outcome === 'no-operations') break;
     }

@@ -5,7 +5,7 @@ import {
   type EngineSettings,
   type StepResult,
 } from '../../../../lib/cleanup/engine/engine';
-import type { JobDefinition, Operation } from '../../../../lib/cleanup/engine/types';
+import type { JobDefinition, Operation } from '../../../../lib/cleanup/engine/job-definition';
 import { type EmbeddedDynamo, startDynamo } from '../../../harness/dynamo';
 
 /** A tree of operations: a node with children supplies them, a node without is a leaf that "deletes". */

@@ -1,0 +1,96 @@
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { ScheduledEvent } from 'aws-lambda';
+import { Pool } from 'pg';
+import { documentClient } from '../aws/dynamo';
+import { type CleanupConfig, loadCleanupConfig } from '../config/cleanup';
+import type { Env } from '../config/env';
+import { errorText } from '../errors';
+import { functionHandler } from '../runtime/lambda';
+import type { Observability } from '../runtime/observability';
+import type { StepOutcome } from './engine/engine';
+import { type CleanupJobName, cleanupJob, type JobDatabases } from './jobs';
+import type { CleanupReport } from './report';
+import { createStepRunner } from './step-runner';
+
+/** One count per outcome; the only dimension is the job, so the metric set stays bounded. */
+const outcomeMetric: Record<StepOutcome, string> = {
+  executed: 'OperationsExecuted',
+  supplied: 'OperationsExecuted',
+  failed: 'OperationsFailed',
+  'dead-lettered': 'OperationsDeadLettered',
+  'lease-lost': 'LeasesLost',
+  busy: 'StepsBusy',
+  'no-operations': 'StepsUnconfigured',
+};
+
+/**
+ * A job's report on its own logger and metrics: a structured log line per step and per batch delete,
+ * EMF metrics with the job as their one dimension, set once on this job's metrics object, so jobs
+ * sharing a process (`npm start`) never mix dimensions.
+ */
+export function createCleanupReport({ logger, metrics }: Observability, job: string): CleanupReport {
+  metrics.setDefaultDimensions({ job });
+  return {
+    stepped(result) {
+      const level = result.outcome === 'dead-lettered' ? 'error' : result.outcome === 'failed' ? 'warn' : 'info';
+      logger[level]('cleanup step', { ...result });
+      metrics.addMetric(outcomeMetric[result.outcome], MetricUnit.Count, 1);
+      if (result.fill) metrics.addMetric('Fills', MetricUnit.Count, 1);
+      if (result.children > 0) metrics.addMetric('ChildrenPushed', MetricUnit.Count, result.children);
+      metrics.addMetric('StepDuration', MetricUnit.Milliseconds, result.durationMs);
+    },
+    stepFailed(failedJob, error) {
+      logger.error('cleanup step failed', { job: failedJob, error: errorText(error) });
+    },
+    deleted({ job: deletingJob, operation, dryRun, requested, documentIds }) {
+      logger.info(dryRun ? 'dry run: would delete documents' : 'deleted documents', {
+        job: deletingJob,
+        operation,
+        dryRun,
+        requested,
+        count: documentIds.length,
+        documentIds,
+      });
+      metrics.addMetric(dryRun ? 'DocumentsDryRunCounted' : 'DocumentsDeleted', MetricUnit.Count, documentIds.length);
+    },
+    dropped(operation) {
+      logger.warn('document type is no longer configured; operation dropped', { ...operation });
+    },
+    connectionFailed(database, error) {
+      logger.warn('idle database connection failed', { database, error: errorText(error) });
+    },
+  };
+}
+
+/**
+ * One small pool per database per container. pg connects lazily, so building them at cold start
+ * costs nothing; a step uses one connection of each at most.
+ */
+export function jobDatabases(
+  config: Pick<CleanupConfig, 'NXRG_DATABASE_URL' | 'OPENXDS_DATABASE_URL'>,
+  report: Pick<CleanupReport, 'connectionFailed'>,
+): JobDatabases {
+  const pool = (database: string, connectionString: string) =>
+    // An idle connection dropped by the server: the pool replaces it; without a listener it would crash the container.
+    new Pool({ connectionString, max: 2 }).on('error', (error) => report.connectionFailed(database, error));
+  return { nxrg: pool('nxrg', config.NXRG_DATABASE_URL), openxds: pool('openxds', config.OPENXDS_DATABASE_URL) };
+}
+
+/**
+ * One cleanup job of one Lambda container, built once from its configuration (read and validated
+ * now, at cold start): its logger and metrics, its database pools, its DynamoDB client.
+ */
+export function createCleanupService(name: CleanupJobName, observability: Observability, env: Env = process.env) {
+  const config = loadCleanupConfig(env);
+  const report = createCleanupReport(observability, name);
+  const job = cleanupJob(name, env, jobDatabases(config, report), report);
+  return { runSteps: createStepRunner(job, config, { doc: documentClient(config), report }) };
+}
+
+/** The Lambda handler of one cleanup job: one or more stack steps per scheduled invocation (SPEC §4). */
+export function cleanupFunction(name: CleanupJobName, env: Env = process.env) {
+  return functionHandler<ScheduledEvent, unknown>(
+    name,
+    (observability) => createCleanupService(name, observability, env).runSteps,
+  );
+}

@@ -1,0 +1,57 @@
+import { parseStagingQueueName } from '../routing/queue-names';
+
+/** What an operator set at run time for a tenant or one of its workflows (`fairway tenants`). */
+export interface TenantControl {
+  /** The distributor moves nothing from the matching staging queues; their messages stay where they are. */
+  paused?: boolean;
+  /** Overrides the configured weight rules (0–1000, as DISTRIBUTOR_WEIGHTS). */
+  weight?: number;
+}
+
+/** Controls by key: `tenant`, or `tenant/workflow` for one workflow of a tenant. */
+export type TenantControls = Readonly<Record<string, TenantControl>>;
+
+/** Reads the controls once per pass; the CLI writes them. */
+export interface TenantControlStore {
+  read(): Promise<TenantControls>;
+}
+
+export const noControls: TenantControlStore = { read: async () => ({}) };
+
+/** What applies to one staging queue: its paused flag and the control's weight, if any. */
+export interface QueueControl {
+  paused: boolean;
+  weight?: number;
+}
+
+/**
+ * The controls that apply to a staging queue `target»/tenant[/workflow…]`: the workflow's key is
+ * more specific than the tenant's, so its weight wins; a pause of either pauses the queue. A
+ * tenant-less queue `target»/workflow` reads as tenant `workflow` (the name cannot tell them apart).
+ */
+export function queueControl(controls: TenantControls, queueName: string): QueueControl {
+  const parts = parseStagingQueueName(queueName);
+  if (!parts?.tenant) return { paused: false };
+  const tenant = controls[parts.tenant];
+  const workflow = parts.workflow === undefined ? undefined : controls[`${parts.tenant}/${parts.workflow}`];
+  const weight = workflow?.weight ?? tenant?.weight;
+  return {
+    paused: Boolean(tenant?.paused || workflow?.paused),
+    ...(weight === undefined ? {} : { weight }),
+  };
+}
+
+/**
+ * The weight a pass plans with: 0 for a paused queue (it gets no share and the others share its
+ * room), else the control's weight, else the configured rules'.
+ */
+export function controlledWeight(
+  configured: (queueName: string) => number,
+  controls: TenantControls,
+): (queueName: string) => number {
+  return (queueName) => {
+    const control = queueControl(controls, queueName);
+    if (control.paused) return 0;
+    return control.weight ?? configured(queueName);
+  };
+}
