@@ -78,16 +78,6 @@ describe('an after-process event that cannot be routed is rejected with a messag
       'taskData: is not base64 of JSON',
     ],
     [
-      'a task message without a tenant',
-      withTaskData({ customData: { workflowName: 'w' } }),
-      'taskData.customData.tenantId: is required',
-    ],
-    [
-      'a task message with a null tenant',
-      withTaskData({ customData: { tenantId: null } }),
-      'taskData.customData.tenantId: is required',
-    ],
-    [
       'a task message whose target names a staging queue',
       withTaskData({ customData: { tenantId: 't' } }, { to: 'q»/t' }),
       'to: must not contain "»" (it would name a staging queue)',
@@ -150,7 +140,13 @@ describe('an after-process event is read field by field', () => {
     );
     expect(parsed.workflowName).toBe('c');
     const noCustomData = withTaskData({ document: { fields: { CAF_WORKFLOW_NAME: [{ data: 'f' }] } } });
-    expect(rejection(noCustomData)).toBe('taskData.customData.tenantId: is required');
+    const tenantless = parseAfterProcessRecord(record(noCustomData));
+    expect([tenantless.tenantId, tenantless.workflowName]).toEqual([undefined, 'f']);
+  });
+
+  it('reads a task message without custom data as one without tenant or workflow', () => {
+    const parsed = parseAfterProcessRecord(record(withTaskData({})));
+    expect([parsed.tenantId, parsed.workflowName]).toEqual([undefined, undefined]);
   });
 
   it('publishes a task message exactly as received, as UTF-8', () => {
@@ -164,15 +160,23 @@ describe('an after-process event is read field by field', () => {
         bytes: { dataType: 'Binary', binaryValue: 'AQI=', stringListValues: [], binaryListValues: [] },
         labelled: { dataType: 'Binary.label', binaryValue: 'AQI=', stringListValues: [], binaryListValues: [] },
         text: { dataType: 'String', stringValue: 'AQI=', stringListValues: [], binaryListValues: [] },
+        textWithBytes: {
+          dataType: 'String',
+          stringValue: 't',
+          binaryValue: 'AQI=',
+          stringListValues: [],
+          binaryListValues: [],
+        },
         notBinary: { dataType: 'String.Binary', stringValue: 's', stringListValues: [], binaryListValues: [] },
         binaryAsText: { dataType: 'Binary', stringValue: 'b', stringListValues: [], binaryListValues: [] },
         empty: { dataType: 'String', stringListValues: [], binaryListValues: [] },
       }),
     );
-    expect(parsed.properties.headers).toEqual({
+    expect(parsed.properties.headers).toStrictEqual({
       bytes: Buffer.from([1, 2]),
       labelled: Buffer.from([1, 2]),
       text: 'AQI=',
+      textWithBytes: 't',
       notBinary: 's',
       binaryAsText: 'b',
     });

@@ -1,10 +1,10 @@
 import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { StepResult } from '../../../../lib/cleanup/engine/engine';
+import type { JobDefinition } from '../../../../lib/cleanup/engine/job-definition';
 import { seededRandom } from '../../../../lib/cleanup/engine/random';
-import type { DocumentPort } from '../../../../lib/cleanup/engine/store';
-import type { JobDefinition } from '../../../../lib/cleanup/engine/types';
+import type { DocumentPort } from '../../../../lib/cleanup/engine/stack-store';
 import { createCleanupOperator } from '../../../../lib/cleanup/operator';
-import { engineFor, Recorder, testJob, testSettings, useDynamo } from './testJob';
+import { engineFor, Recorder, testJob, testSettings, useDynamo } from './test-job';
 
 const TABLE = 'CleanupStackTable';
 

@@ -1,6 +1,6 @@
-import type { OperationContext } from '../../../../lib/cleanup/engine/types';
-import type { DeletionEvent } from '../../../../lib/cleanup/jobs/deletions';
+import type { OperationContext } from '../../../../lib/cleanup/engine/job-definition';
 import { timebasedJob } from '../../../../lib/cleanup/jobs/timebased';
+import type { DeletionEvent } from '../../../../lib/cleanup/report';
 import { defaultNxrgNames } from '../../../../lib/nxrg/names';
 import { NxrgRegistry, type RetentionBasis } from '../../../../lib/nxrg/registry';
 import { nxrgSchemaSql } from '../../../../lib/nxrg/schema';
@@ -33,7 +33,7 @@ describe.each<RetentionBasis>(['created', 'service'])(
           maxDeletesPerStep: 10,
         },
         registry,
-        report: { record: (event) => events.push(event) },
+        report: { deleted: (event) => events.push(event), dropped: () => undefined },
       });
     const remaining = async () =>
       (await nxrg.pool.query<{ id: string }>('SELECT id::text AS id FROM documents ORDER BY id')).rows.map((r) => r.id);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { decodeOperation, encodeChildren, RejectedChildError } from '../../../../lib/cleanup/engine/codec';
+import type { JobDefinition, Operation } from '../../../../lib/cleanup/engine/job-definition';
 import { MAX_CHILDREN_PER_PUSH } from '../../../../lib/cleanup/engine/keys';
-import type { JobDefinition, Operation } from '../../../../lib/cleanup/engine/types';
 
 const kinds: JobDefinition['kinds'] = {
   leaf: { payload: z.object({}), execute: async () => undefined },
