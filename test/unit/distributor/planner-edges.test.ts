@@ -61,6 +61,15 @@ describe('targetCapacity at its edges', () => {
     });
   });
 
+  it('takes a tuned length, but never past the queue’s own x-max-length', () => {
+    const tuned = (maxLengthArgument: unknown) =>
+      targetCapacity({ ...base, maxLengthArgument, configuredMaxLength: 70, tunedMaxLength: 300 });
+    expect(tuned(undefined)).toMatchObject({ maxLength: 300, maxLengthFrom: 'tuned' });
+    expect(tuned(500)).toMatchObject({ maxLength: 300, maxLengthFrom: 'tuned' });
+    expect(tuned(300)).toMatchObject({ maxLength: 300, maxLengthFrom: 'tuned' });
+    expect(tuned(200)).toMatchObject({ maxLength: 200, maxLengthFrom: 'queue-argument' });
+  });
+
   it('takes an x-max-length of 0 as a target that takes nothing', () => {
     expect(targetCapacity({ ...base, maxLengthArgument: 0 })).toMatchObject({
       maxLength: 0,

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { SQSRecord } from 'aws-lambda';
 import { InvalidEventError } from '../../../lib/errors';
 import { parseAfterProcessRecord } from '../../../lib/routing/event';
-import { checkTargetName } from '../../../lib/routing/queue-names';
+import { checkDiscriminator, checkTargetName } from '../../../lib/routing/queue-names';
 import { fixturePath } from '../../fixtures';
 
 // The exact text of each rejection: it is what an operator reads in the log to fix the sender.
@@ -96,6 +96,10 @@ describe('an after-process event that cannot be routed is rejected with a messag
     expect(rejection(body)).toBe(message);
   });
 
+  it('refuses an empty discriminator where one is checked', () => {
+    expect(() => checkDiscriminator('workflowName', '')).toThrow('workflowName: must not be empty');
+  });
+
   it('takes a target of exactly 255 bytes, the most RabbitMQ allows, and names the size of a longer one', () => {
     expect(() => checkTargetName(`${'é'.repeat(127)}q`)).not.toThrow();
     expect(() => checkTargetName('é'.repeat(128))).toThrow('target: is 256 bytes; RabbitMQ allows at most 255');
@@ -146,7 +150,7 @@ describe('an after-process event is read field by field', () => {
 
   it('reads a task message without custom data as one without tenant or workflow', () => {
     const parsed = parseAfterProcessRecord(record(withTaskData({})));
-    expect([parsed.tenantId, parsed.workflowName]).toEqual([undefined, undefined]);
+    expect(Object.keys(parsed).sort()).toEqual(['body', 'properties', 'target']);
   });
 
   it('publishes a task message exactly as received, as UTF-8', () => {
