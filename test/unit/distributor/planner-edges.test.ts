@@ -1,5 +1,6 @@
 import { targetCapacity } from '../../../lib/distributor/capacity';
 import { type PlanQueue, planShares } from '../../../lib/distributor/planner';
+import { weightOf } from '../../../lib/distributor/weights';
 
 const q = (name: string, depth: number, weight = 1): PlanQueue => ({ name, depth, weight });
 
@@ -76,5 +77,25 @@ describe('targetCapacity at its edges', () => {
       maxLengthFrom: 'queue-argument',
       capacity: 0,
     });
+  });
+});
+
+describe('weightOf at its edges', () => {
+  it('keeps the more specific rule even when a less specific one listed after it weighs more', () => {
+    const weight = weightOf([
+      { pattern: 'q»/t1/*', weight: 2 },
+      { pattern: 'q»/**', weight: 5 },
+    ]);
+    expect(weight('q»/t1/w')).toBe(2);
+    expect(weight('q»/t2/w')).toBe(5);
+  });
+
+  it('counts only the literal characters of a glob against a regex match of the same length', () => {
+    // The glob has 6 literal characters and the regex matches 6: a tie, which the higher weight wins.
+    const weight = weightOf([
+      { pattern: 'q»/t1/*', weight: 2 },
+      { regex: 'q»/t1/', weight: 3 },
+    ]);
+    expect(weight('q»/t1/w')).toBe(3);
   });
 });
