@@ -4,9 +4,12 @@ const common = {
   transform: {
     '^.+\\.(t|j|mj)sx?$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
   },
-  // middy 5+ is ESM-only; load it through swc as CommonJS (TOOLING.md).
-  moduleNameMapper: { '^@middy/([^/]+)$': '<rootDir>/node_modules/@middy/$1/index.js' },
-  transformIgnorePatterns: ['/node_modules/(?!@middy/)'],
+  // middy 5+ and fauxqs are ESM-only; load them through swc as CommonJS (TOOLING.md).
+  moduleNameMapper: {
+    '^@middy/([^/]+)$': '<rootDir>/node_modules/@middy/$1/index.js',
+    '^fauxqs$': '<rootDir>/node_modules/fauxqs/dist/app.js',
+  },
+  transformIgnorePatterns: ['/node_modules/(?!@middy/|fauxqs/)'],
   // StrykerJS copies the project into .stryker-tmp while it runs (npm run test:mutation).
   modulePathIgnorePatterns: ['<rootDir>/.stryker-tmp'],
 };

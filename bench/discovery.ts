@@ -9,7 +9,7 @@ import { publishConfirmed } from './lib/amqp';
 import { type Benchmark, ratio } from './lib/benchmark';
 import { countingFetch } from './lib/counters';
 import { benchDistributor } from './lib/distributor';
-import { waitForListing } from './lib/listing';
+import { holding, waitForListing } from './lib/listing';
 import { median, type Table, timed } from './lib/report';
 import { seededRandom } from './lib/scenarios';
 import { createBenchVhost } from './lib/services';
@@ -49,7 +49,7 @@ export const discoveryBench: Benchmark<Flags> = {
       );
       await channel.close();
       const management = new ManagementClient(vhost.managementUrl, vhost.vhost);
-      await waitForListing(management, staging, 1, 60_000);
+      await waitForListing(management, holding(staging, 1));
       progress(`${staging.length} staging queues over ${targets.length} targets listed`);
 
       const counter = countingFetch();

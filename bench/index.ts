@@ -1,9 +1,11 @@
 import { spawn } from 'node:child_process';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { projectRoot } from '../local/paths';
 import { benchmarks } from './benchmarks';
 import { type Benchmark, flagsFromArgv } from './lib/benchmark';
-import { machineLine, printReport } from './lib/report';
+import { type Goal, goalRow, machineLine, printReport } from './lib/report';
 
 /**
  * `npm run bench [-- <name…>] [--<flag> N…] [--tiny]`
@@ -26,8 +28,10 @@ async function main(): Promise<void> {
   if (named.length === 0) {
     console.log(machineLine());
     console.log(`command: npm run bench${args.length ? ` -- ${args.join(' ')}` : ''}`);
+    const goalsFile = join(mkdtempSync(join(tmpdir(), 'fairway-bench-')), 'goals.jsonl');
     let failed = 0;
-    for (const bench of benchmarks) failed += await runInChild(bench.name, args);
+    for (const bench of benchmarks) failed += await runInChild(bench.name, args, goalsFile);
+    printGoals(goalsFile);
     if (failed > 0) throw new Error(`${failed} benchmark(s) failed`);
     return;
   }
@@ -46,16 +50,32 @@ async function runHere(bench: Benchmark): Promise<void> {
   const started = Date.now();
   const tables = await bench.run(flags, (line) => console.error(`[${bench.name}] ${line}`));
   for (const table of tables) printReport(table);
+  const goals = tables.flatMap((table) => table.goals ?? []);
+  if (process.env.FAIRWAY_BENCH_GOALS && goals.length > 0)
+    appendFileSync(process.env.FAIRWAY_BENCH_GOALS, goals.map((goal) => `${JSON.stringify(goal)}\n`).join(''));
   console.log(`\n(${bench.name} took ${((Date.now() - started) / 1000).toFixed(0)} s)`);
 }
 
-function runInChild(name: string, args: string[]): Promise<number> {
+/** Every goal of every bench in one table, last: what `npm run bench` answers to the issue. */
+function printGoals(file: string): void {
+  const goals: Goal[] = existsSync(file)
+    ? readFileSync(file, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line))
+    : [];
+  printReport({ title: 'All goals of this run', rows: goals.map(goalRow) });
+  const missed = goals.filter((goal) => !goal.met).length;
+  console.log(`\n${goals.length - missed} of ${goals.length} goals met.`);
+}
+
+function runInChild(name: string, args: string[], goalsFile: string): Promise<number> {
   // run-ts.mjs sets argv[1] to this entry point: the child runs the same file from the same tree.
   const entry = process.argv[1]!;
   const child = spawn(
     process.execPath,
     ['--expose-gc', join(projectRoot(dirname(entry)), 'scripts/run-ts.mjs'), entry, name, ...args],
-    { stdio: 'inherit' },
+    { stdio: 'inherit', env: { ...process.env, FAIRWAY_BENCH_GOALS: goalsFile } },
   );
   return new Promise((resolve) => child.on('exit', (code) => resolve(code === 0 ? 0 : 1)));
 }

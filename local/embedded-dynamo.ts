@@ -41,8 +41,9 @@ export async function startDynamo(): Promise<EmbeddedDynamo> {
     async stop() {
       client.destroy();
       // dynalite closes its store with the server and throws (uncaught) from any request still
-      // being processed: a request whose client has gone finishes first.
-      for (const until = Date.now() + 10_000; inFlight() > 0 && Date.now() < until; ) {
+      // being processed: new requests are refused from now on, and those in flight finish first.
+      inFlight.refuseNew();
+      for (const until = Date.now() + 10_000; inFlight.count() > 0 && Date.now() < until; ) {
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -50,12 +51,17 @@ export async function startDynamo(): Promise<EmbeddedDynamo> {
   };
 }
 
-/** Counts the requests the server has received and not yet answered. */
-function countRequestsInFlight(server: Server): () => number {
+/** Counts the requests the server has received and not yet answered; once stopping, answers new ones 503. */
+function countRequestsInFlight(server: Server) {
   let count = 0;
+  let refusing = false;
   const handlers = server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
   server.removeAllListeners('request');
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    if (refusing) {
+      res.writeHead(503, { connection: 'close' }).end();
+      return;
+    }
     count++;
     const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
     res.end = ((...args: unknown[]) => {
@@ -64,7 +70,12 @@ function countRequestsInFlight(server: Server): () => number {
     }) as ServerResponse['end'];
     for (const handler of handlers) handler.call(server, req, res);
   });
-  return () => count;
+  return {
+    count: () => count,
+    refuseNew: () => {
+      refusing = true;
+    },
+  };
 }
 
 /** The deployed table definitions, so tests run against the real key schemas. */

@@ -4,7 +4,10 @@ import type { Context } from 'aws-lambda';
  * The real handlers, loaded on demand: each reads its configuration from process.env when its
  * module loads (cold start), so set the environment first and load only what you invoke.
  */
-export type Handler = (event: unknown, context: Context) => Promise<unknown>;
+export type Handler = ((event: unknown, context: Context) => Promise<unknown>) & {
+  /** Ends the handler's connections and pools (each function's handler has one, lib/secrets/with-secrets.ts). */
+  close?: () => Promise<void>;
+};
 
 const loaders = {
   router: () => import('../functions/router'),

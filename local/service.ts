@@ -19,15 +19,21 @@ interface ServerlessFile {
   functions: Record<string, { timeout?: number; events?: Array<{ schedule?: { rate: string; enabled?: unknown } }> }>;
 }
 
-/** Reads serverless.yml's functions with `${param:…}` resolved for `stage` (its block over `default`). */
-export function serviceFunctions(stage = 'dev'): ServiceFunction[] {
+/** Resolves `${param:…}` in a serverless.yml value as serverless does for `stage` (its block over `default`). */
+export function paramResolver(stage = 'dev'): (value: unknown) => string {
   const file = parse(readFileSync(join(projectRoot(), 'serverless.yml'), 'utf8')) as ServerlessFile;
   const params = { ...file.params.default, ...file.params[stage] };
-  const resolve = (value: unknown) =>
+  return (value: unknown) =>
     String(value).replace(/\$\{param:(\w+)\}/g, (_, name: string) => {
       if (!(name in params)) throw new Error(`serverless.yml refers to \${param:${name}}, which has no value`);
       return String(params[name]);
     });
+}
+
+/** Reads serverless.yml's functions with `${param:…}` resolved for `stage` (its block over `default`). */
+export function serviceFunctions(stage = 'dev'): ServiceFunction[] {
+  const file = parse(readFileSync(join(projectRoot(), 'serverless.yml'), 'utf8')) as ServerlessFile;
+  const resolve = paramResolver(stage);
   return Object.entries(file.functions).map(([name, fn]) => {
     const schedule = fn.events?.find((e) => e.schedule)?.schedule;
     const rate = schedule && resolve(schedule.rate);

@@ -3,23 +3,43 @@ import { parseArgs } from 'node:util';
 import { projectRoot } from './paths';
 import { runLocalStack } from './stack/run';
 
-// `npm start [-- --speed N --duration S --headless --log FILE]`: README "Operating Fairway".
-const { values: flags } = parseArgs({
-  options: {
-    speed: { type: 'string', default: '300' },
-    headless: { type: 'boolean', default: false },
-    duration: { type: 'string' },
-    stage: { type: 'string', default: 'dev' },
-    log: { type: 'string', default: join(projectRoot(), 'fairway-local.log') },
-  },
-});
+const usage = `usage: npm start [-- options]   (docs/operating.md "Run it locally")
+  --speed N       schedules run N times faster (default 300)
+  --duration S    stop after S seconds
+  --headless      no view: run until the end states hold, print the final state as JSON
+  --stage NAME    the serverless.yml stage whose schedules to follow (default dev)
+  --log FILE      where the functions' logs and metrics go (default fairway-local.log)
+  --help          this text`;
+
+const flags = parseFlags();
+if (flags.help) {
+  process.stdout.write(`${usage}\n`);
+  process.exit(0);
+}
 const speed = Number(flags.speed);
 const duration = flags.duration === undefined ? undefined : Number(flags.duration);
 if (!(speed >= 1)) fail('--speed must be a number ≥ 1 (how many times faster than real time the schedules run)');
 if (duration !== undefined && !(duration > 0)) fail('--duration must be a positive number of seconds');
 
+function parseFlags() {
+  try {
+    return parseArgs({
+      options: {
+        speed: { type: 'string', default: '300' },
+        headless: { type: 'boolean', default: false },
+        duration: { type: 'string' },
+        stage: { type: 'string', default: 'dev' },
+        log: { type: 'string', default: join(projectRoot(), 'fairway-local.log') },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    }).values;
+  } catch (error) {
+    return fail((error as Error).message);
+  }
+}
+
 function fail(message: string): never {
-  process.stderr.write(`npm start: ${message}\n`);
+  process.stderr.write(`npm start: ${message}\n\n${usage}\n`);
   process.exit(2);
 }
 

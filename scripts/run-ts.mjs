@@ -5,7 +5,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 // Runs a TypeScript entry point (bench, npm start, the operator CLI) the way Lambda runs the
 // handlers: bundled by esbuild into CommonJS. Bundling is what lets CommonJS code load
-// @middy/core, which is ESM-only; every other package stays external and loads from node_modules.
+// @middy/core and fauxqs, which are ESM-only; every other package stays external and loads from node_modules.
 import { build } from 'esbuild';
 
 const [entry, ...args] = process.argv.slice(2);
@@ -19,11 +19,11 @@ const outdir = join(root, 'node_modules', '.cache', 'fairway-run');
 mkdirSync(outdir, { recursive: true });
 const outfile = join(outdir, `${basename(entry).replace(/\.ts$/, '')}-${process.pid}.cjs`);
 
-const bundleOnlyMiddy = {
-  name: 'bundle-only-middy',
+const bundleOnlyEsmOnly = {
+  name: 'bundle-only-esm-only',
   setup(b) {
     b.onResolve({ filter: /^[^./]/ }, (args) =>
-      args.path.startsWith('@middy/') ? undefined : { path: args.path, external: true },
+      args.path.startsWith('@middy/') || args.path === 'fauxqs' ? undefined : { path: args.path, external: true },
     );
   },
 };
@@ -36,7 +36,7 @@ await build({
   target: 'node20',
   sourcemap: 'inline',
   outfile,
-  plugins: [bundleOnlyMiddy],
+  plugins: [bundleOnlyEsmOnly],
   logLevel: 'warning',
 });
 

@@ -1,5 +1,25 @@
-import type { DistributorConfig } from '../../lib/config/distributor';
+import { type DistributorConfig, loadDistributorConfig } from '../../lib/config/distributor';
 import { createDistributorService, warningReport } from '../../lib/distributor/service';
+import type { BenchVhost } from './services';
+
+/** The deployed distributor's timeout (serverless.yml): what a pass gets as its remaining time. */
+export const DISTRIBUTOR_TIMEOUT_MS = 60_000;
+
+/** The distributor's configuration on a bench vhost and DynamoDB endpoint: the defaults but for `settings`. */
+export function benchDistributorConfig(
+  vhost: BenchVhost,
+  dynamoEndpoint: string,
+  settings: Record<string, string> = {},
+): DistributorConfig {
+  return loadDistributorConfig({
+    AMQP_URL: vhost.amqpUrl,
+    RABBITMQ_MANAGEMENT_URL: vhost.managementUrl,
+    RABBITMQ_VHOST: vhost.vhost,
+    DISTRIBUTOR_TABLE: 'DistributorStateTable',
+    DYNAMODB_ENDPOINT: dynamoEndpoint,
+    ...settings,
+  });
+}
 
 /** The distributor's own service on a bench vhost and embedded DynamoDB; its warnings go to the progress lines. */
 export function benchDistributor(config: DistributorConfig, progress: (line: string) => void, fetchFn?: typeof fetch) {

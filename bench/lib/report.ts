@@ -16,6 +16,8 @@ export interface Table {
   title: string;
   rows: Row[];
   notes?: string[];
+  /** Set on a bench's goals table (goalsTable). */
+  goals?: Goal[];
 }
 
 /** Prints rows as an aligned text table (also valid Markdown, for BENCHMARKS.md). */
@@ -69,4 +71,50 @@ export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+/** A goal of the issue, with what this run measured against it. */
+export interface Goal {
+  goal: string;
+  /** The bound, e.g. "≥ 0.9" or "≤ 10 s". */
+  target: string;
+  /** What this run measured, e.g. "0.97 (8,982 vs 9,260 msg/s)". */
+  measured: string;
+  met: boolean;
+}
+
+/** The goals a bench measured, as a table that `npm run bench` also gathers into its closing summary. */
+export function goalsTable(bench: string, goals: Goal[]): Table {
+  return {
+    title: `Goals: ${bench}`,
+    rows: goals.map(goalRow),
+    goals,
+  };
+}
+
+export function goalRow(goal: Goal): Row {
+  return { goal: goal.goal, target: goal.target, 'this run': goal.measured, verdict: goal.met ? 'met' : 'NOT MET' };
+}
+
+/**
+ * Runs each of `runs` once per round, the order rotated every round (so drift on a shared
+ * machine, and whatever one run leaves behind, falls on each in turn), and returns each run's
+ * results in round order.
+ */
+export async function inRotation<K extends string>(
+  runs: Record<K, () => Promise<number>>,
+  rounds: number,
+  progress: (line: string) => void,
+): Promise<Record<K, number[]>> {
+  const keys = Object.keys(runs) as K[];
+  const results = Object.fromEntries(keys.map((key) => [key, [] as number[]])) as unknown as Record<K, number[]>;
+  for (let round = 0; round < rounds; round++) {
+    const start = round % keys.length;
+    for (const key of [...keys.slice(start), ...keys.slice(0, start)]) {
+      const value = await runs[key]();
+      results[key].push(value);
+      progress(`round ${round + 1}: ${key} ${value.toPrecision(4)}`);
+    }
+  }
+  return results;
 }

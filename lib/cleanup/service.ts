@@ -6,7 +6,9 @@ import { type CleanupConfig, loadCleanupConfig } from '../config/cleanup';
 import type { Env } from '../config/env';
 import { errorText } from '../errors';
 import { functionHandler } from '../runtime/lambda';
-import type { Observability } from '../runtime/observability';
+import { createObservability, type Observability } from '../runtime/observability';
+import { databaseConnections } from '../secrets/connections';
+import { withSecrets } from '../secrets/with-secrets';
 import type { StepOutcome } from './engine/engine';
 import { type CleanupJobName, cleanupJob, type JobDatabases } from './jobs';
 import type { CleanupReport } from './report';
@@ -83,14 +85,30 @@ export function jobDatabases(
 export function createCleanupService(name: CleanupJobName, observability: Observability, env: Env = process.env) {
   const config = loadCleanupConfig(env);
   const report = createCleanupReport(observability, name);
-  const job = cleanupJob(name, env, jobDatabases(config, report), report);
-  return { runSteps: createStepRunner(job, config, { doc: documentClient(config), report }) };
+  const databases = jobDatabases(config, report);
+  const job = cleanupJob(name, env, databases, report);
+  const doc = documentClient(config);
+  return {
+    runSteps: createStepRunner(job, config, { doc, report }),
+    async close() {
+      await Promise.all([databases.nxrg.end(), databases.openxds.end()]);
+      doc.destroy();
+    },
+  };
 }
 
-/** The Lambda handler of one cleanup job: one or more stack steps per scheduled invocation (SPEC §4). */
+/**
+ * The Lambda handler of one cleanup job: one or more stack steps per scheduled invocation (SPEC §4).
+ * Its settings are checked at cold start; with database secrets (lib/secrets) the pools get the
+ * secrets' credentials and are built again after a rotation.
+ */
 export function cleanupFunction(name: CleanupJobName, env: Env = process.env) {
-  return functionHandler<ScheduledEvent, unknown>(
-    name,
-    (observability) => createCleanupService(name, observability, env).runSteps,
+  // The pools built here only to check the settings never connect (pg connects lazily).
+  const check = (e: Env) => void createCleanupService(name, createObservability(name), e);
+  return withSecrets(env, databaseConnections, check, (_checked, e) =>
+    functionHandler<ScheduledEvent, unknown>(name, (observability) => {
+      const service = createCleanupService(name, observability, e);
+      return { handle: service.runSteps, close: service.close };
+    }),
   );
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { WEIGHT_DECIMALS } from '../distributor/weights';
-import { dynamoSettings, rabbitSettings } from './common';
+import { dynamoSettings, passRequestSettings, rabbitSettings } from './common';
 import { type Env, parseEnv, setting } from './env';
 
 const queueArguments = z.record(z.string(), z.unknown());
@@ -83,6 +83,7 @@ const choice = <T extends readonly [string, ...string[]]>(values: T, fallback: T
 export const distributorConfigSchema = z.object({
   ...dynamoSettings,
   ...rabbitSettings,
+  ...passRequestSettings,
   DISTRIBUTOR_TABLE: setting.text(),
   /** `fair`: max-min water-filling; `reference`: ceil(capacity / N) per queue, as the reference implementation. */
   DISTRIBUTOR_PLANNER: choice(['fair', 'reference'] as const, 'fair'),
@@ -94,16 +95,35 @@ export const distributorConfigSchema = z.object({
   DISTRIBUTOR_MISSING_TARGET: choice(['skip', 'create'] as const, 'skip'),
   /** Arguments of a target created for staging queues that have none, unless DISTRIBUTOR_TARGETS names some. */
   DISTRIBUTOR_NEW_TARGET_ARGUMENTS: setting.json(queueArguments, { 'x-max-priority': 9 }),
-  /** How many staging queues move at the same time within a pass. */
-  DISTRIBUTOR_MOVE_CONCURRENCY: setting.int(4, 1, 64),
+  /**
+   * How many staging queues move at the same time within a pass. A mover of a one-message queue
+   * mostly waits on round trips, so many at once: 5,000 such queues at 1 ms took 15.2 s with 4,
+   * 9.0 s with 16 and no less with 32 (BENCHMARKS.md).
+   */
+  DISTRIBUTOR_MOVE_CONCURRENCY: setting.int(16, 1, 64),
   /** Upper bound of a mover's prefetch (it is also never more than the queue's share). */
   DISTRIBUTOR_MAX_PREFETCH: setting.int(500, 1, 65535),
   /** The pass stops moving this long before the Lambda timeout. */
   DISTRIBUTOR_SAFETY_MARGIN_MS: setting.int(10_000, 0),
   /** A mover that received nothing for this long stops (its queue was drained by someone else). */
   DISTRIBUTOR_IDLE_STOP_MS: setting.int(2_000, 50),
+  /** After a pass that moved messages and left some in staging, the next pass for the target starts this much later. */
+  DISTRIBUTOR_FOLLOW_UP_DELAY_MS: setting.int(1_000, 0, 30_000),
+  /** A follow-up after a pass that moved nothing waits twice as long as the last, up to this. */
+  DISTRIBUTOR_FOLLOW_UP_MAX_DELAY_MS: setting.int(20_000, 0, 30_000),
+});
+
+/** The settings that must agree with each other; apart, so that tools can still pick from the schema (omit). */
+const consistentDistributorConfig = distributorConfigSchema.superRefine((config, ctx) => {
+  if (config.DISTRIBUTOR_FOLLOW_UP_MAX_DELAY_MS < config.DISTRIBUTOR_FOLLOW_UP_DELAY_MS) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['DISTRIBUTOR_FOLLOW_UP_MAX_DELAY_MS'],
+      message: 'must be at least DISTRIBUTOR_FOLLOW_UP_DELAY_MS',
+    });
+  }
 });
 
 export type DistributorConfig = z.infer<typeof distributorConfigSchema>;
 
-export const loadDistributorConfig = (env: Env): DistributorConfig => parseEnv(distributorConfigSchema, env);
+export const loadDistributorConfig = (env: Env): DistributorConfig => parseEnv(consistentDistributorConfig, env);

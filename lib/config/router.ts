@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defaultThresholds, reachableLevels, tenMinusLevel } from '../priority/rules';
-import { dynamoSettings, rabbitSettings } from './common';
+import { dynamoSettings, passRequestSettings, rabbitSettings } from './common';
 import { type Env, parseEnv, setting } from './env';
 
 const thresholdsSchema = z
@@ -28,7 +28,10 @@ export const routerConfigSchema = z
   .object({
     ...dynamoSettings,
     ...rabbitSettings,
+    ...passRequestSettings,
     TENANT_TABLE: setting.text(),
+    /** The distributor's lease table, where the router asks for passes (with DISTRIBUTOR_FUNCTION_NAME). */
+    DISTRIBUTOR_TABLE: setting.optionalText(),
     /** SPEC §1: a check more than this many seconds after the last one resets the tenant. */
     TENANT_PRIORITY_RESET_SECONDS: setting.int(1500, 1),
     /** SPEC §1's table as `[{"below": -20, "level": 9}, …]`, ascending; the first that holds wins. */
@@ -62,6 +65,13 @@ export const routerConfigSchema = z
     PUBLISH_CONFIRM_TIMEOUT_MS: setting.int(10_000, 100),
   })
   .superRefine((config, ctx) => {
+    if (config.DISTRIBUTOR_FUNCTION_NAME !== undefined && config.DISTRIBUTOR_TABLE === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['DISTRIBUTOR_TABLE'],
+        message: 'is required with DISTRIBUTOR_FUNCTION_NAME (the router asks for passes in that table)',
+      });
+    }
     const rules = { thresholds: config.TENANT_PRIORITY_THRESHOLDS, quietLevel: config.TENANT_PRIORITY_QUIET_LEVEL };
     const missing = reachableLevels(rules).filter(
       (level) => config.TENANT_PRIORITY_AMQP_PRIORITIES[String(level)] === undefined,

@@ -1,13 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import type { DistributorConfig } from '../config/distributor';
 import type { QueueInfo } from '../rabbitmq/management';
+import { fitToBudget, type MoveCosts } from './budget';
 import { targetCapacity } from './capacity';
-import { concurrencyLimit } from './concurrency';
+import { type ChannelSlots, channelSlots } from './channel-slots';
 import { groupByTarget, type TargetGroup } from './discovery';
-import { moveMessages, type OpenChannel, type StopReason } from './mover';
+import { type FollowUpSettings, followUpDelay } from './follow-up';
+import { type MoveResult, moveOn, type OpenChannel, type StopReason } from './mover';
+import { type RequestPass, schedulesOnly } from './pass-requests';
+import type { PassRequestEvent } from './pass-trigger';
 import { createQueue, readyCounts } from './queue-probe';
 import type { DistributorState } from './state-store';
-import { planTarget, type TargetMeasurement, type TargetShares } from './target-plan';
+import { planTarget, type TargetMeasurement, type TargetPlan, type TargetShares } from './target-plan';
 import { controlledWeight, type TenantControlStore } from './tenant-controls';
 import { tuneLength } from './tuned-length';
 import type { TunedLengthStore } from './tuned-length-store';
@@ -26,7 +30,8 @@ export type PassSettings = Pick<
   | 'DISTRIBUTOR_MAX_PREFETCH'
   | 'DISTRIBUTOR_SAFETY_MARGIN_MS'
   | 'DISTRIBUTOR_IDLE_STOP_MS'
->;
+> &
+  FollowUpSettings;
 
 /** What the distributor tells its operators; the service logs it and turns it into metrics. */
 export interface DistributorReport {
@@ -40,6 +45,8 @@ export interface DistributorReport {
   leaseNotReleased(target: string, error: unknown): void;
   /** The invocation has no time left beyond the safety margin: the pass plans but moves nothing. */
   noTimeToMove(remainingMs: number, safetyMarginMs: number): void;
+  /** The pass could not ask for the target's next pass; the schedule's next pass covers it. */
+  followUpFailed(target: string, error: unknown): void;
   /** A tuned target's length this pass: applied (mode apply) or only what it would be (mode noop). */
   lengthTuned(tuned: LengthTuned): void;
   /** A pass ended. */
@@ -77,6 +84,8 @@ export interface DistributorDeps {
   controls: TenantControlStore;
   tuning: TuningDeps;
   report: DistributorReport;
+  /** Asks for a target's next pass (passRequester); by default passes run on the schedule alone. */
+  requestPass?: RequestPass;
   now?: () => number;
 }
 
@@ -105,10 +114,14 @@ export interface TargetSummary {
   requeued: number;
   queues: QueueSummary[];
   error?: string;
+  /** The next pass for this target was asked for, this many ms from the end of this one. */
+  followUpMs?: number;
 }
 
 export interface PassSummary {
   owner: string;
+  /** The request that started this pass; absent for a scheduled pass. */
+  request?: { requestId: string; target: string; delayMs: number };
   planner: PassSettings['DISTRIBUTOR_PLANNER'];
   durationMs: number;
   planned: number;
@@ -118,8 +131,11 @@ export interface PassSummary {
 }
 
 export interface Distributor {
-  /** One distribution pass; `remainingMs` is the invocation's time left (context.getRemainingTimeInMillis()). */
-  runPass(remainingMs: number): Promise<PassSummary>;
+  /**
+   * One distribution pass; `remainingMs` is the invocation's time left (context.getRemainingTimeInMillis()).
+   * With a `request`, the pass covers its target alone.
+   */
+  runPass(remainingMs: number, request?: PassRequestEvent): Promise<PassSummary>;
 }
 
 /** One pass as its targets see it. */
@@ -128,8 +144,9 @@ interface Pass {
   /** Epoch ms after which no mover takes a new delivery. */
   deadline: number;
   leaseUntil: number;
-  /** Bounds the movers of the whole pass (DISTRIBUTOR_MOVE_CONCURRENCY). */
-  limit: ReturnType<typeof concurrencyLimit>;
+  /** The movers of the whole pass, each on its slot's channel pair (DISTRIBUTOR_MOVE_CONCURRENCY). */
+  slots: ChannelSlots;
+  request?: PassRequestEvent;
   /** Staging queue weights: the configured rules under this pass's tenant controls (paused: 0). */
   weight: (queue: string) => number;
 }
@@ -140,7 +157,15 @@ const errorMessage = (error: unknown) => (error instanceof Error ? error.message
 export function createDistributor(deps: DistributorDeps): Distributor {
   const { settings, state, openChannel, report } = deps;
   const now = deps.now ?? Date.now;
+  const requestPass = deps.requestPass ?? schedulesOnly;
   const configuredWeight = weightOf(settings.DISTRIBUTOR_WEIGHTS);
+  // What movers cost, learned over the container's passes (a cautious start: 10 ms a queue,
+  // 0.5 ms a message); a pass moves only what fits before its deadline.
+  const costs: MoveCosts = { perQueueMs: 10, perMessageMs: 0.5, slots: settings.DISTRIBUTOR_MOVE_CONCURRENCY };
+  const learn = (share: number, ms: number) => {
+    if (share <= 10) costs.perQueueMs = 0.8 * costs.perQueueMs + 0.2 * ms;
+    else costs.perMessageMs = 0.8 * costs.perMessageMs + (0.2 * Math.max(0, ms - costs.perQueueMs)) / share;
+  };
 
   /** Lease → measure → plan → move, for one target; a failure ends this target alone. */
   async function distributeTarget(group: TargetGroup, pass: Pass): Promise<TargetSummary> {
@@ -160,14 +185,18 @@ export function createDistributor(deps: DistributorDeps): Distributor {
       return summary;
     };
     try {
-      if (!(await state.acquireLease(group.target, pass.owner, now(), pass.leaseUntil))) return summary;
+      if (!(await acquire(group.target, pass))) return summary;
     } catch (error) {
       return failed(error);
     }
+    let staged = 0;
+    let wanted = false;
     try {
       const measured = await measure(group);
+      // A paused queue (weight 0) waits for its tenant to be resumed, not for a follow-up.
+      staged = measured.staging.reduce((n, q) => n + (pass.weight(q.name) > 0 ? q.depth : 0), 0);
       const tunedMaxLength = await tune(measured);
-      const plan = planTarget({ ...measured, tunedMaxLength }, settings, pass.weight);
+      const plan = fitPlan(planTarget({ ...measured, tunedMaxLength }, settings, pass.weight), measured, pass);
       if (plan.outcome === 'target-missing') {
         report.targetMissing(group.target, group.staging);
         summary.outcome = 'target-missing';
@@ -190,9 +219,33 @@ export function createDistributor(deps: DistributorDeps): Distributor {
       return failed(error);
     } finally {
       // An unreleased lease only delays the next pass until it expires.
-      await state
-        .releaseLease(group.target, pass.owner)
-        .catch((error: unknown) => report.leaseNotReleased(group.target, error));
+      await state.releaseLease(group.target, pass.owner).then(
+        (released) => (wanted = released.wanted),
+        (error: unknown) => report.leaseNotReleased(group.target, error),
+      );
+      // After the release: a request that found the lease held set `wanted`, which the release returned.
+      await followUp(summary, staged, wanted, pass);
+    }
+  }
+
+  /** Takes the lease; a requested pass that finds it held hands its request to the holder. */
+  async function acquire(target: string, pass: Pass): Promise<boolean> {
+    const requestId = pass.request?.target === target ? pass.request.requestId : undefined;
+    if (await state.acquireLease(target, pass.owner, now(), pass.leaseUntil, requestId)) return true;
+    // Handed over: the holder asks for the next pass. Not handed over: the lease was freed meanwhile (or the
+    // request was replaced as overdue), so try it once more.
+    if (requestId === undefined || (await state.handOver(target, requestId, now()))) return false;
+    return state.acquireLease(target, pass.owner, now(), pass.leaseUntil, requestId);
+  }
+
+  async function followUp(summary: TargetSummary, staged: number, wanted: boolean, pass: Pass): Promise<void> {
+    const previousDelayMs = pass.request?.target === summary.target ? pass.request.delayMs : undefined;
+    const delayMs = followUpDelay({ ...summary, staged, wanted, previousDelayMs }, settings);
+    if (delayMs === undefined) return;
+    try {
+      if ((await requestPass(summary.target, delayMs)) !== 'off') summary.followUpMs = delayMs;
+    } catch (error) {
+      report.followUpFailed(summary.target, error);
     }
   }
 
@@ -244,53 +297,88 @@ export function createDistributor(deps: DistributorDeps): Distributor {
     return next;
   }
 
-  /** Stores the moved rotation, then moves every planned share, at most `pass.limit` at a time, until all movers ended. */
+  /**
+   * Keeps the shares the movers can finish before the deadline, in rotation order; the rest go
+   * first in the next pass (the rotation cursor stops at the last share kept).
+   */
+  function fitPlan(plan: TargetPlan, measured: TargetMeasurement, pass: Pass): TargetPlan {
+    if (plan.outcome === 'target-missing' || plan.shares.length === 0) return plan;
+    const fitted = fitToBudget(plan.shares, measured.rotation.cursor, pass.deadline - now(), costs);
+    if (fitted.deferred === 0) return plan;
+    return { ...plan, shares: fitted.shares, rotationCursor: fitted.rotationCursor ?? plan.rotationCursor };
+  }
+
+  /**
+   * Stores the moved rotation, then moves every planned share, one mover per slot at a time on the
+   * slot's channel pair, until all movers ended. A mover whose turn comes after the deadline does
+   * not start: its queue keeps its messages for the next pass.
+   */
   async function move(measured: TargetMeasurement, plan: TargetShares, pass: Pass): Promise<QueueSummary[]> {
     if (plan.rotationCursor !== undefined) {
       if (!(await state.writeRotation(measured.target, plan.rotationCursor, measured.rotation))) {
         report.rotationConflict(measured.target);
       }
     }
+    const queues = new Map(plan.queues.map((q) => [q.name, q]));
+    const late: MoveResult = { moved: 0, requeued: 0, stopReason: 'deadline' };
     return Promise.all(
-      plan.shares.map(({ name, share }) =>
-        pass.limit(async (): Promise<QueueSummary> => {
-          const result = await moveMessages(
-            openChannel,
-            {
-              source: name,
-              target: measured.target,
-              count: share,
-              prefetch: Math.min(share, settings.DISTRIBUTOR_MAX_PREFETCH),
-              deadline: pass.deadline,
-              idleStopMs: settings.DISTRIBUTOR_IDLE_STOP_MS,
-            },
-            now,
+      plan.shares.map(async ({ name, share }): Promise<QueueSummary> => {
+        const result = await pass.slots
+          .use(async (pair) => {
+            if (now() >= pass.deadline) return { value: late, reusable: true };
+            const started = now();
+            const moved = await moveOn(
+              pair,
+              {
+                source: name,
+                target: measured.target,
+                count: share,
+                prefetch: Math.min(share, settings.DISTRIBUTOR_MAX_PREFETCH),
+                deadline: pass.deadline,
+                idleStopMs: settings.DISTRIBUTOR_IDLE_STOP_MS,
+              },
+              now,
+            );
+            if (share > 0) learn(share, now() - started);
+            return { value: moved.result, reusable: moved.reusable };
+          })
+          .catch(
+            (error: unknown): MoveResult => ({ ...late, stopReason: 'channel-closed', error: errorMessage(error) }),
           );
-          return { ...plan.queues.find((q) => q.name === name)!, planned: share, ...result };
-        }),
-      ),
+        return { ...queues.get(name)!, planned: share, ...result };
+      }),
     );
   }
 
   return {
-    async runPass(remainingMs) {
+    async runPass(remainingMs, request) {
       const startedAt = now();
       const owner = randomUUID();
       const deadline = startedAt + Math.max(0, remainingMs - settings.DISTRIBUTOR_SAFETY_MARGIN_MS);
       if (deadline === startedAt) report.noTimeToMove(remainingMs, settings.DISTRIBUTOR_SAFETY_MARGIN_MS);
       const [listing, controls] = await Promise.all([deps.listQueues(), deps.controls.read()]);
-      const groups = groupByTarget(listing);
+      // A requested pass looks at its target's every staging queue: the listed counts lag the router by ~5 s.
+      const groups = request
+        ? groupByTarget(listing, request.target).filter((group) => group.target === request.target)
+        : groupByTarget(listing);
       // A lease lasts as long as this invocation can: a killed pass frees its targets at its timeout.
+      const slots = channelSlots(settings.DISTRIBUTOR_MOVE_CONCURRENCY, openChannel);
       const pass: Pass = {
         owner,
         deadline,
         leaseUntil: startedAt + remainingMs,
-        limit: concurrencyLimit(settings.DISTRIBUTOR_MOVE_CONCURRENCY),
+        slots,
         weight: controlledWeight(configuredWeight, controls),
+        request,
       };
-      const targets = await Promise.all(groups.map((group) => distributeTarget(group, pass)));
+      const targets = await Promise.all(groups.map((group) => distributeTarget(group, pass))).finally(() =>
+        slots.close(),
+      );
       const summary: PassSummary = {
         owner,
+        ...(request
+          ? { request: { requestId: request.requestId, target: request.target, delayMs: request.delayMs } }
+          : {}),
         planner: settings.DISTRIBUTOR_PLANNER,
         durationMs: now() - startedAt,
         planned: targets.reduce((n, t) => n + t.planned, 0),

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ConfirmChannel, ConsumeMessage, MessageProperties, Options } from 'amqplib';
+import { GET_SHARE_MAX, moveByGet } from './get-mover';
 
 /** Opens a confirm channel on the pass's connection (AmqpSession.openConfirmChannel). */
 export type OpenChannel = () => Promise<ConfirmChannel>;
@@ -41,7 +42,7 @@ export interface MoveResult {
 }
 
 /** After stopping, how long to wait for outstanding confirms before giving up on them. */
-const DRAIN_TIMEOUT_MS = 5_000;
+export const DRAIN_TIMEOUT_MS = 5_000;
 /** A channel close that gets no answer (a broker half gone) must not hold the pass. */
 const CLOSE_TIMEOUT_MS = 2_000;
 
@@ -65,19 +66,53 @@ export async function moveMessages(
   now: () => number = Date.now,
 ): Promise<MoveResult> {
   if (request.count <= 0) return { moved: 0, requeued: 0, stopReason: 'share-moved' };
-  let consumer: ConfirmChannel | undefined;
-  let publisher: ConfirmChannel | undefined;
+  let pair: ChannelPair | undefined;
   try {
-    consumer = await openChannel();
-    publisher = await openChannel();
-    return await pump(consumer, publisher, request, now);
+    pair = await openChannelPair(openChannel);
+    return (await moveOn(pair, request, now)).result;
   } catch (error) {
     return { moved: 0, requeued: 0, stopReason: 'channel-closed', error: (error as Error).message };
   } finally {
-    // Closing the consuming channel puts back anything still unacked.
-    if (publisher) await closeQuietly(publisher);
-    if (consumer) await closeQuietly(consumer);
+    if (pair) await closeChannelPair(pair);
   }
+}
+
+/** The two channels a mover works on: it consumes on one and publishes with confirms on the other. */
+export interface ChannelPair {
+  consumer: ConfirmChannel;
+  publisher: ConfirmChannel;
+}
+
+export async function openChannelPair(openChannel: OpenChannel): Promise<ChannelPair> {
+  const consumer = await openChannel();
+  try {
+    return { consumer, publisher: await openChannel() };
+  } catch (error) {
+    await closeQuietly(consumer);
+    throw error;
+  }
+}
+
+/** Closing the consuming channel puts back anything still unacked. */
+export async function closeChannelPair(pair: ChannelPair): Promise<void> {
+  await closeQuietly(pair.publisher);
+  await closeQuietly(pair.consumer);
+}
+
+/**
+ * Moves on channels the caller owns (a channel pair per concurrency slot saves two opens and
+ * two closes per staging queue). `reusable` is true only when the move left both channels as it
+ * found them: open, the consumer cancelled, every delivery acked or put back, no confirm owed.
+ * Otherwise the caller closes them, which puts back whatever is still unacked.
+ */
+export async function moveOn(
+  pair: ChannelPair,
+  request: MoveRequest,
+  now: () => number = Date.now,
+): Promise<{ result: MoveResult; reusable: boolean }> {
+  if (request.count <= 0) return { result: { moved: 0, requeued: 0, stopReason: 'share-moved' }, reusable: true };
+  if (request.count <= GET_SHARE_MAX) return moveByGet(pair.consumer, pair.publisher, request, now);
+  return pump(pair.consumer, pair.publisher, request, now);
 }
 
 async function closeQuietly(channel: ConfirmChannel): Promise<void> {
@@ -89,12 +124,15 @@ async function closeQuietly(channel: ConfirmChannel): Promise<void> {
   clearTimeout(timer);
 }
 
+/** Stops that leave both channels usable, once nothing is in flight and the consumer is cancelled. */
+const cleanStops: readonly StopReason[] = ['share-moved', 'source-drained', 'deadline'];
+
 async function pump(
   consumer: ConfirmChannel,
   publisher: ConfirmChannel,
   request: MoveRequest,
   now: () => number,
-): Promise<MoveResult> {
+): Promise<{ result: MoveResult; reusable: boolean }> {
   const consumerTag = `fairway-distributor-${randomUUID()}`;
   const inFlight = new Set<InFlight>();
   let received = 0;
@@ -103,6 +141,7 @@ async function pump(
   let lastDelivery = now();
   let stopReason: StopReason | undefined;
   let cancelled = false;
+  let cancelFailed = false;
   let finish: (result: MoveResult) => void = () => undefined;
   const done = new Promise<MoveResult>((resolve) => (finish = resolve));
 
@@ -130,7 +169,9 @@ async function pump(
     drainTimer = setTimeout(end, DRAIN_TIMEOUT_MS);
     consumer
       .cancel(consumerTag)
-      .catch(() => undefined)
+      .catch(() => {
+        cancelFailed = true;
+      })
       .finally(() => {
         cancelled = true;
         maybeFinish();
@@ -146,7 +187,7 @@ async function pump(
     Math.max(10, Math.min(250, request.idleStopMs / 4)),
   );
 
-  publisher.on('return', (returned: { content: Buffer }) => {
+  const onReturn = (returned: { content: Buffer }) => {
     // A return precedes the confirm of the same message; identical in-flight copies are interchangeable.
     for (const entry of inFlight) {
       if (!entry.returned && entry.message.content.equals(returned.content)) {
@@ -155,10 +196,17 @@ async function pump(
       }
     }
     stop('target-missing');
-  });
+  };
+  const onClose = () => stop('channel-closed');
+  publisher.on('return', onReturn);
   // Ahead of amqplib's own listener, which fails every pending confirm: those failures then find the move stopped.
-  publisher.prependListener('close', () => stop('channel-closed'));
-  consumer.on('close', () => stop('channel-closed'));
+  publisher.prependListener('close', onClose);
+  consumer.on('close', onClose);
+  const detach = () => {
+    publisher.off('return', onReturn);
+    publisher.off('close', onClose);
+    consumer.off('close', onClose);
+  };
 
   const onDelivery = (message: ConsumeMessage | null) => {
     if (message === null) return stop('source-missing'); // the broker cancelled us: the queue was deleted
@@ -193,9 +241,17 @@ async function pump(
   } catch (error) {
     clearInterval(watchdog);
     clearTimeout(drainTimer);
-    return { moved: 0, requeued: 0, stopReason: 'source-missing', error: (error as Error).message };
+    detach();
+    return {
+      result: { moved: 0, requeued: 0, stopReason: 'source-missing', error: (error as Error).message },
+      reusable: false,
+    };
   }
-  return done;
+  const result = await done;
+  detach();
+  const reusable =
+    cleanStops.includes(result.stopReason) && result.unconfirmed === undefined && cancelled && !cancelFailed;
+  return { result, reusable };
 }
 
 /** Every property the staging copy carries, for the target copy. */

@@ -73,13 +73,13 @@ function fairShares(queues: PlanQueue[], capacity: number, rotationCursor?: stri
   // leaves; the level rises for the others. Integer comparisons keep it exact.
   for (;;) {
     const totalWeight = sum(unsaturated.map((q) => q.weight));
-    const filled = unsaturated.filter((q) => q.depth * totalWeight <= remaining * q.weight);
-    if (filled.length === 0 || remaining === 0) break;
+    const filled = new Set(unsaturated.filter((q) => q.depth * totalWeight <= remaining * q.weight));
+    if (filled.size === 0 || remaining === 0) break;
     for (const q of filled) {
       share.set(q.name, q.depth);
       remaining -= q.depth;
     }
-    unsaturated = unsaturated.filter((q) => !filled.includes(q));
+    unsaturated = unsaturated.filter((q) => !filled.has(q));
     if (unsaturated.length === 0) break;
   }
 

@@ -2,6 +2,11 @@ import type { ConfirmChannel } from 'amqplib';
 import { BrokerError } from '../errors';
 import type { OpenChannel } from './mover';
 
+/** Channels reading depths at once: enough to hide the round trip, few enough for the broker. */
+export const DEPTH_READ_CHANNELS = 8;
+/** Depth reads per channel before another channel is worth opening (opening costs two round trips). */
+const READS_PER_CHANNEL = 16;
+
 /** The AMQP reply code of a passive declare on a queue that does not exist. */
 const NOT_FOUND = 404;
 
@@ -18,31 +23,42 @@ function asBrokerError(error: unknown, queue: string): BrokerError {
 /**
  * Exact ready counts over AMQP (a passive declare per queue), unlike the management listing
  * whose counts lag about 5 s. Undefined for a queue that does not exist; any other failure
- * rejects with a BrokerError.
+ * rejects with a BrokerError. The reads run on up to `channels` channels at once (a channel takes
+ * one declare at a time, so one channel would pay a full round trip per queue).
  */
 export async function readyCounts(
   openChannel: OpenChannel,
   names: readonly string[],
+  channels = DEPTH_READ_CHANNELS,
 ): Promise<Map<string, number | undefined>> {
   const counts = new Map<string, number | undefined>();
-  let channel: ConfirmChannel | undefined;
-  try {
-    for (const name of names) {
-      channel ??= await openChannel();
-      try {
-        counts.set(name, (await channel.checkQueue(name)).messageCount);
-      } catch (error) {
-        // Any refusal closes the channel: go on with a fresh one, or not at all.
-        await channel.close().catch(() => undefined);
-        channel = undefined;
-        const failure = asBrokerError(error, name);
-        if (failure.replyCode !== NOT_FOUND) throw failure;
-        counts.set(name, undefined);
+  let next = 0;
+  const reader = async () => {
+    let channel: ConfirmChannel | undefined;
+    try {
+      for (let i = next++; i < names.length; i = next++) {
+        const name = names[i]!;
+        channel ??= await openChannel();
+        try {
+          counts.set(name, (await channel.checkQueue(name)).messageCount);
+        } catch (error) {
+          // Any refusal closes the channel: go on with a fresh one, or not at all.
+          await channel.close().catch(() => undefined);
+          channel = undefined;
+          const failure = asBrokerError(error, name);
+          if (failure.replyCode !== NOT_FOUND) {
+            next = names.length; // the other readers stop too
+            throw failure;
+          }
+          counts.set(name, undefined);
+        }
       }
+    } finally {
+      await channel?.close().catch(() => undefined);
     }
-  } finally {
-    await channel?.close().catch(() => undefined);
-  }
+  };
+  const readers = Math.max(1, Math.min(channels, Math.ceil(names.length / READS_PER_CHANNEL)));
+  await Promise.all(Array.from({ length: readers }, reader));
   return counts;
 }
 

@@ -1,7 +1,8 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { ScheduledEvent } from 'aws-lambda';
+import type { Context, ScheduledEvent } from 'aws-lambda';
 import { documentClient } from '../aws/dynamo';
+import type { PassRequestConfig } from '../config/common';
 import type { DistributorConfig } from '../config/distributor';
 import { errorText } from '../errors';
 import { AmqpSession } from '../rabbitmq/connection';
@@ -15,7 +16,10 @@ import {
   type PassSummary,
   type TuningDeps,
 } from './distributor';
+import { LambdaPassTrigger } from './lambda-pass-trigger';
 import type { OpenChannel } from './mover';
+import { passRequester, type RequestPass, schedulesOnly } from './pass-requests';
+import { type PassRequestEvent, type PassTrigger, parsePassRequestEvent } from './pass-trigger';
 import { DynamoDistributorState } from './state-store';
 import { DynamoTenantControlStore } from './tenant-control-store';
 import { DynamoTunedLengthStore } from './tuned-length-store';
@@ -48,6 +52,11 @@ export function warningReport(
     rotationConflict: (target) => warn("Rotation state changed under this pass; kept the other writer's", { target }),
     leaseNotReleased: (target, error) =>
       warn('Could not release the lease; it expires by itself', { target, error: errorText(error) }),
+    followUpFailed: (target, error) =>
+      warn("Could not ask for the target's next pass; the schedule's next pass covers it", {
+        target,
+        error: errorText(error),
+      }),
     noTimeToMove: (remainingMs, safetyMarginMs) =>
       warn('No time left for moves within the safety margin; only planning this pass', {
         remainingMs,
@@ -73,6 +82,7 @@ export function powertoolsDistributorReport({ logger, metrics }: Observability):
       const count = (outcome: string) => summary.targets.filter((t) => t.outcome === outcome).length;
       metrics.addMetric('TargetsLeasedElsewhere', MetricUnit.Count, count('leased-elsewhere'));
       metrics.addMetric('TargetsFailed', MetricUnit.Count, count('failed'));
+      metrics.addMetric('TargetsMissing', MetricUnit.Count, count('target-missing'));
       for (const target of summary.targets) {
         if (target.outcome === 'leased-elsewhere') continue;
         // A single metric flushes at once and then forgets its dimensions: one per figure.
@@ -97,6 +107,31 @@ export interface DistributorAdapters {
   doc: DynamoDBDocumentClient;
   /** Messages per second a target's consumers took over a window (ManagementClient.consumptionRate). */
   consumptionRate: TuningDeps['rate'];
+  /** Starts requested passes; without it passes run on the schedule alone. */
+  trigger?: PassTrigger;
+}
+
+/**
+ * How a function asks for passes: through the lease items of DISTRIBUTOR_TABLE and an async invoke
+ * of DISTRIBUTOR_FUNCTION_NAME (or the given trigger); on the schedule alone when neither is set.
+ */
+export function passRequests(
+  config: PassRequestConfig,
+  doc: DynamoDBDocumentClient,
+  trigger: PassTrigger | undefined,
+): RequestPass {
+  if (trigger === undefined || config.DISTRIBUTOR_TABLE === undefined) return schedulesOnly;
+  const state = new DynamoDistributorState(doc, config.DISTRIBUTOR_TABLE);
+  return passRequester({ state, trigger, graceMs: config.DISTRIBUTOR_REQUEST_GRACE_MS });
+}
+
+/** The async invoke of DISTRIBUTOR_FUNCTION_NAME, if set. */
+export function lambdaPassTrigger(config: PassRequestConfig): LambdaPassTrigger | undefined {
+  if (config.DISTRIBUTOR_FUNCTION_NAME === undefined) return undefined;
+  return new LambdaPassTrigger(config.DISTRIBUTOR_FUNCTION_NAME, {
+    region: config.AWS_REGION,
+    endpoint: config.LAMBDA_ENDPOINT,
+  });
 }
 
 /** The distributor over given adapters: the container's (below), or a test's on its own vhost and table. */
@@ -116,6 +151,7 @@ export function buildDistributor(
       lengths: new DynamoTunedLengthStore(adapters.doc, config.DISTRIBUTOR_TABLE),
     },
     report,
+    requestPass: passRequests(config, adapters.doc, adapters.trigger),
   });
 }
 
@@ -136,6 +172,7 @@ export function createDistributorService(
   const amqp = new AmqpSession(config.AMQP_URL);
   const management = new ManagementClient(config.RABBITMQ_MANAGEMENT_URL, config.RABBITMQ_VHOST, options.fetch);
   const doc = documentClient(config);
+  const trigger = lambdaPassTrigger(config);
   const distributor = buildDistributor(
     config,
     {
@@ -143,23 +180,46 @@ export function createDistributorService(
       listQueues: () => management.listQueues(),
       doc,
       consumptionRate: (target, windowSeconds) => management.consumptionRate(target, windowSeconds),
+      trigger,
     },
     report,
   );
   return {
-    runPass: (remainingMs: number) => distributor.runPass(remainingMs),
+    runPass: distributor.runPass,
     async close() {
       await amqp.close();
       doc.destroy();
+      trigger?.destroy();
     },
   };
 }
 
-/** The distributor's Lambda handler (functions/distributor.ts): its own logger and metrics, its service built at cold start. */
+/**
+ * One invocation: one distribution pass (SPEC §3), scheduled over every target or requested over one.
+ * The handler's core; the latency bench runs it without the logging middlewares.
+ */
+export function distributorInvocation(
+  service: Pick<ReturnType<typeof createDistributorService>, 'runPass'>,
+  config: Pick<DistributorConfig, 'DISTRIBUTOR_SAFETY_MARGIN_MS'>,
+) {
+  return async (event: ScheduledEvent | PassRequestEvent, context: Pick<Context, 'getRemainingTimeInMillis'>) => {
+    const request = parsePassRequestEvent(event);
+    if (request && request.delayMs > 0) {
+      // A follow-up waits for the workers to make room; never into the time the pass needs.
+      const budget = context.getRemainingTimeInMillis() - 2 * config.DISTRIBUTOR_SAFETY_MARGIN_MS;
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, Math.min(request.delayMs, budget))));
+    }
+    return service.runPass(context.getRemainingTimeInMillis(), request);
+  };
+}
+
+/**
+ * The distributor's Lambda handler (functions/distributor.ts): its own logger and metrics, its
+ * service built once; `close` ends its connections (when a rotated password replaces it).
+ */
 export function distributorHandler(config: DistributorConfig) {
-  return functionHandler<ScheduledEvent, PassSummary>('distributor', (observability) => {
+  return functionHandler<ScheduledEvent | PassRequestEvent, PassSummary>('distributor', (observability) => {
     const service = createDistributorService(config, powertoolsDistributorReport(observability));
-    // One distribution pass per scheduled invocation (SPEC §3).
-    return (_event, context) => service.runPass(context.getRemainingTimeInMillis());
+    return { handle: distributorInvocation(service, config), close: service.close };
   });
 }

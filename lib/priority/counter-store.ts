@@ -7,6 +7,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import { isConditionFailure } from '../aws/dynamo';
+import { type DocumentPort, retryingThrottled } from '../aws/dynamo-faults';
 import { FairwayError } from '../errors';
 import { type CheckResult, countsFrom, type TenantPriorityRules, type TenantState } from './rules';
 
@@ -43,15 +44,22 @@ export interface RetryPolicy {
  *
  * A failed condition means another writer moved the item in between; the loop retries the other
  * branch, backing off with jitter only after a full round so a busy tenant does not stall.
+ *
+ * A throttled write wrote nothing and is retried with back-off. A 5xx is not: the ADD may have
+ * been applied, and the check fails (its records go back to SQS) rather than count twice now.
  */
 export class DynamoTenantCounterStore implements TenantCounterStore {
+  private readonly doc: DocumentPort;
+
   constructor(
-    private readonly doc: DynamoDBDocumentClient,
+    private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
     private readonly rules: TenantPriorityRules,
     private readonly retry: RetryPolicy = { maxAttempts: 8, baseDelayMs: 10 },
     private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
-  ) {}
+  ) {
+    this.doc = retryingThrottled(client);
+  }
 
   async check(tenantId: string, k: number, nowMs: number): Promise<CheckResult> {
     if (!Number.isInteger(k) || k < 1) throw new RangeError(`check: k must be a positive integer, got ${k}`);
@@ -70,7 +78,7 @@ export class DynamoTenantCounterStore implements TenantCounterStore {
   /** Every tenant's counter (one paged Scan): an operator's view, not a hot path. */
   async list(): Promise<TenantCounter[]> {
     const counters: TenantCounter[] = [];
-    for await (const page of paginateScan({ client: this.doc }, { TableName: this.tableName })) {
+    for await (const page of paginateScan({ client: this.client }, { TableName: this.tableName })) {
       for (const item of page.Items ?? []) {
         const { pk, pendingCount, lastUpdateMs } = this.parse(counterItem, item);
         counters.push({ tenantId: pk, count: pendingCount, lastUpdateMs });

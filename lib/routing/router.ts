@@ -1,5 +1,6 @@
 import type { ConfirmChannel } from 'amqplib';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { RequestPass } from '../distributor/pass-requests';
 import { errorText, InvalidEventError } from '../errors';
 import type { TenantCounterStore } from '../priority/counter-store';
 import type { PriorityMapping } from '../priority/rules';
@@ -54,6 +55,8 @@ export interface RouterReport extends StagingQueuesReport {
   tenantRouted(routed: TenantRouted): void;
   tenantlessRouted(routed: TenantlessRouted): void;
   nameShortened(shortened: NameShortened): void;
+  /** Messages are staged, but asking for a distributor pass failed: they wait for the schedule's. */
+  passRequestFailed(target: string, error: unknown): void;
 }
 
 /** What the router does with a message that names no tenant. */
@@ -71,6 +74,8 @@ export interface RouterDeps {
   missingTenant: MissingTenantPolicy;
   confirmTimeoutMs: number;
   report: RouterReport;
+  /** Asks for a distributor pass over a target that just got staged messages (docs/distributor.md). */
+  requestPass?: RequestPass;
   mutators?: readonly QueueNameMutator[];
   now?: () => number;
 }
@@ -159,6 +164,17 @@ export function createRouter(deps: RouterDeps) {
       if (channelInDoubt) await channel?.close().catch(() => undefined);
     }
 
+    // Confirmed in staging: a failed request only leaves them to the schedule, so the records stand.
+    const staged = new Set(routed.filter((p) => !p.bypass).map((p) => p.message.target));
+    if (deps.requestPass) {
+      const requestPass = deps.requestPass;
+      await Promise.all(
+        [...staged].map((target) =>
+          requestPass(target, 0).catch((error: unknown) => deps.report.passRequestFailed(target, error)),
+        ),
+      );
+    }
+
     for (const failure of failures) deps.report.failed(failure);
     for (const [tenant, items] of byTenant(routed)) {
       deps.report.tenantRouted({ tenant, documents: items.length, priorityLevel: items.at(-1)!.priorityLevel! });
@@ -238,7 +254,10 @@ function byTenant(items: Pending[]): Map<string, Pending[]> {
   const groups = new Map<string, Pending[]>();
   for (const item of items) {
     const tenant = item.message.tenantId;
-    if (tenant !== undefined) groups.set(tenant, [...(groups.get(tenant) ?? []), item]);
+    if (tenant === undefined) continue;
+    const group = groups.get(tenant);
+    if (group) group.push(item);
+    else groups.set(tenant, [item]);
   }
   return groups;
 }

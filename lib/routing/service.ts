@@ -2,7 +2,9 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { documentClient } from '../aws/dynamo';
 import type { RouterConfig } from '../config/router';
-import { DynamoTenantCounterStore } from '../priority/counter-store';
+import { lambdaPassTrigger, passRequests } from '../distributor/service';
+import { errorText } from '../errors';
+import { DynamoTenantCounterStore, type TenantCounterStore } from '../priority/counter-store';
 import { mappingFromTable, type TenantPriorityRules } from '../priority/rules';
 import { AmqpSession } from '../rabbitmq/connection';
 import { ManagementClient } from '../rabbitmq/management';
@@ -35,19 +37,32 @@ export function powertoolsRouterReport({ logger, metrics }: Observability): Rout
     tenantlessRouted: (routed) => logger.info('Routed without a tenant', { ...routed }),
     nameShortened: (shortened) =>
       logger.warn('Staging queue name would pass 255 bytes; routed under a shorter one', { ...shortened }),
+    passRequestFailed: (target, error) =>
+      logger.warn('Staged, but could not ask for a distributor pass; the schedule moves them', {
+        target,
+        error: errorText(error),
+      }),
     stagingQueueKept: (kept) =>
       logger.warn('Staging queue exists with arguments unlike its target; using it as it is', { ...kept }),
   };
+}
+
+export interface RouterServiceOptions {
+  /** The tenant counters (a bench keeps them in memory to time the router's work without DynamoDB). */
+  counters?: TenantCounterStore;
+  /** The management API's fetch (a bench counts its requests). */
+  fetch?: typeof fetch;
 }
 
 /**
  * The router of one Lambda container, built once from its configuration: one DynamoDB client,
  * one AMQP connection (reopened after a broker restart), one staging-queue cache.
  */
-export function createRouterService(config: RouterConfig, report: RouterReport) {
+export function createRouterService(config: RouterConfig, report: RouterReport, options: RouterServiceOptions = {}) {
   const doc = documentClient(config);
+  const trigger = lambdaPassTrigger(config);
   const amqp = new AmqpSession(config.AMQP_URL);
-  const management = new ManagementClient(config.RABBITMQ_MANAGEMENT_URL, config.RABBITMQ_VHOST);
+  const management = new ManagementClient(config.RABBITMQ_MANAGEMENT_URL, config.RABBITMQ_VHOST, options.fetch);
   const stagingQueues = new CachedStagingQueues(
     amqp,
     management,
@@ -56,7 +71,7 @@ export function createRouterService(config: RouterConfig, report: RouterReport) 
     report,
   );
   const route = createRouter({
-    counters: new DynamoTenantCounterStore(doc, config.TENANT_TABLE, priorityRules(config)),
+    counters: options.counters ?? new DynamoTenantCounterStore(doc, config.TENANT_TABLE, priorityRules(config)),
     amqp,
     stagingQueues,
     targets: config.ROUTER_TARGETS,
@@ -65,20 +80,25 @@ export function createRouterService(config: RouterConfig, report: RouterReport) 
     missingTenant: config.ROUTER_MISSING_TENANT,
     confirmTimeoutMs: config.PUBLISH_CONFIRM_TIMEOUT_MS,
     report,
+    requestPass: passRequests(config, doc, trigger),
   });
   return {
     route,
     async close() {
       await amqp.close();
       doc.destroy();
+      trigger?.destroy();
     },
   };
 }
 
-/** The router's Lambda handler (functions/router.ts): its own logger and metrics, its service built at cold start. */
+/**
+ * The router's Lambda handler (functions/router.ts): its own logger and metrics, its service built
+ * once; `close` ends its connections (when a rotated password replaces it).
+ */
 export function routerHandler(config: RouterConfig) {
-  return functionHandler<SQSEvent, SQSBatchResponse>(
-    'router',
-    (observability) => createRouterService(config, powertoolsRouterReport(observability)).route,
-  );
+  return functionHandler<SQSEvent, SQSBatchResponse>('router', (observability) => {
+    const service = createRouterService(config, powertoolsRouterReport(observability));
+    return { handle: service.route, close: service.close };
+  });
 }

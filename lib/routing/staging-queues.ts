@@ -45,9 +45,11 @@ export class CachedStagingQueues implements StagingQueues {
   private readonly declared = new Map<string, number>();
   private readonly shapes = new Map<string, { shape: QueueShape; until: number }>();
   private readonly inFlight = new Map<string, Promise<void>>();
+  /** Shape lookups under way, by target: concurrent cache misses share one management request. */
+  private readonly shapesInFlight = new Map<string, Promise<QueueShape>>();
 
   constructor(
-    private readonly session: Pick<AmqpSession, 'openConfirmChannel'>,
+    private readonly session: Pick<AmqpSession, 'sharedChannel'>,
     private readonly management: Pick<ManagementClient, 'getQueue'>,
     private readonly targets: Readonly<Record<string, TargetSettings>>,
     private readonly cacheMs: number,
@@ -71,7 +73,9 @@ export class CachedStagingQueues implements StagingQueues {
 
   private async declare(staging: string, target: string): Promise<void> {
     const shape = await this.shapeOf(target);
-    const channel = await this.session.openConfirmChannel();
+    // One long-lived channel declares every staging queue of the container: a cold batch of new
+    // queues costs one declare round trip each, not a channel open and close around each.
+    const channel = await this.session.sharedChannel();
     try {
       await channel.assertQueue(staging, {
         durable: shape.durable,
@@ -81,11 +85,10 @@ export class CachedStagingQueues implements StagingQueues {
           Object.entries(shape.arguments).filter(([name]) => !(argumentsNotCopied as readonly string[]).includes(name)),
         ),
       });
-      await channel.close();
     } catch (cause) {
       const error = brokerError(`RabbitMQ did not declare the staging queue ${JSON.stringify(staging)}`, cause);
       // Precondition failed: the queue exists with other arguments. It exists, which is all routing
-      // needs; the broker has closed the channel.
+      // needs; the broker has closed the channel (the session opens another next time).
       if (error.replyCode !== ReplyCode.preconditionFailed) throw error;
       this.report.stagingQueueKept({ stagingQueue: staging, target });
     }
@@ -108,6 +111,15 @@ export class CachedStagingQueues implements StagingQueues {
     }
     const cached = this.shapes.get(target);
     if (cached && cached.until > this.now()) return cached.shape;
+    let pending = this.shapesInFlight.get(target);
+    if (!pending) {
+      pending = this.lookUpShape(target).finally(() => this.shapesInFlight.delete(target));
+      this.shapesInFlight.set(target, pending);
+    }
+    return pending;
+  }
+
+  private async lookUpShape(target: string): Promise<QueueShape> {
     const info: QueueInfo | undefined = await this.management.getQueue(target);
     if (!info) {
       throw new InvalidEventError(

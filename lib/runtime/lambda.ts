@@ -17,14 +17,25 @@ export function lambdaHandler<TEvent, TResult>(
     .use(logMetrics(metrics, { captureColdStartMetric: true, throwOnEmptyMetrics: false }));
 }
 
+/** What a part's service gives its Lambda handler: the per-invocation core and how to end its connections. */
+export interface FunctionCore<TEvent, TResult> {
+  handle(event: TEvent, context: Context): Promise<TResult>;
+  close(): Promise<void>;
+}
+
 /**
  * A function's Lambda handler: its own logger and metrics, and its core built from them once, at
- * cold start (each part's `service.ts` supplies `build`).
+ * cold start (each part's `service.ts` supplies `build`). `close` ends the core's connections, for
+ * a handler replaced after a password rotation (lib/secrets) or a CLI invocation that must exit.
  */
 export function functionHandler<TEvent, TResult>(
   functionName: string,
-  build: (observability: Observability) => (event: TEvent, context: Context) => Promise<TResult>,
+  build: (observability: Observability) => FunctionCore<TEvent, TResult>,
 ) {
   const observability = createObservability(functionName);
-  return lambdaHandler(observability, build(observability));
+  const core = build(observability);
+  return Object.assign(
+    lambdaHandler<TEvent, TResult>(observability, (event, context) => core.handle(event, context)),
+    { close: () => core.close() },
+  );
 }

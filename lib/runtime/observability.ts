@@ -14,6 +14,7 @@ export interface Observability {
 export function createObservability(functionName: string): Observability {
   return {
     logger: new Logger({ serviceName: 'fairway', persistentKeys: { function: functionName } }),
-    metrics: new Metrics({ namespace: 'Fairway', serviceName: 'fairway' }),
+    // serverless.yml gives each stage its own namespace, so one stage's metrics never fire another's alarms.
+    metrics: new Metrics({ namespace: process.env.POWERTOOLS_METRICS_NAMESPACE || 'Fairway', serviceName: 'fairway' }),
   };
 }

@@ -2,13 +2,14 @@ import { parseArgs } from 'node:util';
 import type { Env } from '../../lib/config/env';
 import { ConfigError, errorText } from '../../lib/errors';
 import { type Command, UsageError } from './command';
+import { dlqCommand } from './commands/dlq';
 import { invokeCommand } from './commands/invoke';
 import { queuesCommand } from './commands/queues';
 import { stackCommand } from './commands/stack';
 import { tenantsCommand } from './commands/tenants';
 import { renderTables } from './output';
 
-export const commands: readonly Command[] = [tenantsCommand, queuesCommand, stackCommand, invokeCommand];
+export const commands: readonly Command[] = [tenantsCommand, queuesCommand, stackCommand, invokeCommand, dlqCommand];
 
 export interface Io {
   out(text: string): void;
@@ -24,6 +25,10 @@ const overview = () =>
     'Settings come from the environment, as for the functions (README "Operating Fairway").',
     '--json prints one JSON document for scripts; `fairway <command> --help` shows a command’s options.',
   ].join('\n');
+
+/** The CLI reads its settings from this shell's environment: there is nothing to redeploy. */
+export const CLI_REMEDY =
+  'Set these variables in the environment you run fairway from (`npm start` prints a block that points at the local stack) and run it again.';
 
 /** Runs one CLI command; returns the exit code (0 ok, 1 failed, 2 wrong usage or settings). */
 export async function runCli(argv: readonly string[], env: Env, io: Io): Promise<number> {
@@ -50,7 +55,11 @@ export async function runCli(argv: readonly string[], env: Env, io: Io): Promise
     return 0;
   } catch (error) {
     const usage = error instanceof UsageError;
-    const message = usage ? error.message : errorText(error);
+    const message = usage
+      ? error.message
+      : error instanceof ConfigError
+        ? new ConfigError(error.problems, CLI_REMEDY).message
+        : errorText(error);
     if (json) io.out(JSON.stringify({ error: message }));
     io.err(`fairway ${name}: ${message}${usage ? `\n\n${command.usage}` : ''}`);
     return usage || error instanceof ConfigError ? 2 : 1;

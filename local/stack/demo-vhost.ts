@@ -1,3 +1,4 @@
+import { connect } from 'amqplib';
 import { redactUrl } from '../../lib/rabbitmq/redact';
 import { managementApi } from '../management-api';
 import { createVhost, type Vhost } from '../vhost';
@@ -11,7 +12,8 @@ const howToStart =
 
 /**
  * A RabbitMQ vhost of the local stack's own, deleted on exit, so that `npm start` never touches
- * the broker's other queues. An unreachable broker is reported with how to start one.
+ * the broker's other queues. A broker whose management API or AMQP port does not answer is
+ * reported with how to start one.
  */
 export async function createDemoVhost(amqpUrl: string, managementUrl: string, vhost: string): Promise<DemoVhost> {
   try {
@@ -21,5 +23,15 @@ export async function createDemoVhost(amqpUrl: string, managementUrl: string, vh
       `RabbitMQ's management API is not reachable at ${redactUrl(managementUrl)} (${(error as Error).message}). ${howToStart}`,
     );
   }
-  return createVhost(amqpUrl, managementUrl, vhost);
+  const created = await createVhost(amqpUrl, managementUrl, vhost);
+  try {
+    const connection = await connect(created.amqpUrl, { timeout: 5_000 });
+    await connection.close();
+  } catch (error) {
+    await created.delete().catch(() => undefined);
+    throw new Error(
+      `RabbitMQ does not answer AMQP at ${redactUrl(amqpUrl)} (${(error as Error).message}). ${howToStart}`,
+    );
+  }
+  return created;
 }

@@ -24,6 +24,7 @@ export function functionEnvironment(
   endpoints: LocalEndpoints,
   speed: number,
   documentTypes: readonly string[],
+  distributor?: { functionName: string; endpoint: string },
 ): Record<string, string> {
   return {
     POWERTOOLS_SERVICE_NAME: 'fairway',
@@ -44,6 +45,10 @@ export function functionEnvironment(
     TENANT_PRIORITY_RESET_SECONDS: String(Math.max(1, Math.round(1500 / speed))),
     // The management listing lags ~5 s; a short idle stop keeps a fast pass from waiting on it.
     DISTRIBUTOR_IDLE_STOP_MS: '300',
+    // Passes on demand, through the local Lambda endpoint (docs/distributor.md).
+    ...(distributor
+      ? { DISTRIBUTOR_FUNCTION_NAME: distributor.functionName, LAMBDA_ENDPOINT: distributor.endpoint }
+      : {}),
     NXRG_DATABASE_URL: endpoints.nxrgUrl,
     OPENXDS_DATABASE_URL: endpoints.openxdsUrl,
     CLEANUP_DRY_RUN: 'false',
@@ -55,4 +60,15 @@ export function functionEnvironment(
     CLEANUP_STATUS90_BATCH_SIZE: '500',
     CLEANUP_REPOSITORY_BATCH_SIZE: '500',
   };
+}
+
+/**
+ * The variables that point the operator CLI at this local stack: every function's environment
+ * (so `fairway invoke` of any function and `fairway queues` run as pasted), shell-quoted.
+ */
+export function operatorEnv(env: Record<string, string>): string {
+  return Object.entries(env)
+    .filter(([, value]) => value !== '')
+    .map(([name, value]) => `${name}='${value.replaceAll("'", "'\\''")}'`)
+    .join(' ');
 }

@@ -6,14 +6,16 @@ import { ManagementClient } from '../../lib/rabbitmq/management';
 import { startDynamo } from '../embedded-dynamo';
 import { loadHandler } from '../functions';
 import { lambdaContext, scheduledEvent } from '../lambda-events';
+import { startLambdaInvokeServer } from '../lambda-invoke-server';
 import { loadQueueSettings } from '../ops/queues';
 import { loadTenantSettings } from '../ops/tenants';
 import { type ServiceFunction, serviceFunctions } from '../service';
+import { startLocalAfterProcessQueue } from '../sqs/local-queue';
 import { DemoRegistry } from './demo-registry';
 import { createDemoVhost } from './demo-vhost';
-import { functionEnvironment } from './environment';
+import { functionEnvironment, operatorEnv } from './environment';
 import { Scheduler } from './scheduler';
-import { type Snapshot, takeSnapshot } from './snapshot';
+import { type RecentPass, type Snapshot, takeSnapshot } from './snapshot';
 import { demoTenants, TrafficGenerator } from './traffic';
 import { ansi, renderView } from './view';
 import { SimulatedWorker } from './worker';
@@ -34,8 +36,8 @@ export type HeadlessResult = Snapshot & { settled: boolean; uncaughtErrors: numb
 
 const target = 'worker-input';
 const minimumRunMs = 20_000;
-/** How many distributor passes the view averages "moved per pass" over. */
-const RECENT_PASSES = 10;
+/** How far back the view looks at distributor passes for its rates (real ms). */
+const RECENT_PASSES_MS = 30_000;
 /** Writes to the terminal, whatever the functions do with process.stdout. */
 const out = process.stdout.write.bind(process.stdout);
 const cleanups: Array<() => Promise<unknown>> = [];
@@ -104,10 +106,26 @@ async function start(options: LocalStackOptions) {
   );
   await dynamo.createTables();
 
+  const functions = serviceFunctions(options.stage);
+  const distributorFn = functions.find((f) => f.name === 'distributor')!;
+  const recentPasses: RecentPass[] = [];
+  const recordPass = (summary: PassSummary) => {
+    recentPasses.push({ at: Date.now(), summary });
+    while (recentPasses.length && recentPasses[0]!.at < Date.now() - RECENT_PASSES_MS) recentPasses.shift();
+  };
+  // Passes on demand: the functions' Lambda client invokes the distributor here, as on AWS.
+  const lambda = await startLambdaInvokeServer(async (_name, event) => {
+    const handler = await loadHandler('distributor');
+    recordPass(
+      (await handler(event, lambdaContext(distributorFn.deployedName, distributorFn.timeoutSeconds))) as PassSummary,
+    );
+  }, recordUncaught);
+  cleanups.push(() => lambda.close());
   const env = functionEnvironment(
     { dynamoEndpoint: dynamo.endpoint, amqpUrl: vhost.amqpUrl, managementUrl, vhost: vhost.vhost, ...registry.urls },
     speed,
     registry.documentTypes,
+    { functionName: distributorFn.deployedName, endpoint: lambda.endpoint },
   );
   Object.assign(process.env, env);
 
@@ -121,18 +139,28 @@ async function start(options: LocalStackOptions) {
   worker.start();
   cleanups.push(() => worker.stop());
 
-  const functions = serviceFunctions(options.stage);
   const router = await loadHandler('router');
   const routerFn = functions.find((f) => f.name === 'router')!;
   const tenantSettings = loadTenantSettings(env);
-  const traffic = new TrafficGenerator(
+  // Workers' events go through SQS, and the router is invoked by a poller that behaves like Lambda's.
+  let traffic: TrafficGenerator | undefined;
+  const afterProcess = await startLocalAfterProcessQueue({
+    stage: options.stage,
+    speed,
+    invoke: (event) => router(event, lambdaContext(routerFn.deployedName, routerFn.timeoutSeconds)),
+    onBatch: (outcome) => traffic?.record(outcome),
+    onError: recordUncaught,
+  });
+  cleanups.push(() => afterProcess.stop());
+  env.SQS_ENDPOINT = afterProcess.endpoint;
+  env.FAIRWAY_STAGE = options.stage;
+  traffic = new TrafficGenerator(
     demoTenants(target, tenantSettings.rules.resetIntervalMs),
-    (event) => router(event, lambdaContext(routerFn.deployedName, routerFn.timeoutSeconds)) as never,
-    `fairway-${options.stage}-after-process`,
+    (bodies) => afterProcess.send(bodies),
+    afterProcess.maxReceiveCount,
   );
 
   const fills = new Map<string, number>();
-  const recentPasses: PassSummary[] = [];
   const invoke = async (fn: ServiceFunction) => {
     const handler = await loadHandler(fn.name as never);
     const result = await handler(
@@ -140,7 +168,7 @@ async function start(options: LocalStackOptions) {
       lambdaContext(fn.deployedName, fn.timeoutSeconds),
     );
     // A cleanup invocation answers with its steps (lib/cleanup/step-runner.ts); a fill means the stack was empty.
-    if (fn.name === 'distributor' && recentPasses.push(result as PassSummary) > RECENT_PASSES) recentPasses.shift();
+    if (fn.name === 'distributor') recordPass(result as PassSummary);
     for (const step of [result].flat() as Array<{ job?: string; fill?: boolean } | undefined>) {
       if (step?.fill && step.job) fills.set(step.job, (fills.get(step.job) ?? 0) + 1);
     }
@@ -172,8 +200,8 @@ async function start(options: LocalStackOptions) {
   };
   const notes = [
     `RabbitMQ vhost ${vhost.vhost} (deleted on exit); function logs and EMF metrics: ${options.logFile}`,
-    'Operate it from another terminal (with RABBITMQ_MANAGEMENT_URL as given to npm start, for `queues`):',
-    `  ${operatorEnv(env)} npx fairway tenants|queues|stack`,
+    'Operate it from another terminal, this environment first:',
+    `  ${operatorEnv(env)} npx fairway tenants|queues|stack|dlq|invoke <function>`,
   ];
 
   if (headless) {
@@ -230,23 +258,6 @@ function isSettled(snapshot: Snapshot, startedAt: number): boolean {
     snapshot.registry.repositoryPending === 0 &&
     snapshot.jobs.every((j) => j.fills >= 2 && j.deadLetters === 0)
   );
-}
-
-/** The variables that point the operator CLI at this local stack. */
-function operatorEnv(env: Record<string, string>): string {
-  return [
-    'AWS_ACCESS_KEY_ID',
-    'AWS_SECRET_ACCESS_KEY',
-    'AWS_REGION',
-    'DYNAMODB_ENDPOINT',
-    'TENANT_TABLE',
-    'DISTRIBUTOR_TABLE',
-    'CLEANUP_TABLE',
-    'RABBITMQ_VHOST',
-    'TENANT_PRIORITY_RESET_SECONDS',
-  ]
-    .map((name) => `${name}=${env[name]}`)
-    .join(' ');
 }
 
 /** Stops in reverse order of start: traffic and schedules first, then queues, servers, vhost. */

@@ -18,8 +18,13 @@ export interface TenantLine {
   routed: number;
   deadLettered: number;
   staged: number;
-  /** Moved to the target per distributor pass, averaged over the last passes (RECENT_PASSES). */
-  movedPerPass: number;
+  /** Moved to the target per second, over the recent passes. */
+  movedPerSecond: number;
+  /**
+   * Seconds a message waits in staging, the latency Fairway adds: staged ÷ moved per second
+   * (Little's law). 0 with nothing staged; undefined when messages are staged and none moved.
+   */
+  stagingWaitSeconds?: number;
   processed: number;
 }
 
@@ -41,6 +46,8 @@ export interface Snapshot {
   speed: number;
   tenants: TenantLine[];
   distributor?: ScheduleStats;
+  /** Distributor passes started on demand (router or follow-up) among the recent passes. */
+  passesOnDemand: number;
   jobs: JobLine[];
   registry: RegistryFigures;
 }
@@ -58,8 +65,20 @@ export interface SnapshotSources {
   processed: ReadonlyMap<string, number>;
   schedules: ReadonlyMap<string, ScheduleStats>;
   fills: ReadonlyMap<string, number>;
-  /** The distributor's latest pass summaries, newest last. */
-  recentPasses: readonly PassSummary[];
+  /** The distributor's recent passes (scheduled and on demand) with the time each ended, oldest first. */
+  recentPasses: readonly RecentPass[];
+}
+
+export interface RecentPass {
+  at: number;
+  summary: PassSummary;
+}
+
+/** Little's law: the mean wait in staging is what is staged over the rate it leaves. Pure. */
+export function stagingWait(staged: number, movedPerSecond: number): number | undefined {
+  if (staged === 0) return 0;
+  if (movedPerSecond <= 0) return undefined;
+  return Math.round((staged / movedPerSecond) * 10) / 10;
 }
 
 /** Which function runs which job (serverless.yml function names). */
@@ -86,33 +105,38 @@ export async function takeSnapshot(s: SnapshotSources): Promise<Snapshot> {
   const { staging } = await describeQueues(listing, s.queueSettings);
   const distributor = s.schedules.get('distributor');
   const movedRecently = new Map<string, number>();
-  for (const queue of s.recentPasses.flatMap((pass) => pass.targets.flatMap((t) => t.queues))) {
+  for (const queue of s.recentPasses.flatMap((pass) => pass.summary.targets.flatMap((t) => t.queues))) {
     movedRecently.set(queue.name, (movedRecently.get(queue.name) ?? 0) + queue.moved);
   }
-  const perPass = (moved: number) =>
-    s.recentPasses.length ? Math.round((moved / s.recentPasses.length) * 10) / 10 : 0;
+  // Over the window the recent passes span (at least a second, so one pass does not read as a burst).
+  const windowSeconds = Math.max(1, (Date.now() - (s.recentPasses[0]?.at ?? Date.now())) / 1000);
+  const perSecond = (moved: number) => Math.round((moved / windowSeconds) * 10) / 10;
   const tenantNames = [...new Set([...s.traffic.keys(), ...tenants.map((t) => t.tenant)])];
   const elapsedMs = Date.now() - s.startedAt;
   return {
     elapsedSeconds: Math.round(elapsedMs / 1000),
     simulatedMinutes: Math.round((elapsedMs * s.speed) / 60_000),
     speed: s.speed,
-    tenants: tenantNames.map((tenant) => {
+    tenants: tenantNames.map((tenant): TenantLine => {
       const counter = tenants.find((t) => t.tenant === tenant);
       const queues = staging.filter((q) => q.tenant === tenant);
       const traffic = s.traffic.get(tenant);
+      const staged = queues.reduce((n, q) => n + q.depth, 0);
+      const movedPerSecond = perSecond(queues.reduce((n, q) => n + (movedRecently.get(q.queue) ?? 0), 0));
       return {
         tenant,
         ...(counter ? { level: counter.level, count: counter.count } : {}),
         sent: traffic?.sent ?? 0,
         routed: traffic?.routed ?? 0,
         deadLettered: traffic?.deadLettered ?? 0,
-        staged: queues.reduce((n, q) => n + q.depth, 0),
-        movedPerPass: perPass(queues.reduce((n, q) => n + (movedRecently.get(q.queue) ?? 0), 0)),
+        staged,
+        movedPerSecond,
+        stagingWaitSeconds: stagingWait(staged, movedPerSecond),
         processed: s.processed.get(tenant) ?? 0,
       };
     }),
     ...(distributor ? { distributor: { ...distributor, lastResult: undefined } } : {}),
+    passesOnDemand: s.recentPasses.filter((pass) => pass.summary.request !== undefined).length,
     jobs: stacks.map(({ job, stack, dead }) => {
       const schedule = s.schedules.get(functionOfJob[job] ?? job);
       return {

@@ -1,5 +1,6 @@
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { afterProcessEvent, sqsEvent } from '../lambda-events';
+import { afterProcessEvent } from '../lambda-events';
+import type { BatchOutcome } from '../sqs/event-source';
+import { summarizeEvent } from '../sqs/event-summary';
 
 /** One simulated tenant: it sends a document every `everyMs` (real time). */
 export interface TenantProfile {
@@ -13,13 +14,9 @@ export interface TenantTraffic {
   tenant: string;
   sent: number;
   routed: number;
-  /** Records the router failed five times: on AWS they would be in the dead-letter queue. */
+  /** Records that failed on their maxReceiveCount-th receive: SQS moves them to the dead-letter queue. */
   deadLettered: number;
 }
-
-/** SQS redelivers a failed record until its receive count reaches the queue's maxReceiveCount (infra/sqs.yml). */
-const maxReceiveCount = 5;
-const batchSize = 10;
 
 /**
  * Tenants of very different volumes: one noisy tenant sends many documents a second and must
@@ -35,27 +32,21 @@ export function demoTenants(target: string, resetIntervalMs: number): TenantProf
   ];
 }
 
-interface Pending {
-  tenant: string;
-  body: string;
-  receives: number;
-}
-
 /**
- * Feeds the router as its SQS event source mapping would: batches of up to ten after-process
- * events, failed records (partial batch response) redelivered until the receive limit.
+ * Sends each tenant's documents to the after-process queue, as workers do (`send`: SendMessageBatch
+ * through @aws-sdk/client-sqs), and counts what the router made of them from the event source's
+ * outcomes (`record`).
  */
 export class TrafficGenerator {
   readonly traffic: Map<string, TenantTraffic>;
   private timer?: NodeJS.Timeout;
   private sending?: Promise<void>;
   private readonly nextDue = new Map<string, number>();
-  private retries: Pending[] = [];
 
   constructor(
     private readonly profiles: readonly TenantProfile[],
-    private readonly router: (event: SQSEvent) => Promise<SQSBatchResponse | undefined>,
-    private readonly queueName: string,
+    private readonly send: (bodies: string[]) => Promise<void>,
+    private readonly maxReceiveCount: number,
     private readonly tickMs = 200,
   ) {
     this.traffic = new Map(profiles.map((p) => [p.tenant, { tenant: p.tenant, sent: 0, routed: 0, deadLettered: 0 }]));
@@ -65,7 +56,7 @@ export class TrafficGenerator {
     const now = Date.now();
     for (const p of this.profiles) this.nextDue.set(p.tenant, now);
     this.timer = setInterval(() => {
-      this.sending ??= this.send().finally(() => (this.sending = undefined));
+      this.sending ??= this.send(this.due(Date.now())).finally(() => (this.sending = undefined));
     }, this.tickMs);
   }
 
@@ -74,47 +65,27 @@ export class TrafficGenerator {
     await this.sending;
   }
 
-  private due(now: number): Pending[] {
+  /** One invocation's outcome: routed records, and failed ones on their last receive (the DLQ's next). */
+  record({ records, failed }: BatchOutcome): void {
+    for (const record of records) {
+      const stats = this.traffic.get(summarizeEvent(record.body).tenant ?? '');
+      if (!stats) continue;
+      if (!failed.has(record.messageId)) stats.routed++;
+      else if (Number(record.attributes.ApproximateReceiveCount) >= this.maxReceiveCount) stats.deadLettered++;
+    }
+  }
+
+  private due(now: number): string[] {
     return this.profiles.flatMap((p) => {
-      const documents: Pending[] = [];
+      const documents: string[] = [];
       for (let at = this.nextDue.get(p.tenant)!; at <= now; at += p.everyMs) {
         const stats = this.traffic.get(p.tenant)!;
         stats.sent++;
         const body = JSON.stringify({ tenant: p.tenant, document: stats.sent });
-        documents.push({
-          tenant: p.tenant,
-          body: JSON.stringify(afterProcessEvent(p.target, p.tenant, p.workflow, body)),
-          receives: 0,
-        });
+        documents.push(JSON.stringify(afterProcessEvent(p.target, p.tenant, p.workflow, body)));
         this.nextDue.set(p.tenant, at + p.everyMs);
       }
       return documents;
     });
-  }
-
-  private async send(): Promise<void> {
-    const pending = [...this.retries, ...this.due(Date.now())];
-    this.retries = [];
-    for (let i = 0; i < pending.length; i += batchSize) {
-      const batch = pending.slice(i, i + batchSize);
-      const event = sqsEvent(
-        batch.map((p) => p.body),
-        this.queueName,
-      );
-      let failedIds: Set<string>;
-      try {
-        const response = await this.router(event);
-        failedIds = new Set((response?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
-      } catch {
-        failedIds = new Set(event.Records.map((r) => r.messageId)); // a thrown batch is redelivered whole
-      }
-      event.Records.forEach((record, j) => {
-        const item = batch[j]!;
-        const stats = this.traffic.get(item.tenant)!;
-        if (!failedIds.has(record.messageId)) stats.routed++;
-        else if (++item.receives >= maxReceiveCount) stats.deadLettered++;
-        else this.retries.push(item);
-      });
-    }
   }
 }

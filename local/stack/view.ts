@@ -10,7 +10,8 @@ export function renderView(snapshot: Snapshot, notes: readonly string[]): string
     '   Ctrl-C stops everything';
   const body = renderTables([
     {
-      title: 'Tenants (level 1 is served first; moved/pass: average of the last passes)',
+      title:
+        'Tenants (level 1 is served first; moved/s over the last 30 s; added latency: wait in staging, staged ÷ moved/s)',
       rows: snapshot.tenants.map((t) => ({
         tenant: t.tenant,
         level: t.level,
@@ -18,13 +19,15 @@ export function renderView(snapshot: Snapshot, notes: readonly string[]): string
         sent: t.sent,
         routed: t.routed,
         staged: t.staged,
-        'moved/pass': t.movedPerPass,
+        'moved/s': t.movedPerSecond,
+        'added latency (s)': t.stagingWaitSeconds ?? (t.staged > 0 ? 'stalled' : 0),
         processed: t.processed,
       })),
     },
     {
       title:
-        `Distributor: ${d?.invocations ?? 0} passes, ${d?.errors ?? 0} failed, ${d?.skipped ?? 0} skipped (still running)` +
+        `Distributor: ${d?.invocations ?? 0} scheduled passes, ${d?.errors ?? 0} failed, ${d?.skipped ?? 0} skipped (still running); ` +
+        `${snapshot.passesOnDemand} passes on demand in the last 30 s` +
         (d?.lastError ? `\n  last error: ${d.lastError}` : ''),
       rows: [],
       empty: '',

@@ -1,43 +1,26 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { documentedDeployParams } from '../harness/documented-deploy';
+import { specProblems } from './cfn-spec';
+import { ofType, packageTemplate, ref, type Template } from './package';
 
-type Resource = { Type: string; Properties: Record<string, any>; DependsOn?: unknown };
-type Template = { Resources: Record<string, Resource> };
+/** The prod deployment docs/deploying.md shows, with every optional part switched on. */
+const documentedProdParams = documentedDeployParams();
 
-/** Packages the service offline, as `npx serverless package` would, and returns its CloudFormation template. */
-function packageTemplate(stage: string): Template {
-  const dir = mkdtempSync(join(tmpdir(), `fairway-${stage}-`));
-  try {
-    execFileSync('npx', ['serverless', 'package', '--stage', stage, '--package', dir], {
-      cwd: join(__dirname, '../..'),
-      env: {
-        ...process.env,
-        AWS_ACCESS_KEY_ID: '',
-        AWS_SECRET_ACCESS_KEY: '',
-        AWS_PROFILE: '',
-        SLS_TELEMETRY_DISABLED: '1',
-      },
-      stdio: 'pipe',
-    });
-    return JSON.parse(readFileSync(join(dir, 'cloudformation-template-update-stack.json'), 'utf8')) as Template;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-const ofType = (template: Template, type: string) =>
-  Object.entries(template.Resources).filter(([, r]) => r.Type === type);
-
-const ref = (value: any): string | undefined => value?.['Fn::GetAtt']?.[0] ?? value?.Ref;
+const functionIds = [
+  'DistributorLambdaFunction',
+  'RegistryStatus90CleanupLambdaFunction',
+  'RegistryTimebasedCleanupLambdaFunction',
+  'RepositoryCleanupLambdaFunction',
+  'RouterLambdaFunction',
+];
 
 describe('serverless package (offline, no AWS credentials)', () => {
   let dev: Template;
   let prod: Template;
+  let prodDocumented: Template;
   beforeAll(() => {
     dev = packageTemplate('dev');
     prod = packageTemplate('prod');
+    prodDocumented = packageTemplate('prod', documentedProdParams);
   }, 180_000);
 
   it.each([
@@ -55,13 +38,7 @@ describe('serverless package (offline, no AWS credentials)', () => {
 
   it('every function runs on nodejs22.x with its handler bundled', () => {
     const functions = ofType(dev, 'AWS::Lambda::Function');
-    expect(functions.map(([id]) => id).sort()).toEqual([
-      'DistributorLambdaFunction',
-      'RegistryStatus90CleanupLambdaFunction',
-      'RegistryTimebasedCleanupLambdaFunction',
-      'RepositoryCleanupLambdaFunction',
-      'RouterLambdaFunction',
-    ]);
+    expect(functions.map(([id]) => id).sort()).toEqual(functionIds);
     for (const [, fn] of functions) expect(fn.Properties.Runtime).toBe('nodejs22.x');
   });
 
@@ -97,24 +74,6 @@ describe('serverless package (offline, no AWS credentials)', () => {
     expect(names).toContain(table);
   });
 
-  it('no IAM statement grants DynamoDB or SQS on "*"', () => {
-    const statements = ofType(dev, 'AWS::IAM::Role').flatMap(([, role]) =>
-      role.Properties.Policies.flatMap((p: any) => p.PolicyDocument.Statement),
-    );
-    const scoped = statements.filter((s: any) =>
-      [s.Action].flat().some((a: string) => a.startsWith('dynamodb:') || a.startsWith('sqs:')),
-    );
-    expect(scoped.length).toBeGreaterThanOrEqual(2);
-    for (const statement of scoped) {
-      for (const resource of [statement.Resource].flat()) {
-        expect(resource).not.toBe('*');
-        expect(JSON.stringify(resource)).toMatch(
-          /TenantCountersTable|DistributorStateTable|CleanupStackTable|AfterProcessQueue/,
-        );
-      }
-    }
-  });
-
   it('cleanup deletes for real only on a stage that says so', () => {
     const dryRun = (t: Template) =>
       t.Resources.RegistryTimebasedCleanupLambdaFunction!.Properties.Environment.Variables.CLEANUP_DRY_RUN;
@@ -144,7 +103,7 @@ describe('serverless package (offline, no AWS credentials)', () => {
     it('alarms go to an SNS topic the stack outputs', () => {
       expect(dev.Resources.AlarmTopic!.Type).toBe('AWS::SNS::Topic');
       const alarms = ofType(dev, 'AWS::CloudWatch::Alarm');
-      expect(alarms).toHaveLength(8);
+      expect(alarms.length).toBeGreaterThan(8);
       for (const [, a] of alarms) notifiesTopic(a.Properties);
     });
 
@@ -174,7 +133,7 @@ describe('serverless package (offline, no AWS credentials)', () => {
     ];
 
     it.each(jobs)('%s: one dead-lettered operation of job %s fires an alarm', (id, job) => {
-      const props = firesAboveZero(`${id}DeadLetteredAlarm`, 'Fairway', 'OperationsDeadLettered', 'Sum');
+      const props = firesAboveZero(`${id}DeadLetteredAlarm`, 'Fairway/dev', 'OperationsDeadLettered', 'Sum');
       expect(props.Dimensions).toContainEqual({ Name: 'job', Value: job });
     });
 
@@ -192,7 +151,7 @@ describe('serverless package (offline, no AWS credentials)', () => {
           'StepsBusy',
         ]);
         for (const input of Object.values<any>(inputs)) {
-          expect(input.MetricStat.Metric.Namespace).toBe('Fairway');
+          expect(input.MetricStat.Metric.Namespace).toBe('Fairway/dev');
           expect(input.MetricStat.Metric.Dimensions).toContainEqual({ Name: 'job', Value: job });
         }
         const decision = props.Metrics.find((m: any) => m.ReturnData);
@@ -202,7 +161,7 @@ describe('serverless package (offline, no AWS credentials)', () => {
       },
     );
 
-    it('the dashboard body is valid JSON with every placeholder bound, shows every alarm and searches namespace Fairway', () => {
+    it("the dashboard body is valid JSON with every placeholder bound, shows every alarm and searches the stage's namespace", () => {
       const dashboards = ofType(dev, 'AWS::CloudWatch::Dashboard');
       expect(dashboards).toHaveLength(1);
       const [body, variables] = dashboards[0]![1].Properties.DashboardBody['Fn::Sub'] as [
@@ -211,19 +170,24 @@ describe('serverless package (offline, no AWS credentials)', () => {
       ];
       const placeholders = [...body.matchAll(/\$\{([^}]+)\}/g)].map((m) => m[1]!);
       for (const name of placeholders) expect(name.startsWith('AWS::') || name in variables).toBe(true);
+      const bound = body.replace(/\$\{(\w+)\}/g, (whole, name: string) => {
+        const value = variables[name];
+        return typeof value === 'string' ? value : whole;
+      });
 
-      const widgets = (JSON.parse(body) as { widgets: any[] }).widgets;
+      const widgets = (JSON.parse(bound) as { widgets: any[] }).widgets;
       const alarmWidget = widgets.find((w) => w.type === 'alarm');
-      const alarmArns = (alarmWidget.properties.alarms as string[]).map((a) => ref(variables[a.slice(2, -1)]));
-      expect(alarmArns.sort()).toEqual(
+      const shown = (alarmWidget.properties.alarms as string[]).map((arn) => arn.split(':alarm:')[1]);
+      expect(shown.sort()).toEqual(
         ofType(dev, 'AWS::CloudWatch::Alarm')
-          .map(([id]) => id)
+          .map(([, a]) => a.Properties.AlarmName)
           .sort(),
       );
 
-      const searched = JSON.stringify(widgets)
-        .match(/MetricName=\\"(\w+)\\"/g)
-        ?.join(' ');
+      const searches = JSON.stringify(widgets).match(/SEARCH\('[^']*'/g) ?? [];
+      expect(searches.length).toBeGreaterThan(0);
+      for (const search of searches) expect(search).toContain('Namespace=\\"Fairway/dev\\"');
+      const searched = searches.join(' ');
       for (const metric of [
         'Routed',
         'Rejected',
@@ -247,5 +211,249 @@ describe('serverless package (offline, no AWS credentials)', () => {
       expect(rule.Contribution.Keys).toEqual(['$.tenant']);
       expect(rules[0]![1].Properties.RuleState).toBe('ENABLED');
     });
+  });
+  describe("stages apart: one stage never reads, names or alarms on another stage's metrics", () => {
+    const customNamespaces = (t: Template) =>
+      new Set(
+        [
+          ...ofType(t, 'AWS::CloudWatch::Alarm').flatMap(([, a]) => [
+            a.Properties.Namespace,
+            ...(a.Properties.Metrics ?? []).map((m: any) => m.MetricStat?.Metric.Namespace),
+          ]),
+          ...ofType(t, 'AWS::Logs::MetricFilter').flatMap(([, f]) =>
+            f.Properties.MetricTransformations.map((m: any) => m.MetricNamespace),
+          ),
+          ...ofType(t, 'AWS::Lambda::Function').map(
+            ([, fn]) => fn.Properties.Environment.Variables.POWERTOOLS_METRICS_NAMESPACE,
+          ),
+        ].filter((n) => n !== undefined && !String(n).startsWith('AWS/')),
+      );
+    const names = (t: Template) => [
+      ...ofType(t, 'AWS::CloudWatch::Alarm').map(([, a]) => a.Properties.AlarmName as string),
+      ...ofType(t, 'AWS::CloudWatch::Dashboard').map(([, d]) => d.Properties.DashboardName as string),
+      ...ofType(t, 'AWS::CloudWatch::InsightRule').map(([, r]) => r.Properties.RuleName as string),
+    ];
+
+    it.each([
+      ['dev', () => dev],
+      ['prod', () => prod],
+    ])('%s: functions emit, filters count and alarms watch only the stage namespace', (stage, template) => {
+      expect([...customNamespaces(template())]).toEqual([`Fairway/${stage}`]);
+    });
+
+    it.each([
+      ['dev', () => dev],
+      ['prod', () => prod],
+    ])('%s: every alarm, dashboard and insight rule is named for its stage', (stage, template) => {
+      for (const name of names(template()))
+        expect(name.startsWith(`fairway-${stage}-`) || name === `fairway-${stage}`).toBe(true);
+    });
+
+    it('both stages have the same alarms, under different names', () => {
+      const kinds = (t: Template, stage: string) => names(t).map((n) => n.replace(`fairway-${stage}`, ''));
+      expect(kinds(prod, 'prod').sort()).toEqual(kinds(dev, 'dev').sort());
+      expect(names(prod).filter((n) => names(dev).includes(n))).toEqual([]);
+    });
+  });
+
+  describe('alarms that would have fired', () => {
+    const alarms = () => ofType(dev, 'AWS::CloudWatch::Alarm').map(([, a]) => a.Properties);
+    const watching = (namespace: string, metric: string) =>
+      alarms().filter((a) => a.Namespace === namespace && a.MetricName === metric);
+
+    it.each(['Errors', 'Throttles'])('every function has a %s alarm above zero', (metric) => {
+      const watched = watching('AWS/Lambda', metric).map((a) => {
+        expect(a).toMatchObject({ Threshold: 0, ComparisonOperator: 'GreaterThanThreshold', Statistic: 'Sum' });
+        expect(a.Dimensions).toHaveLength(1);
+        return ref(a.Dimensions[0].Value);
+      });
+      expect(watched.sort()).toEqual(functionIds);
+    });
+
+    it('a configuration failure at cold start in any function fires one alarm', () => {
+      const filters = ofType(dev, 'AWS::Logs::MetricFilter').map(([, f]) => f.Properties);
+      const logGroups = ofType(dev, 'AWS::Logs::LogGroup').map(([id]) => id);
+      expect(filters.map((f) => ref(f.LogGroupName)).sort()).toEqual(logGroups.sort());
+      for (const filter of filters) {
+        // The text every ConfigError message starts with (lib/errors.ts).
+        expect(filter.FilterPattern).toBe('"Invalid configuration"');
+        expect(filter.MetricTransformations).toEqual([
+          expect.objectContaining({ MetricNamespace: 'Fairway/dev', MetricName: 'ConfigurationFailures' }),
+        ]);
+      }
+      expect(watching('Fairway/dev', 'ConfigurationFailures')).toEqual([
+        expect.objectContaining({ Threshold: 0, ComparisonOperator: 'GreaterThanThreshold', Dimensions: [] }),
+      ]);
+    });
+
+    it('the after-process queue alarms when its oldest event waits longer than the stage allows', () => {
+      const [alarm, ...others] = watching('AWS/SQS', 'ApproximateAgeOfOldestMessage');
+      expect(others).toEqual([]);
+      expect(ref(alarm!.Dimensions[0].Value)).toBe('AfterProcessQueue');
+      expect(alarm).toMatchObject({ Statistic: 'Maximum', Threshold: 900, ComparisonOperator: 'GreaterThanThreshold' });
+    });
+
+    // Each metric the code emits (lib/routing/router.ts, lib/distributor/report.ts) with the service dimension Powertools adds.
+    it.each(['BrokerFailures', 'TargetsFailed', 'TargetsMissing'])('%s above zero fires an alarm', (metric) => {
+      const [alarm, ...others] = watching('Fairway/dev', metric);
+      expect(others).toEqual([]);
+      expect(alarm).toMatchObject({
+        Statistic: 'Sum',
+        Threshold: 0,
+        ComparisonOperator: 'GreaterThanThreshold',
+        Dimensions: [{ Name: 'service', Value: 'fairway' }],
+      });
+    });
+
+    it('an e-mail address subscribes to the alarm topic only when the stage gives one', () => {
+      expect(dev.Conditions?.HasAlarmEmail).toEqual({ 'Fn::Not': [{ 'Fn::Equals': ['', ''] }] });
+      expect(prodDocumented.Conditions?.HasAlarmEmail).toEqual({
+        'Fn::Not': [{ 'Fn::Equals': [documentedProdParams.alarmEmail, ''] }],
+      });
+      const subscription = prodDocumented.Resources.AlarmEmailSubscription!;
+      expect(subscription.Condition).toBe('HasAlarmEmail');
+      expect(subscription.Properties).toMatchObject({ Protocol: 'email', Endpoint: documentedProdParams.alarmEmail });
+      expect(ref(subscription.Properties.TopicArn)).toBe('AlarmTopic');
+    });
+  });
+
+  describe('concurrency bounded on purpose', () => {
+    it.each([
+      ['dev', 10, () => dev],
+      ['prod', 20, () => prod],
+    ])('%s: the SQS event source runs at most %i routers, batch size and window from the stage', (_, max, template) => {
+      const mapping = ofType(template(), 'AWS::Lambda::EventSourceMapping')[0]![1].Properties;
+      expect(mapping).toMatchObject({
+        ScalingConfig: { MaximumConcurrency: max },
+        BatchSize: 100,
+        MaximumBatchingWindowInSeconds: 1,
+      });
+      const router = template().Resources.RouterLambdaFunction!.Properties;
+      expect(router.ReservedConcurrentExecutions).toBeGreaterThanOrEqual(max);
+    });
+
+    it('every function has a reserved concurrency', () => {
+      for (const [, fn] of ofType(dev, 'AWS::Lambda::Function')) {
+        expect(fn.Properties.ReservedConcurrentExecutions).toBeGreaterThanOrEqual(1);
+      }
+    });
+  });
+
+  describe('least privilege per function', () => {
+    /** Every statement of the role, a conditional one (a secret the stage may name) as if its condition held. */
+    const statements = (t: Template, role: string) =>
+      t.Resources[role]!.Properties.Policies.flatMap((p: any) => p.PolicyDocument.Statement).map(
+        (s: any) => s['Fn::If']?.[1] ?? s,
+      );
+
+    it('each function runs under a role of its own, and no shared role exists', () => {
+      const roles = ofType(dev, 'AWS::Lambda::Function').map(([, fn]) => ref(fn.Properties.Role));
+      expect(new Set(roles).size).toBe(functionIds.length);
+      expect(
+        ofType(dev, 'AWS::IAM::Role')
+          .map(([id]) => id)
+          .sort(),
+      ).toEqual([...roles].sort());
+    });
+
+    it('no statement grants on "*", on an index, or allows a wildcard action', () => {
+      for (const [role] of ofType(dev, 'AWS::IAM::Role')) {
+        for (const statement of statements(dev, role)) {
+          expect(statement.Effect).toBe('Allow');
+          for (const action of [statement.Action].flat()) expect(action).not.toContain('*');
+          for (const resource of [statement.Resource].flat()) {
+            expect(resource).not.toBe('*');
+            expect(JSON.stringify(resource)).not.toMatch(/index/);
+          }
+        }
+      }
+    });
+
+    it.each([
+      ['RouterRole', ['TenantCountersTable', 'AfterProcessQueue', 'DistributorStateTable']],
+      ['DistributorRole', ['DistributorStateTable']],
+      ['RegistryTimebasedCleanupRole', ['CleanupStackTable']],
+      ['RegistryStatus90CleanupRole', ['CleanupStackTable']],
+      ['RepositoryCleanupRole', ['CleanupStackTable']],
+    ])('%s reaches only %s besides its own log group and secrets (secrets.test.ts)', (role, resources) => {
+      const reached = statements(dev, role)
+        .filter((s: any) => !/^(logs|secretsmanager|lambda):/.test(String(s.Action)))
+        .flatMap((s: any) => [s.Resource].flat().map(ref));
+      expect(reached.sort()).toEqual(resources.sort());
+      const logs = statements(dev, role).find((s: any) => [s.Action].flat().includes('logs:PutLogEvents'));
+      const fn = dev.Resources[role.replace(/Role$/, 'LambdaFunction')]!.Properties.FunctionName;
+      expect(logs.Resource['Fn::Sub']).toMatch(new RegExp(`:log-group:/aws/lambda/${fn}:\\*$`));
+    });
+
+    it('only the router and the distributor may invoke a function, and only the distributor (passes on demand)', () => {
+      const invokes = ofType(dev, 'AWS::IAM::Role').flatMap(([role]) =>
+        statements(dev, role)
+          .filter((s: any) => [s.Action].flat().some((a: string) => a.startsWith('lambda:')))
+          .map((s: any) => [role, s.Action, s.Resource['Fn::Sub']]),
+      );
+      const distributor = dev.Resources.DistributorLambdaFunction!.Properties.FunctionName;
+      expect(invokes.sort()).toEqual(
+        ['DistributorRole', 'RouterRole'].map((role) => [
+          role,
+          'lambda:InvokeFunction',
+          expect.stringMatching(new RegExp(`:function:${distributor}$`)),
+        ]),
+      );
+    });
+
+    it.each([
+      ['RegistryTimebasedCleanupRole', 'registry-timebased-cleanup'],
+      ['RegistryStatus90CleanupRole', 'registry-status90-cleanup'],
+      ['RepositoryCleanupRole', 'repository-cleanup'],
+    ])('%s touches only the %s partitions of the shared cleanup table', (role, job) => {
+      const table = statements(dev, role).find((s: any) => ref(s.Resource) === 'CleanupStackTable');
+      expect(table.Condition).toEqual({
+        'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [job, `${job}#dead`] },
+      });
+    });
+  });
+
+  it.each([
+    ['dev', () => dev],
+    ['prod', () => prod],
+    ['prod as documented', () => prodDocumented],
+  ])('%s: every table is retained on removal or replacement and has point-in-time recovery', (_, template) => {
+    const tables = ofType(template(), 'AWS::DynamoDB::Table');
+    expect(tables).toHaveLength(3);
+    for (const [, table] of tables) {
+      expect(table).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+      expect(table.Properties.PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: true });
+    }
+  });
+
+  describe('network', () => {
+    it('without subnets the functions run outside a VPC and their roles get no ENI policy', () => {
+      expect(dev.Conditions?.InVpc).toEqual({ 'Fn::Not': [{ 'Fn::Equals': ['', ''] }] });
+    });
+
+    it('with subnets every function runs in them, with the security groups, and may manage its ENIs', () => {
+      expect(prodDocumented.Conditions?.InVpc).toEqual({
+        'Fn::Not': [{ 'Fn::Equals': [documentedProdParams.vpcSubnetIds, ''] }],
+      });
+      for (const [, fn] of ofType(prodDocumented, 'AWS::Lambda::Function')) {
+        const [condition, inVpc] = fn.Properties.VpcConfig['Fn::If'];
+        expect(condition).toBe('InVpc');
+        expect(inVpc).toEqual({
+          SubnetIds: { 'Fn::Split': [',', documentedProdParams.vpcSubnetIds] },
+          SecurityGroupIds: { 'Fn::Split': [',', documentedProdParams.vpcSecurityGroupIds] },
+        });
+        const role = prodDocumented.Resources[ref(fn.Properties.Role)!]!;
+        expect(JSON.stringify(role.Properties.ManagedPolicyArns)).toContain('AWSLambdaVPCAccessExecutionRole');
+        expect(role.Properties.ManagedPolicyArns['Fn::If'][0]).toBe('InVpc');
+      }
+    });
+  });
+
+  it.each([
+    ['dev', () => dev],
+    ['prod', () => prod],
+    ['prod as documented', () => prodDocumented],
+  ])('%s: the template matches the CloudFormation resource specification', (_, template) => {
+    expect(specProblems(template())).toEqual([]);
   });
 });

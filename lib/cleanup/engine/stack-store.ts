@@ -1,15 +1,22 @@
 import {
   BatchWriteCommand,
   DeleteCommand,
-  type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
   QueryCommand,
   type QueryCommandInput,
   UpdateCommand,
+  type UpdateCommandOutput,
 } from '@aws-sdk/lib-dynamodb';
 import type { z } from 'zod';
 import { isConditionFailure } from '../../aws/dynamo';
+import {
+  type DocumentPort,
+  isServerFault,
+  retryingThrottled,
+  throttlingBackOff,
+  withBackOff,
+} from '../../aws/dynamo-faults';
 import { FairwayError } from '../../errors';
 import type { EncodedOperation, PlacedOperation, PushPlan } from './codec';
 import {
@@ -32,7 +39,7 @@ import {
 } from './stack-record';
 
 /** The one DynamoDB call the engine makes; tests wrap it to inject failures at any call. */
-export type DocumentPort = Pick<DynamoDBDocumentClient, 'send'>;
+export type { DocumentPort };
 
 export interface Claim {
   owner: string;
@@ -59,17 +66,23 @@ async function conditionally(write: Promise<unknown>): Promise<boolean> {
  * (DESIGN.md): claims take a lease, and every later write of a step holds only while the
  * step still owns that lease. Children are the one exception (a batch put), which is safe
  * because nobody claims a child while its parent is still on the stack.
+ *
+ * Every call is retried with back-off when throttled (nothing was written). A claim is also
+ * retried after a 5xx, and reads the item back if its condition then fails: the claim that
+ * failed may be its own. Other writes fail with a 5xx and the step ends; the lease covers it.
  */
 export class StackStore {
   private readonly pk: string;
+  private readonly doc: DocumentPort;
 
   constructor(
-    private readonly doc: DocumentPort,
+    doc: DocumentPort,
     private readonly table: string,
     private readonly job: string,
     private readonly batchSize = 25,
   ) {
     this.pk = stackPartition(job);
+    this.doc = retryingThrottled(doc);
   }
 
   /** A page of operations, newest first: their keys, parents and leases, not their payloads. */
@@ -105,28 +118,34 @@ export class StackStore {
 
   /** Takes an unclaimed (or expired) item and counts the attempt; the item as it now stands, or nothing if taken. */
   async claim(sk: string, claim: Claim): Promise<StackRecord | undefined> {
+    let ambiguous = false;
+    const update = new UpdateCommand({
+      TableName: this.table,
+      Key: { pk: this.pk, sk },
+      UpdateExpression: 'SET #owner = :owner, leaseUntil = :until ADD attempts :one',
+      ConditionExpression:
+        'attribute_exists(sk) AND attribute_not_exists(done) AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now)',
+      ExpressionAttributeNames: { '#owner': 'owner' },
+      ExpressionAttributeValues: { ':owner': claim.owner, ':until': claim.leaseUntil, ':now': claim.now, ':one': 1 },
+      ReturnValues: 'ALL_NEW',
+    });
     try {
-      const { Attributes } = await this.doc.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: { pk: this.pk, sk },
-          UpdateExpression: 'SET #owner = :owner, leaseUntil = :until ADD attempts :one',
-          ConditionExpression:
-            'attribute_exists(sk) AND attribute_not_exists(done) AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now)',
-          ExpressionAttributeNames: { '#owner': 'owner' },
-          ExpressionAttributeValues: {
-            ':owner': claim.owner,
-            ':until': claim.leaseUntil,
-            ':now': claim.now,
-            ':one': 1,
-          },
-          ReturnValues: 'ALL_NEW',
-        }),
+      const { Attributes } = await withBackOff<UpdateCommandOutput>(
+        () =>
+          this.doc.send(update).catch((error: unknown) => {
+            ambiguous ||= isServerFault(error);
+            throw error;
+          }),
+        isServerFault,
+        throttlingBackOff,
       );
       return this.parse(stackRecordSchema, Attributes ?? {});
     } catch (error) {
-      if (isConditionFailure(error)) return undefined;
-      throw error;
+      if (!isConditionFailure(error)) throw error;
+      if (!ambiguous) return undefined;
+      // An earlier try answered 5xx: the claim the condition now refuses may be that try's.
+      const item = await this.get(sk);
+      return item?.owner === claim.owner && item.leaseUntil === claim.leaseUntil ? item : undefined;
     }
   }
 

@@ -57,7 +57,10 @@ export const invokeCommand: Command = {
     Object.assign(process.env, env);
     const fn = serviceFunctions(String(options.stage)).find((f) => f.name === name)!;
     const handler = await loadHandler(name);
-    const result = await handler(event, lambdaContext(fn.deployedName, fn.timeoutSeconds));
+    // Close the handler's connections and pools, so the command ends as soon as it has answered.
+    const result = await handler(event, lambdaContext(fn.deployedName, fn.timeoutSeconds)).finally(() =>
+      handler.close?.(),
+    );
     return {
       data: { function: name, event, result: result ?? null },
       tables: [],

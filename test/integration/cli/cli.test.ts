@@ -10,6 +10,7 @@ import { runCli } from '../../../local/cli/cli';
 import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
 import { eventually } from '../../harness/eventually';
 import { createTestVhost, type TestVhost } from '../../harness/rabbit';
+import { cliEnvironment } from './cli-env';
 
 /** Runs the CLI in this process, as `npx fairway …` would, and returns its exit code and output. */
 async function fairway(env: Record<string, string>, ...argv: string[]) {
@@ -37,18 +38,7 @@ describe('operator CLI against dynalite and RabbitMQ', () => {
     vhost = await createTestVhost();
     await dynamo.createTables();
     amqp = await connect(vhost.amqpUrl);
-    env = {
-      AWS_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: 'local',
-      AWS_SECRET_ACCESS_KEY: 'local',
-      DYNAMODB_ENDPOINT: dynamo.endpoint,
-      TENANT_TABLE: 'TenantCountersTable',
-      DISTRIBUTOR_TABLE: 'DistributorStateTable',
-      CLEANUP_TABLE: 'CleanupStackTable',
-      AMQP_URL: vhost.amqpUrl,
-      RABBITMQ_MANAGEMENT_URL: vhost.managementUrl,
-      RABBITMQ_VHOST: vhost.vhost,
-    };
+    env = cliEnvironment(dynamo, vhost);
   });
   afterAll(async () => {
     await amqp?.close();

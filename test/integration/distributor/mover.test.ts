@@ -59,6 +59,53 @@ describe('moveMessages (real RabbitMQ)', () => {
     expect(tally(ids).unique.size).toBe(40);
   });
 
+  describe('a share of one or two messages (basic.get)', () => {
+    it('moves it, confirmed before the ack', async () => {
+      await f.declare('get');
+      await f.declare('get»/t');
+      await f.publish('get»/t', 3, 'g');
+      expect(await move({ source: 'get»/t', target: 'get', count: 2 })).toEqual({
+        moved: 2,
+        requeued: 0,
+        stopReason: 'share-moved',
+      });
+      expect([await f.depth('get'), await f.depth('get»/t')]).toEqual([2, 1]);
+    });
+
+    it('puts back a message the broker returned (no such target)', async () => {
+      await f.declare('get-returned»/t');
+      await f.publish('get-returned»/t', 1, 'gr');
+      expect(await move({ source: 'get-returned»/t', target: 'get-returned', count: 1 })).toEqual({
+        moved: 0,
+        requeued: 1,
+        stopReason: 'target-missing',
+      });
+      expect(await f.drain('get-returned»/t')).toEqual(['gr-0']);
+    });
+
+    it('puts back a message the target nacked (x-overflow reject-publish) and stops', async () => {
+      await f.declare('get-full', { 'x-max-length': 1, 'x-overflow': 'reject-publish' });
+      await f.declare('get-full»/t');
+      await f.publish('get-full»/t', 2, 'gf');
+      expect(await move({ source: 'get-full»/t', target: 'get-full', count: 2 })).toMatchObject({
+        moved: 1,
+        requeued: 1,
+        stopReason: 'target-rejected',
+      });
+      expect([await f.drain('get-full'), await f.drain('get-full»/t')]).toEqual([['gf-0'], ['gf-1']]);
+    });
+
+    it('stops on an empty queue', async () => {
+      await f.declare('get-empty');
+      await f.declare('get-empty»/t');
+      expect(await move({ source: 'get-empty»/t', target: 'get-empty', count: 1 })).toEqual({
+        moved: 0,
+        requeued: 0,
+        stopReason: 'source-drained',
+      });
+    });
+  });
+
   it('stops at the deadline without losing what was in flight', async () => {
     await f.declare('late');
     await f.declare('late»/t');

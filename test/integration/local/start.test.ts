@@ -64,6 +64,14 @@ describe('npm start --headless (bounded run of the whole local stack)', () => {
     expect(final.distributor!.errors).toBe(0);
   });
 
+  it('runs passes on demand between the scheduled ones, and shows each tenant the latency it adds', () => {
+    expect(final.passesOnDemand).toBeGreaterThan(0);
+    for (const t of final.tenants) {
+      if (t.staged === 0) expect(t.stagingWaitSeconds).toBe(0);
+      else if (t.stagingWaitSeconds !== undefined) expect(t.stagingWaitSeconds).toBeGreaterThan(0);
+    }
+  });
+
   it('drains every cleanup stack with no dead letters, and the eligible demo documents are gone', () => {
     expect(final.registry.eligible).toBe(0);
     expect(final.registry.repositoryPending).toBe(0);

@@ -16,7 +16,15 @@ describe('RabbitMQ adapters', () => {
     await rabbit?.delete();
   });
 
-  it('lists every queue of the vhost across pages, with arguments', async () => {
+  it("opens its connection with Nagle's algorithm off (noDelay), so a channel close waits on no delayed ACK", async () => {
+    const { connection } = (await session.connection()) as unknown as { connection: { stream: object } };
+    const socket = connection.stream;
+    const noDelay = Object.getOwnPropertySymbols(socket).find((symbol) => String(symbol) === 'Symbol(kSetNoDelay)');
+    expect(noDelay).toBeDefined();
+    expect((socket as Record<symbol, unknown>)[noDelay!]).toBe(true);
+  });
+
+  it('lists every queue of the vhost, unpaged once it outgrew a page, with arguments', async () => {
     const channel = await session.openConfirmChannel();
     const names = Array.from({ length: 7 }, (_, i) => `q${i}`);
     for (const name of names)
@@ -32,8 +40,23 @@ describe('RabbitMQ adapters', () => {
     const queues = await client.listQueues();
     expect(queues.map((q) => q.name).sort()).toEqual(names);
     expect(queues.find((q) => q.name === 'q4')).toMatchObject({ durable: true, arguments: { 'x-max-length': 14 } });
-    expect(requests).toHaveLength(3);
+    // A first page showed more pages: the rest of the listing came unpaged (one request, not one per page).
+    expect(requests).toHaveLength(2);
+    expect(requests[1]).not.toContain('page=');
     expect(requests.every((r) => r.includes('columns=') && !r.includes('guest'))).toBe(true);
+
+    // The client remembers the vhost is larger than a page: one unpaged request from then on.
+    requests.length = 0;
+    expect((await client.listQueues()).map((q) => q.name).sort()).toEqual(names);
+    expect(requests).toHaveLength(1);
+    expect(requests[0]).not.toContain('page=');
+
+    // A vhost that fits one page is one paged request.
+    requests.length = 0;
+    const roomy = new ManagementClient(rabbit.managementUrl, rabbit.vhost, counting, 500);
+    expect((await roomy.listQueues()).map((q) => q.name).sort()).toEqual(names);
+    expect(requests).toHaveLength(1);
+    expect(requests[0]).toContain('page=1');
   });
 
   it('reads one queue, and undefined for a missing one', async () => {

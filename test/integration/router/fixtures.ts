@@ -52,6 +52,7 @@ export function recordingReport() {
   const kept: Parameters<RouterReport['stagingQueueKept']>[0][] = [];
   const tenantless: TenantlessRouted[] = [];
   const shortened: NameShortened[] = [];
+  const passRequestFailures: { target: string; error: unknown }[] = [];
   const report: RouterReport = {
     failed: (failure) => failures.push(failure),
     tenantRouted: (routed) => tenants.push(routed),
@@ -61,8 +62,9 @@ export function recordingReport() {
       counts[metric] = (counts[metric] ?? 0) + count;
     },
     stagingQueueKept: (queue) => kept.push(queue),
+    passRequestFailed: (target, error) => passRequestFailures.push({ target, error }),
   };
-  return { report, failures, tenants, counts, kept, tenantless, shortened };
+  return { report, failures, tenants, counts, kept, tenantless, shortened, passRequestFailures };
 }
 
 /** The router's configuration for a test vhost and dynalite, as the function reads it from its environment. */

@@ -23,6 +23,7 @@ describe('createDistributor: targets it cannot lease', () => {
       leaseNotReleased: jest.fn(),
       noTimeToMove: jest.fn(),
       lengthTuned: jest.fn(),
+      followUpFailed: jest.fn(),
       passed: jest.fn(),
     };
     const openChannel = jest.fn();
@@ -34,6 +35,9 @@ describe('createDistributor: targets it cannot lease', () => {
       releaseLease: jest.fn(),
       readRotation: jest.fn(),
       writeRotation: jest.fn(),
+      requestPass: jest.fn(),
+      handOver: jest.fn(),
+      dropRequest: jest.fn(),
     };
     const distributor = createDistributor({
       settings: loadDistributorConfig({

@@ -65,6 +65,7 @@ function routerWith(store: TenantCounterStore) {
       stagingQueueKept: () => undefined,
       tenantlessRouted: () => undefined,
       nameShortened: () => undefined,
+      passRequestFailed: () => undefined,
       tenantRouted: (routed) => tenants.push(routed),
       counted: (metric, count) => {
         counts[metric] = (counts[metric] ?? 0) + count;

@@ -59,5 +59,5 @@ describe('cleanup engine under 8 concurrent steppers', () => {
     console.info(
       `8 steppers, ${recorder.leaves.length + recorder.suppliers.length} operations: ${JSON.stringify(outcomes)}`,
     );
-  }, 120_000);
+  }, 300_000); // about 100 s on a busy 2-core machine; the limit only stops a hung run
 });

@@ -1,0 +1,91 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { BenchVhost } from './services';
+import { type SideProcess, startSideProcess } from './side-process';
+
+/** DynamoDB operations that write, and that read (for the cost table). */
+export const dynamoWrites = ['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems'];
+export const dynamoReads = ['GetItem', 'BatchGetItem', 'Query', 'Scan', 'TransactGetItems'];
+
+/** The requests the bench's DynamoDB served since the last reset. */
+export interface DynamoCounts {
+  byOperation: Map<string, number>;
+  /** Requests of these operations. */
+  count(...operations: string[]): number;
+  total: number;
+  /** Milliseconds dynalite spent serving them, summed (overlapping requests each count). */
+  servedMs: number;
+}
+
+export interface BenchDynamo {
+  /** Through the delay proxy when there is a delay. */
+  endpoint: string;
+  client: DynamoDBClient;
+  doc: DynamoDBDocumentClient;
+  counts(): Promise<DynamoCounts>;
+  reset(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * dynalite with the deployed tables in a process of its own (not the bench's: the emulator's
+ * work would otherwise share the event loop it is timed against), counting requests on the
+ * server, behind a delay proxy when `delayMs` > 0.
+ */
+export async function startBenchDynamo(delayMs: number): Promise<BenchDynamo> {
+  const server = await startSideProcess<{ port: number }>('bench/lib/dynamo-server.ts', []);
+  const proxy = delayMs > 0 ? await startDelayServer(delayMs, [`127.0.0.1:${server.ready.port}`]) : undefined;
+  const endpoint = `http://127.0.0.1:${proxy?.ready.ports[0] ?? server.ready.port}`;
+  const client = new DynamoDBClient({
+    endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  return {
+    endpoint,
+    client,
+    doc: DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } }),
+    async counts() {
+      const { byOperation, servedMs } = await server.request<{
+        byOperation: Record<string, number>;
+        servedMs: number;
+      }>('counts');
+      const map = new Map(Object.entries(byOperation));
+      const count = (...operations: string[]) => operations.reduce((sum, op) => sum + (map.get(op) ?? 0), 0);
+      return { byOperation: map, count, total: count(...map.keys()), servedMs };
+    },
+    reset: () => server.request('reset'),
+    async stop() {
+      client.destroy();
+      await proxy?.stop();
+      await server.stop();
+    },
+  };
+}
+
+/** A vhost whose AMQP and management URLs go through a delay proxy (the vhost's own when `delayMs` is 0). */
+export async function delayedVhost(
+  vhost: BenchVhost,
+  delayMs: number,
+): Promise<BenchVhost & { stopDelay(): Promise<void> }> {
+  if (delayMs <= 0) return { ...vhost, stopDelay: async () => undefined };
+  const amqp = new URL(vhost.amqpUrl);
+  const management = new URL(vhost.managementUrl);
+  const proxy = await startDelayServer(delayMs, [
+    `${amqp.hostname}:${amqp.port || 5672}`,
+    `${management.hostname}:${management.port || 80}`,
+  ]);
+  amqp.hostname = '127.0.0.1';
+  amqp.port = String(proxy.ready.ports[0]);
+  management.hostname = '127.0.0.1';
+  management.port = String(proxy.ready.ports[1]);
+  return {
+    ...vhost,
+    amqpUrl: amqp.toString(),
+    managementUrl: management.toString(),
+    stopDelay: () => proxy.stop(),
+  };
+}
+
+const startDelayServer = (delayMs: number, upstreams: string[]): Promise<SideProcess<{ ports: number[] }>> =>
+  startSideProcess('bench/lib/delay-server.ts', [String(delayMs), ...upstreams]);

@@ -1,0 +1,53 @@
+/** What a mover costs, as the container has seen: time per staging queue, per message, and movers at once. */
+export interface MoveCosts {
+  perQueueMs: number;
+  perMessageMs: number;
+  slots: number;
+}
+
+export interface Share {
+  name: string;
+  share: number;
+}
+
+export interface FittedPlan {
+  /** Every input share, in the input order; a deferred one is 0. */
+  shares: Share[];
+  /** Queues whose share waits for the next pass. */
+  deferred: number;
+  /** When something was deferred: the last queue kept, so that the next pass starts with the first deferred. */
+  rotationCursor?: string;
+}
+
+/**
+ * Keeps the shares a pass can finish within `budgetMs`, taken in rotation order (the queues after
+ * `cursor` in name order first), and defers the rest to the next pass, which starts where this
+ * one stopped: a pass over more queues than its budget allows never overruns and never starves
+ * the queues at the end of the name order. Pure.
+ */
+export function fitToBudget(
+  shares: readonly Share[],
+  cursor: string | undefined,
+  budgetMs: number,
+  costs: MoveCosts,
+): FittedPlan {
+  const moving = shares.filter((s) => s.share > 0).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const start = moving.findIndex((s) => cursor === undefined || s.name > cursor);
+  const order = start <= 0 ? moving : [...moving.slice(start), ...moving.slice(0, start)];
+  const room = Math.max(0, budgetMs) * Math.max(1, costs.slots);
+  const kept = new Set<string>();
+  let spent = 0;
+  let last: string | undefined;
+  for (const s of order) {
+    spent += costs.perQueueMs + s.share * costs.perMessageMs;
+    if (spent > room) break;
+    kept.add(s.name);
+    last = s.name;
+  }
+  const deferred = moving.length - kept.size;
+  return {
+    shares: shares.map((s) => ({ name: s.name, share: kept.has(s.name) ? s.share : 0 })),
+    deferred,
+    ...(deferred > 0 && last !== undefined ? { rotationCursor: last } : {}),
+  };
+}

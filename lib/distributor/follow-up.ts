@@ -1,0 +1,36 @@
+import type { DistributorConfig } from '../config/distributor';
+import type { TargetOutcome } from './distributor';
+
+export type FollowUpSettings = Pick<
+  DistributorConfig,
+  'DISTRIBUTOR_FOLLOW_UP_DELAY_MS' | 'DISTRIBUTOR_FOLLOW_UP_MAX_DELAY_MS'
+>;
+
+export interface TargetEnd {
+  outcome: TargetOutcome;
+  /** Messages the pass measured in the target's staging queues. */
+  staged: number;
+  moved: number;
+  /** Someone asked for a pass while this one held the lease. */
+  wanted: boolean;
+  /** The delay this pass itself waited, when it was a follow-up. */
+  previousDelayMs?: number;
+}
+
+/**
+ * After a pass held a target's lease: in how many ms the next pass should start, or undefined when
+ * the schedule is enough. Pure. Work left after moving → the base delay (the workers make room);
+ * nothing moved (target full, or the pass failed) → twice the last delay, up to the maximum, so a
+ * target whose workers stopped costs a pass every maximum delay, not a busy loop; a pass wanted
+ * meanwhile → at once. A missing target is left to the schedule.
+ */
+export function followUpDelay(end: TargetEnd, settings: FollowUpSettings): number | undefined {
+  if (end.outcome === 'leased-elsewhere' || end.outcome === 'target-missing') return undefined;
+  const left = end.staged - end.moved;
+  if (end.outcome !== 'failed' && left <= 0) return end.wanted ? 0 : undefined;
+  const base = settings.DISTRIBUTOR_FOLLOW_UP_DELAY_MS;
+  if (end.moved > 0) return base;
+  const backedOff = Math.max(base, 2 * (end.previousDelayMs ?? 0), 1);
+  if (end.wanted && end.outcome !== 'failed') return Math.min(base, backedOff);
+  return Math.min(settings.DISTRIBUTOR_FOLLOW_UP_MAX_DELAY_MS, backedOff);
+}

@@ -1,0 +1,38 @@
+import { randomUUID } from 'node:crypto';
+import type { PassTrigger } from './pass-trigger';
+import type { DistributorState, PassRequestOutcome } from './state-store';
+
+/** Asks for a distribution pass over one target, debounced by its lease item (docs/distributor.md "Passes on demand"). */
+export type RequestPass = (target: string, delayMs: number) => Promise<PassRequestOutcome | 'off'>;
+
+export interface PassRequesterDeps {
+  state: DistributorState;
+  trigger: PassTrigger;
+  /** How long a started pass may take to reach the lease before a new request presumes it lost. */
+  graceMs: number;
+  now?: () => number;
+}
+
+/**
+ * Registers the request on the lease item and starts a pass only when none holds or awaits the
+ * lease, so that a storm of requests starts at most one pass per target at a time. A start that
+ * fails drops its pending mark, so the next request tries again at once.
+ */
+export function passRequester({ state, trigger, graceMs, now = Date.now }: PassRequesterDeps): RequestPass {
+  return async (target, delayMs) => {
+    const requestId = randomUUID();
+    const at = now();
+    const outcome = await state.requestPass(target, requestId, at, at + delayMs + graceMs);
+    if (outcome !== 'start') return outcome;
+    try {
+      await trigger.start({ source: 'fairway.pass-request', requestId, target, delayMs });
+    } catch (error) {
+      await state.dropRequest(target, requestId).catch(() => undefined);
+      throw error;
+    }
+    return outcome;
+  };
+}
+
+/** Passes on the schedule alone (no DISTRIBUTOR_FUNCTION_NAME). */
+export const schedulesOnly: RequestPass = async () => 'off';

@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import { InvalidEventError } from '../errors';
+
+/** The event of a distributor invocation started on demand (by the router, or by a pass for its follow-up). */
+export interface PassRequestEvent {
+  source: 'fairway.pass-request';
+  /** The request that started this pass (its pending mark on the lease item). */
+  requestId: string;
+  target: string;
+  /** Wait this long before the pass (a follow-up gives the workers time to make room). */
+  delayMs: number;
+}
+
+/** Starts a distributor invocation for a request, without waiting for its pass (Lambda async invoke). */
+export interface PassTrigger {
+  start(event: PassRequestEvent): Promise<void>;
+}
+
+const passRequestEvent = z.strictObject({
+  source: z.literal('fairway.pass-request'),
+  requestId: z.string().min(1),
+  target: z.string().min(1),
+  delayMs: z.number().int().min(0),
+});
+
+/** A pass request, or undefined for any other event (the schedule's); a malformed request is an InvalidEventError. */
+export function parsePassRequestEvent(event: unknown): PassRequestEvent | undefined {
+  if ((event as { source?: unknown } | null)?.source !== 'fairway.pass-request') return undefined;
+  const parsed = passRequestEvent.safeParse(event);
+  if (parsed.success) return parsed.data;
+  throw new InvalidEventError(
+    parsed.error.issues.map((issue) => ({ field: issue.path.join('.') || '(event)', reason: issue.message })),
+  );
+}
+
+/**
+ * Runs each started pass in this process, as Lambda would run an async invoke: later, on its own,
+ * its outcome reported to no one but `settled`. For tests and in-process tools.
+ */
+export function inProcessPassTrigger(
+  run: (event: PassRequestEvent) => Promise<unknown>,
+  settled: (event: PassRequestEvent, error?: unknown) => void = () => undefined,
+): PassTrigger & { idle(): Promise<void> } {
+  const running = new Set<Promise<void>>();
+  return {
+    async start(event) {
+      const invocation = new Promise<void>((resolve) => setImmediate(resolve))
+        .then(() => run(event))
+        .then(
+          () => settled(event),
+          (error: unknown) => settled(event, error),
+        )
+        .finally(() => running.delete(invocation));
+      running.add(invocation);
+    },
+    /** Resolves once no started pass is running (passes they start included). */
+    async idle() {
+      while (running.size > 0) await Promise.allSettled([...running]);
+    },
+  };
+}

@@ -1,0 +1,64 @@
+import type { Channel } from 'amqplib';
+import type { QueueInfo } from '../../../lib/rabbitmq/management';
+import { CachedStagingQueues } from '../../../lib/routing/staging-queues';
+
+/** A broker that answers after a tick, so that a batch's lookups overlap as they do on the wire. */
+function fakes() {
+  const lookups: string[] = [];
+  const declared: string[] = [];
+  let channelsOpened = 0;
+  const channel = {
+    assertQueue: async (name: string) => {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      declared.push(name);
+      return { queue: name, messageCount: 0, consumerCount: 0 };
+    },
+  } as unknown as Channel;
+  const session = {
+    sharedChannel: async () => {
+      channelsOpened++;
+      return channel;
+    },
+  };
+  const management = {
+    getQueue: async (name: string): Promise<QueueInfo | undefined> => {
+      lookups.push(name);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      return { name, durable: true, auto_delete: false, arguments: {}, messages: 0, messages_ready: 0 };
+    },
+  };
+  return { session, management, lookups, declared, channelsOpened: () => channelsOpened };
+}
+
+describe('CachedStagingQueues', () => {
+  it('makes one management request for concurrent cache misses of one target', async () => {
+    const f = fakes();
+    const queues = new CachedStagingQueues(f.session, f.management, {}, 60_000, { stagingQueueKept: () => undefined });
+    const staging = Array.from({ length: 10 }, (_, i) => `target»/tenant${i}/workflow`);
+    await Promise.all(staging.map((name) => queues.ensure(name, 'target')));
+    expect(f.lookups).toEqual(['target']);
+    expect(f.declared.sort()).toEqual([...staging].sort());
+  });
+
+  it('looks a target up again once a failed lookup ended', async () => {
+    const f = fakes();
+    let fail = true;
+    const management = {
+      getQueue: async (name: string) => {
+        f.lookups.push(name);
+        if (fail) throw new Error('management API down');
+        return f.management.getQueue(name);
+      },
+    };
+    const queues = new CachedStagingQueues(f.session, management, {}, 60_000, { stagingQueueKept: () => undefined });
+    const first = await Promise.allSettled([
+      queues.ensure('target»/a/w', 'target'),
+      queues.ensure('target»/b/w', 'target'),
+    ]);
+    expect(first.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    expect(f.lookups).toHaveLength(1);
+    fail = false;
+    await queues.ensure('target»/a/w', 'target');
+    expect(f.declared).toEqual(['target»/a/w']);
+  });
+});
