@@ -10,6 +10,8 @@ const common = {
     '^fauxqs$': '<rootDir>/node_modules/fauxqs/dist/app.js',
   },
   transformIgnorePatterns: ['/node_modules/(?!@middy/|fauxqs/)'],
+  // StrykerJS copies the project into .stryker-tmp while it runs (npm run test:mutation).
+  modulePathIgnorePatterns: ['<rootDir>/.stryker-tmp'],
 };
 
 /**
