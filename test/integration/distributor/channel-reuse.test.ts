@@ -58,7 +58,7 @@ describe('channel slots (real RabbitMQ)', () => {
       return { value: moved.result, reusable: moved.reusable };
     });
     await slots.close();
-    expect(next).toEqual({ moved: 3, requeued: 0, stopReason: 'share-moved' });
+    expect(next).toEqual({ moved: 3, requeued: 0, parked: 0, stopReason: 'share-moved' });
     expect(opened.length).toBe(4);
     expect(await f.depth('dirty')).toBe(3);
   });
