@@ -70,6 +70,7 @@ describe('moveMessages (real RabbitMQ)', () => {
       expect(await move({ source: 'get»/t', target: 'get', count: 2 })).toEqual({
         moved: 2,
         requeued: 0,
+        parked: 0,
         stopReason: 'share-moved',
       });
       expect([await f.depth('get'), await f.depth('get»/t')]).toEqual([2, 1]);
@@ -81,6 +82,7 @@ describe('moveMessages (real RabbitMQ)', () => {
       expect(await move({ source: 'get-returned»/t', target: 'get-returned', count: 1 })).toEqual({
         moved: 0,
         requeued: 1,
+        parked: 0,
         stopReason: 'target-missing',
       });
       expect(await f.drain('get-returned»/t')).toEqual(['gr-0']);
@@ -104,6 +106,7 @@ describe('moveMessages (real RabbitMQ)', () => {
       expect(await move({ source: 'get-empty»/t', target: 'get-empty', count: 1 })).toEqual({
         moved: 0,
         requeued: 0,
+        parked: 0,
         stopReason: 'source-drained',
       });
     });
