@@ -10,7 +10,7 @@ import type { Context, ScheduledEvent, SQSEvent } from 'aws-lambda';
 const region = 'eu-west-1';
 const account = '123456789012';
 
-/** The body of an after-process event in Fairway's own format (README "Router"). */
+/** The body of an after-process event in Fairway's own format (docs/router.md). */
 export function afterProcessEvent(target: string, tenantId: string, workflowName: string | undefined, body: string) {
   return {
     target,

@@ -139,16 +139,22 @@ function parseJobEnv<S extends z.ZodType>(schema: S, env: Env): z.infer<S> {
   );
 }
 
-/** The settings every job shares: NXRG names, the deceased status, the per-step cap. */
-const registrySettings = (e: {
+interface RegistryEnv {
   NXRG_NAMES: NxrgNames;
   NXRG_DECEASED_STATUS: number;
   CLEANUP_MAX_DELETES_PER_STEP: number;
-}) => ({
-  names: e.NXRG_NAMES,
-  deceasedStatus: e.NXRG_DECEASED_STATUS,
-  maxDeletesPerStep: e.CLEANUP_MAX_DELETES_PER_STEP,
-});
+}
+
+/** Parses one job's settings with `schema`; its own come from `own`, beside those every job shares. */
+function loadJobConfig<S extends z.ZodType<RegistryEnv>, R>(schema: S, env: Env, own: (e: z.infer<S>) => R) {
+  const e = parseJobEnv(schema, env);
+  return {
+    names: e.NXRG_NAMES,
+    deceasedStatus: e.NXRG_DECEASED_STATUS,
+    maxDeletesPerStep: e.CLEANUP_MAX_DELETES_PER_STEP,
+    ...own(e),
+  };
+}
 
 export interface DocumentTypeRule {
   documentType: string;
@@ -157,38 +163,31 @@ export interface DocumentTypeRule {
   batchSize: number;
 }
 
-export function loadTimebasedJobConfig(env: Env) {
-  const e = parseJobEnv(timebasedJobSchema, env);
-  const documentTypes: DocumentTypeRule[] = Object.entries(e.CLEANUP_TIMEBASED_DOCUMENT_TYPES).map(
-    ([documentType, rule]) => ({
-      documentType,
-      retentionDays: rule.retentionDays,
-      basis: rule.basis,
-      batchSize: rule.batchSize ?? e.CLEANUP_TIMEBASED_BATCH_SIZE,
-    }),
-  );
-  return { ...registrySettings(e), documentTypes };
-}
+export const loadTimebasedJobConfig = (env: Env) =>
+  loadJobConfig(timebasedJobSchema, env, (e) => ({
+    documentTypes: Object.entries(e.CLEANUP_TIMEBASED_DOCUMENT_TYPES).map(
+      ([documentType, rule]): DocumentTypeRule => ({
+        documentType,
+        retentionDays: rule.retentionDays,
+        basis: rule.basis,
+        batchSize: rule.batchSize ?? e.CLEANUP_TIMEBASED_BATCH_SIZE,
+      }),
+    ),
+  }));
 
-export function loadStatus90JobConfig(env: Env) {
-  const e = parseJobEnv(status90JobSchema, env);
-  return {
-    ...registrySettings(e),
+export const loadStatus90JobConfig = (env: Env) =>
+  loadJobConfig(status90JobSchema, env, (e) => ({
     suffixPageSize: e.CLEANUP_STATUS90_SUFFIX_PAGE_SIZE,
     citizenBatchSize: e.CLEANUP_STATUS90_CITIZEN_BATCH_SIZE,
     batchSize: e.CLEANUP_STATUS90_BATCH_SIZE,
-  };
-}
+  }));
 
-export function loadRepositoryJobConfig(env: Env) {
-  const e = parseJobEnv(repositoryJobSchema, env);
-  return {
-    ...registrySettings(e),
+export const loadRepositoryJobConfig = (env: Env) =>
+  loadJobConfig(repositoryJobSchema, env, (e) => ({
     openxdsNames: e.OPENXDS_NAMES,
     pageSize: e.CLEANUP_REPOSITORY_PAGE_SIZE,
     batchSize: e.CLEANUP_REPOSITORY_BATCH_SIZE,
-  };
-}
+  }));
 
 export type TimebasedJobConfig = ReturnType<typeof loadTimebasedJobConfig>;
 export type Status90JobConfig = ReturnType<typeof loadStatus90JobConfig>;

@@ -9,7 +9,7 @@ import { base64, fromTaskMessage, isTaskMessage } from './task-message';
 /**
  * The after-process event (the SQS message body the router consumes), in one of two shapes:
  *
- * 1. Fairway's own, described by `afterProcessEventSchema` below (README "Router");
+ * 1. Fairway's own, described by `afterProcessEventSchema` below (docs/router.md);
  * 2. a Worker Framework task message (`lib/routing/task-message.ts`), recognised by `taskData` and `taskClassifier`.
  */
 

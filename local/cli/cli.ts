@@ -22,7 +22,7 @@ const overview = () =>
     '',
     ...commands.map((c) => `  ${c.name.padEnd(8)} ${c.summary}`),
     '',
-    'Settings come from the environment, as for the functions (README "Operating Fairway").',
+    'Settings come from the environment, as for the functions (docs/operating.md).',
     '--json prints one JSON document for scripts; `fairway <command> --help` shows a command’s options.',
   ].join('\n');
 

@@ -1,7 +1,7 @@
 import { createReadStream, existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
-/** The router's last logged reason for not routing a message (README "Router": WARN `After-process event not routed`). */
+/** The router's last logged reason for not routing a message (docs/router.md: WARN `After-process event not routed`). */
 export interface LoggedFailure {
   kind: string;
   reason: string;

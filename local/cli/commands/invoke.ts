@@ -27,7 +27,7 @@ export const invokeCommand: Command = {
   usage:
     `fairway invoke <function> [--event file.json] [--tenant id] [--target queue] [--workflow name] [--count n]\n` +
     `  functions: ${functionNames.join(', ')}\n` +
-    '  The handler reads its settings from the environment, as on AWS (README "Configuration").',
+    '  The handler reads its settings from the environment, as on AWS (docs/configuration.md).',
   options: {
     event: { type: 'string' },
     tenant: { type: 'string', default: 'tenant-sample' },
