@@ -20,21 +20,27 @@ export interface EmbeddedDynamo {
   stop(): Promise<void>;
 }
 
+/** The clients of a local DynamoDB at `endpoint` (dynalite takes any credentials). */
+export function localDynamoClients(endpoint: string): { client: DynamoDBClient; doc: DynamoDBDocumentClient } {
+  const client = new DynamoDBClient({
+    endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  return { client, doc: DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } }) };
+}
+
 /** An in-process DynamoDB (dynalite), in memory: one per test file, or the local stack's. */
 export async function startDynamo(): Promise<EmbeddedDynamo> {
   const server = dynalite({ createTableMs: 0 });
   const inFlight = countRequestsInFlight(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const client = new DynamoDBClient({
-    endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
+  const { client, doc } = localDynamoClients(endpoint);
   return {
     endpoint,
     client,
-    doc: DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } }),
+    doc,
     async createTables() {
       for (const input of tableDefinitions()) await client.send(new CreateTableCommand(input));
     },

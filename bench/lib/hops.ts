@@ -1,5 +1,6 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { localDynamoClients } from '../../local/embedded-dynamo';
 import type { BenchVhost } from './services';
 import { type SideProcess, startSideProcess } from './side-process';
 
@@ -36,15 +37,11 @@ export async function startBenchDynamo(delayMs: number): Promise<BenchDynamo> {
   const server = await startSideProcess<{ port: number }>('bench/lib/dynamo-server.ts', []);
   const proxy = delayMs > 0 ? await startDelayServer(delayMs, [`127.0.0.1:${server.ready.port}`]) : undefined;
   const endpoint = `http://127.0.0.1:${proxy?.ready.ports[0] ?? server.ready.port}`;
-  const client = new DynamoDBClient({
-    endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
+  const { client, doc } = localDynamoClients(endpoint);
   return {
     endpoint,
     client,
-    doc: DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } }),
+    doc,
     async counts() {
       const { byOperation, servedMs } = await server.request<{
         byOperation: Record<string, number>;

@@ -5,27 +5,13 @@ import { createRouterService } from '../../../lib/routing/service';
 import { runCli } from '../../../local/cli/cli';
 import { fixturePath } from '../../fixtures';
 import { eventually } from '../../harness/eventually';
-import { type DistributorFixture, distributorFixture } from '../distributor/fixture';
+import { scenario } from '../distributor/fixture';
 import { recordingReport, routerConfig, sqsEvent, sqsRecord } from '../router/fixtures';
 
 /** Issue 14's acceptance tests: what a team moving from upstream relies on, and control at run time. */
 
 const moved = (target: TargetSummary | undefined) =>
   Object.fromEntries((target?.queues ?? []).map((q) => [q.name, q.moved]));
-
-const scenario = (name: string, body: (f: DistributorFixture) => Promise<void>, timeoutMs?: number) =>
-  it.concurrent(
-    name,
-    async () => {
-      const f = await distributorFixture();
-      try {
-        await body(f);
-      } finally {
-        await f.close();
-      }
-    },
-    timeoutMs,
-  );
 
 /** A task message of the fixture with its taskData replaced and `to` set, as a document worker sends it. */
 function taskMessage(to: string, taskData: unknown): string {

@@ -169,3 +169,21 @@ export function tally(ids: string[]): { unique: Set<string>; duplicates: number 
   const unique = new Set(ids);
   return { unique, duplicates: ids.length - unique.size };
 }
+
+/**
+ * A test with a fixture of its own (vhost, dynalite), so scenarios run concurrently: most of their
+ * time is waiting for listing stats.
+ */
+export const scenario = (name: string, body: (f: DistributorFixture) => Promise<void>, timeoutMs?: number) =>
+  it.concurrent(
+    name,
+    async () => {
+      const f = await distributorFixture();
+      try {
+        await body(f);
+      } finally {
+        await f.close();
+      }
+    },
+    timeoutMs,
+  );

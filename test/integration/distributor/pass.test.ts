@@ -1,20 +1,9 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { TargetSummary } from '../../../lib/distributor/distributor';
-import { type DistributorFixture, distributorFixture, STATE_TABLE, tally } from './fixture';
+import { STATE_TABLE, scenario, tally } from './fixture';
 
 const byQueue = (target: TargetSummary | undefined) =>
   Object.fromEntries((target?.queues ?? []).map((q) => [q.name, q.moved]));
-
-/** Each scenario gets its own vhost and dynalite, so they run concurrently (most of their time is waiting for listing stats). */
-const scenario = (name: string, body: (f: DistributorFixture) => Promise<void>) =>
-  it.concurrent(name, async () => {
-    const f = await distributorFixture();
-    try {
-      await body(f);
-    } finally {
-      await f.close();
-    }
-  });
 
 describe('distribution pass (real RabbitMQ, dynalite)', () => {
   scenario(

@@ -8,7 +8,7 @@ import { DynamoTunedLengthStore } from '../../../lib/distributor/tuned-length-st
 import { amqpUser } from '../../../lib/rabbitmq/amqp-url';
 import { ManagementClient } from '../../../lib/rabbitmq/management';
 import { eventually } from '../../harness/eventually';
-import { type DistributorFixture, distributorFixture, STATE_TABLE, tally } from './fixture';
+import { type DistributorFixture, STATE_TABLE, scenario, tally } from './fixture';
 
 const target = 'worker-input';
 const maxLength = 100;
@@ -85,16 +85,6 @@ function onDemand(
   });
   return { config, state, watch, trigger, requestPass, distributor };
 }
-
-const scenario = (name: string, body: (f: DistributorFixture) => Promise<void>) =>
-  it.concurrent(name, async () => {
-    const f = await distributorFixture();
-    try {
-      await body(f);
-    } finally {
-      await f.close();
-    }
-  });
 
 describe('passes on demand (real RabbitMQ, dynalite)', () => {
   scenario(
