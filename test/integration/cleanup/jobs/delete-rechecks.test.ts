@@ -146,6 +146,22 @@ describe('deletes re-check their condition at delete time', () => {
       expect(await docIds()).toEqual([uuid(1), uuid(2), uuid(4)]);
     });
 
+    it('two steps running the same citizen batch at once delete, record and report each document once', async () => {
+      await insertDocs(Array.from({ length: 40 }, (_, i) => [i + 10, 'referral', '0101010001', '2020-01-01']));
+      const batch = {
+        kind: 'citizen-batch',
+        payload: { digit: '1', after: null, through: '0101010001', documentsAfter: null },
+      };
+      await Promise.all([run(job(), batch), run(job(), batch), run(job(), batch)]);
+      const all = [1, 2, ...Array.from({ length: 40 }, (_, i) => i + 10)].map(uuid).sort();
+      expect(events.flatMap((e) => e.documentIds).sort()).toEqual(all);
+      const { rows } = await nxrg.pool.query<{ id: string }>(
+        'SELECT document_id::text AS id FROM deleted_documents ORDER BY 1',
+      );
+      expect(rows.map((r) => r.id)).toEqual(all);
+      expect(await docIds()).toEqual([uuid(3), uuid(4)]);
+    });
+
     it('counts in a dry run and deletes nothing', async () => {
       await runAll(job(), { ...context, dryRun: true });
       expect(events.flatMap((e) => e.documentIds).sort()).toEqual([uuid(1), uuid(2), uuid(3)]);
