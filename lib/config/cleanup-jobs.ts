@@ -6,13 +6,13 @@ import { type Env, setting } from './env';
 
 /**
  * The three cleanup jobs' own settings (SPEC §4), read once at cold start beside lib/config/cleanup.ts.
- * Every batch travels on the DynamoDB stack as a list of ids, so batch sizes are capped to keep an
+ * A repository batch travels on the DynamoDB stack as a list of ids, so its size is capped to keep an
  * operation far below DynamoDB's 400 KB item limit (2,000 UUIDs ≈ 80 KB of JSON).
  */
 export const MAX_BATCH_SIZE = 2_000;
 /**
- * A time-based range travels as two keys, whatever it covers; its cap only bounds one DELETE
- * statement (its locks, its WAL, how far it may overrun the time budget).
+ * A time-based or status 90 range travels as its bounds (a cursor), whatever it covers; its cap only
+ * bounds one DELETE statement (its locks, its WAL, how far it may overrun the time budget).
  */
 export const MAX_RANGE_SIZE = 100_000;
 /** A supplier step pushes at most this many children (page size ÷ batch size), keeping each step short. */
@@ -85,8 +85,8 @@ export const status90JobSchema = z
     /** Citizens read per suffix step, and per citizen batch operation. */
     CLEANUP_STATUS90_SUFFIX_PAGE_SIZE: pageSize(10_000),
     CLEANUP_STATUS90_CITIZEN_BATCH_SIZE: setting.int(500, 1, MAX_PAGE_SIZE),
-    /** Document ids in one batch delete (a citizen batch with more pages through them). */
-    CLEANUP_STATUS90_BATCH_SIZE: batchSize(1_000),
+    /** Documents in one range delete (one statement); a citizen batch deletes range after range within its budget. */
+    CLEANUP_STATUS90_BATCH_SIZE: setting.int(1_000, 1, MAX_RANGE_SIZE),
   })
   .superRefine((env, ctx) =>
     checkChildren(

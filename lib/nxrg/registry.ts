@@ -46,6 +46,12 @@ export interface CitizenRange {
   through: string;
 }
 
+/** A keyset range of document ids: after `after` (exclusive; null: from the first) through `through` (null: to the last). */
+export interface IdRange {
+  after: string | null;
+  through: string | null;
+}
+
 /** How a delete is recorded, or only counted (dry run). */
 export interface Deletion {
   reason: string;
@@ -142,34 +148,72 @@ export class NxrgRegistry {
     return rows.map((r) => r.cpr);
   }
 
-  /** One page of the documents of the deceased citizens in the range, in id order after `after`. */
-  async deceasedDocumentPage(range: CitizenRange, after: string | null, limit: number): Promise<string[]> {
-    const { c, d } = this;
-    const params: unknown[] = [range.digit, range.through, this.deceasedStatus, limit, range.after, after];
+  /**
+   * The end of the next keyset range of the documents of the deceased citizens in `citizens`: the
+   * `size`-th such document id after `after` in id order, or null when fewer than `size` are left
+   * (the range then runs to the last). Walks the range's citizens and, through (citizen_id, id),
+   * their documents: it reads the citizen range's deceased documents after the cursor, no others.
+   */
+  async deceasedRangeEnd(citizens: CitizenRange, after: string | null, size: number): Promise<string | null> {
+    const { d } = this;
+    const params: unknown[] = [size - 1];
+    const inRange = this.deceasedIn(citizens, params);
+    const keyset = after === null ? '' : `AND doc.${d.id} > $${params.push(after)}`;
     const { rows } = await this.query<{ id: string }>(
-      `SELECT doc.${d.id} AS id
-       FROM ${c.table} cit JOIN ${d.table} doc ON doc.${d.citizenId} = cit.${c.cpr}
-       WHERE right(cit.${c.cpr}, 1) = $1 AND cit.${c.cpr} <= $2 AND cit.${c.status} = $3
-         ${range.after !== null ? `AND cit.${c.cpr} > $5` : 'AND $5::text IS NULL'}
-         ${after !== null ? `AND doc.${d.id} > $6` : 'AND $6::text IS NULL'}
-       ORDER BY doc.${d.id} LIMIT $4`,
+      `SELECT doc.${d.id}::text AS id FROM ${d.table} doc
+       WHERE ${inRange} ${keyset}
+       ORDER BY doc.${d.id} OFFSET $1 LIMIT 1`,
       params,
     );
-    return rows.map((r) => r.id);
+    return rows[0]?.id ?? null;
   }
 
   /**
-   * Deletes those of `ids` whose citizen is still deceased. The citizen row is locked (FOR SHARE)
-   * by the same statement, so a status change either lands before the check or waits for the delete.
+   * Deletes the documents in the id range (after, through] whose citizen is in `citizens` and, when
+   * the delete reaches them, still deceased: the citizen row is locked (FOR SHARE) by the same
+   * statement, so a status change either lands before the check or waits for the delete. `through`
+   * null: to the last. Returns what it deleted.
+   */
+  deleteDeceasedRange(citizens: CitizenRange, documents: IdRange, deletion: Deletion): Promise<string[]> {
+    const { d } = this;
+    const params: unknown[] = [];
+    const inRange = this.deceasedIn(citizens, params);
+    const after = documents.after === null ? '' : `AND doc.${d.id} > $${params.push(documents.after)}`;
+    const through = documents.through === null ? '' : `AND doc.${d.id} <= $${params.push(documents.through)}`;
+    return this.deleteWhere(`${inRange} ${after} ${through} AND ${this.stillDeceased(params)}`, params, deletion);
+  }
+
+  /**
+   * Deletes those of `ids` whose citizen is still deceased, re-checked as `deleteDeceasedRange` does.
+   * Only for `batch-delete` id lists an earlier version left on a deployed stack.
    */
   deleteOfDeceased(ids: readonly string[], deletion: Deletion): Promise<string[]> {
-    const { c, d } = this;
+    const { d } = this;
     if (ids.length === 0) return Promise.resolve([]);
-    return this.deleteWhere(
-      `doc.${d.id} = ANY($1) AND EXISTS (SELECT 1 FROM ${c.table} cit WHERE cit.${c.cpr} = doc.${d.citizenId} AND cit.${c.status} = $2 FOR SHARE)`,
-      [ids, this.deceasedStatus],
-      deletion,
-    );
+    const params: unknown[] = [ids];
+    return this.deleteWhere(`doc.${d.id} = ANY($1) AND ${this.stillDeceased(params)}`, params, deletion);
+  }
+
+  /**
+   * `doc`'s citizen is one of the deceased in `range` (read in the statement's snapshot, unlocked): a
+   * semi-join the planner drives from the citizen range through (citizen_id, id). Adds its parameters.
+   */
+  private deceasedIn(range: CitizenRange, params: unknown[]): string {
+    const { c, d } = this;
+    const from = range.after === null ? '' : `AND cit.${c.cpr} > $${params.push(range.after)}`;
+    return `doc.${d.citizenId} IN (
+      SELECT cit.${c.cpr} FROM ${c.table} cit
+      WHERE right(cit.${c.cpr}, 1) = $${params.push(range.digit)} AND cit.${c.cpr} <= $${params.push(range.through)}
+        ${from} AND cit.${c.status} = $${params.push(this.deceasedStatus)})`;
+  }
+
+  /**
+   * The delete-time re-check: `doc`'s citizen is deceased now. FOR SHARE locks the citizen row, so
+   * a status change in flight is waited for and then re-evaluated. Adds its parameter.
+   */
+  private stillDeceased(params: unknown[]): string {
+    const { c, d } = this;
+    return `EXISTS (SELECT 1 FROM ${c.table} cit WHERE cit.${c.cpr} = doc.${d.citizenId} AND cit.${c.status} = $${params.push(this.deceasedStatus)} FOR SHARE)`;
   }
 
   /** One page of ids deleted in NXRG and not yet in OpenXDS, in id order after `after`. */

@@ -16,8 +16,7 @@ export function chunk<T>(items: readonly T[], size: number): T[][] {
 /**
  * The `batch-delete` kind every job shares: deletes the first `cap` ids of the payload with `remove`
  * (which re-checks the job's condition), reports them, and pushes the rest as a new batch delete for a
- * later step, so one step never deletes more than the cap. `applies` lets a job drop a payload that no
- * longer applies (e.g. a document type removed from the configuration) without deleting anything.
+ * later step, so one step never deletes more than the cap.
  */
 export function batchDeleteKind<P extends { ids: string[] }>(
   payload: z.ZodType<P>,
@@ -25,14 +24,12 @@ export function batchDeleteKind<P extends { ids: string[] }>(
     cap: number;
     report: Pick<JobReport, 'deleted'>;
     remove: (payload: P, ids: readonly string[], deletion: { at: Date; dryRun: boolean }) => Promise<readonly string[]>;
-    applies?: (payload: P) => boolean;
   },
 ): OperationKind<P> {
-  const { cap, report, remove, applies = () => true } = options;
+  const { cap, report, remove } = options;
   return {
     payload,
     async execute(batch, context) {
-      if (!applies(batch)) return [];
       const ids = batch.ids.slice(0, cap);
       const deleted = await remove(batch, ids, { at: context.now(), dryRun: context.dryRun });
       report.deleted({

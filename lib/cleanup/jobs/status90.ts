@@ -4,6 +4,7 @@ import type { NxrgRegistry } from '../../nxrg/registry';
 import type { JobDefinition, Operation, OperationKind } from '../engine/job-definition';
 import type { JobReport } from '../report';
 import { batchDeleteKind, chunk, documentIds } from './deletions';
+import { deleteRanges } from './range-rounds';
 
 export const STATUS90_JOB = 'registry-status90-cleanup';
 
@@ -12,8 +13,8 @@ const cpr = z.string().min(1);
 const suffixPayload = z.object({ digit, after: cpr.nullable() });
 /**
  * A citizen batch is a key range of CPR numbers (after, through], not a list: the stack then holds
- * two CPR numbers per batch instead of hundreds. `documentsAfter` pages through the documents of a
- * batch whose deceased citizens have more than one batch delete's worth.
+ * two CPR numbers per batch instead of hundreds. `documentsAfter` is the document-id cursor of a
+ * batch whose deceased citizens' documents took more than one step.
  */
 const citizenBatchPayload = z.object({
   digit,
@@ -21,19 +22,26 @@ const citizenBatchPayload = z.object({
   through: cpr,
   documentsAfter: z.string().min(1).nullable(),
 });
-const batchDeletePayload = z.object({ ids: documentIds });
+/**
+ * Upgrade only: `batch-delete` id lists (up to a batch of ids, ~40 KB items) that an earlier version
+ * pushed may still wait on a deployed stack, so the kind still runs them; this job no longer pushes any.
+ */
+const legacyBatchDeletePayload = z.object({ ids: documentIds });
 
 type CitizenBatch = z.infer<typeof citizenBatchPayload>;
 
 export interface Status90JobDeps {
   config: Pick<Status90JobConfig, 'suffixPageSize' | 'citizenBatchSize' | 'batchSize' | 'maxDeletesPerStep'>;
-  registry: Pick<NxrgRegistry, 'citizenPage' | 'deceasedDocumentPage' | 'deleteOfDeceased'>;
+  registry: Pick<NxrgRegistry, 'citizenPage' | 'deceasedRangeEnd' | 'deleteDeceasedRange' | 'deleteOfDeceased'>;
   report: Pick<JobReport, 'deleted'>;
 }
 
 /**
- * registry-status90-cleanup (SPEC §4): default → a suffix operation per digit 0–9 → citizen batches
- * → the documents of the deceased among them → batch deletes that re-check status 90 at delete time.
+ * registry-status90-cleanup (SPEC §4): default → a suffix operation per digit 0–9 → citizen batches,
+ * each of which deletes the documents of the deceased among its citizens itself, in document-id
+ * ranges of `batchSize` (issue 15): each range's end is found by an index walk, and the range is
+ * deleted by one statement that re-checks status 90 at delete time. It keeps going while the
+ * invocation's time budget and the per-step cap allow, then pushes a continuation carrying the cursor.
  */
 export function status90Job({ config, registry, report }: Status90JobDeps): JobDefinition {
   const defaultKind: OperationKind<Record<string, never>> = {
@@ -61,17 +69,24 @@ export function status90Job({ config, registry, report }: Status90JobDeps): JobD
 
   const citizenBatchKind: OperationKind<CitizenBatch> = {
     payload: citizenBatchPayload,
-    async execute(batch) {
-      const ids = await registry.deceasedDocumentPage(batch, batch.documentsAfter, config.batchSize);
-      if (ids.length === 0) return [];
-      const children: Operation[] = [{ kind: 'batch-delete', payload: { ids } }];
-      if (ids.length === config.batchSize)
-        children.push(citizenBatch({ ...batch, documentsAfter: ids[ids.length - 1]! }));
-      return children;
+    async execute(batch, context) {
+      const next = await deleteRanges<string>(context, {
+        after: batch.documentsAfter,
+        size: config.batchSize,
+        cap: config.maxDeletesPerStep,
+        report,
+        async round(after, deletion) {
+          const through = await registry.deceasedRangeEnd(batch, after, config.batchSize);
+          const range = { after, through };
+          const deleted = await registry.deleteDeceasedRange(batch, range, { reason: STATUS90_JOB, ...deletion });
+          return { through, deleted };
+        },
+      });
+      return next === null ? [] : [citizenBatch({ ...batch, documentsAfter: next })];
     },
   };
 
-  const batchDelete = batchDeleteKind(batchDeletePayload, {
+  const legacyBatchDelete = batchDeleteKind(legacyBatchDeletePayload, {
     cap: config.maxDeletesPerStep,
     report,
     remove: (_batch, ids, deletion) => registry.deleteOfDeceased(ids, { reason: STATUS90_JOB, ...deletion }),
@@ -80,7 +95,12 @@ export function status90Job({ config, registry, report }: Status90JobDeps): JobD
   return {
     name: STATUS90_JOB,
     defaultOperation: { kind: 'default', payload: {} },
-    kinds: { default: defaultKind, suffix: suffixKind, 'citizen-batch': citizenBatchKind, 'batch-delete': batchDelete },
+    kinds: {
+      default: defaultKind,
+      suffix: suffixKind,
+      'citizen-batch': citizenBatchKind,
+      'batch-delete': legacyBatchDelete,
+    },
   };
 }
 

@@ -3,6 +3,7 @@ import type { DocumentTypeRule, TimebasedJobConfig } from '../../config/cleanup-
 import type { ExpiryRule, NxrgRegistry, TimeCursor } from '../../nxrg/registry';
 import type { JobDefinition, Operation, OperationKind } from '../engine/job-definition';
 import type { JobReport } from '../report';
+import { deleteRanges } from './range-rounds';
 
 export const TIMEBASED_JOB = 'registry-timebased-cleanup';
 
@@ -53,36 +54,21 @@ export function timebasedJob({ config, registry, report }: TimebasedJobDeps): Jo
         report.dropped({ job: TIMEBASED_JOB, documentType });
         return [];
       }
-      let cursor: TimeCursor | null = after;
-      let covered = 0;
-      let slowestMs = 0;
-      for (;;) {
-        const started = performance.now();
-        // Retention is re-computed for every range, from the time the range is deleted.
-        const at = context.now();
-        const current = expiry(rule, at);
-        const through = await registry.expiredRangeEnd(current, cursor, rule.batchSize);
-        const ids = await registry.deleteExpiredRange(
-          current,
-          { after: cursor, through },
-          { reason: TIMEBASED_JOB, at, dryRun: context.dryRun },
-        );
-        report.deleted({
-          job: context.job,
-          operation: 'range-delete',
-          dryRun: context.dryRun,
-          requested: rule.batchSize,
-          documentIds: ids,
-        });
-        if (!through) return [];
-        cursor = through;
-        covered += rule.batchSize;
-        slowestMs = Math.max(slowestMs, performance.now() - started);
-        const timeLeft = context.timeLeftMs?.() ?? Infinity;
-        if (covered + rule.batchSize > config.maxDeletesPerStep || timeLeft < slowestMs * 2) {
-          return [typeBased({ documentType, after: cursor })];
-        }
-      }
+      const next = await deleteRanges<TimeCursor>(context, {
+        after,
+        size: rule.batchSize,
+        cap: config.maxDeletesPerStep,
+        report,
+        async round(cursor, deletion) {
+          // Retention is re-computed for every range, from the time the range is deleted.
+          const current = expiry(rule, deletion.at);
+          const through = await registry.expiredRangeEnd(current, cursor, rule.batchSize);
+          const range = { after: cursor, through };
+          const deleted = await registry.deleteExpiredRange(current, range, { reason: TIMEBASED_JOB, ...deletion });
+          return { through, deleted };
+        },
+      });
+      return next === null ? [] : [typeBased({ documentType, after: next })];
     },
   };
 

@@ -34,6 +34,12 @@ async function batchDeletesOf(job: JobDefinition): Promise<Operation[]> {
   return deletes;
 }
 
+/** Runs every operation `job` supplies, from its default operation, until none is left. */
+async function runAll(job: JobDefinition, ctx = context): Promise<void> {
+  const pending = [job.defaultOperation];
+  while (pending.length > 0) pending.push(...(await run(job, pending.pop()!, ctx)));
+}
+
 // SPEC §4: "a delete re-checks its condition at delete time". These change the data between the
 // supplier that chose a document and the batch delete, and check that the delete honours the change.
 describe('deletes re-check their condition at delete time', () => {
@@ -68,14 +74,38 @@ describe('deletes re-check their condition at delete time', () => {
     );
 
   describe('registry-status90-cleanup', () => {
-    const job = () =>
-      status90Job({
-        config: { suffixPageSize: 100, citizenBatchSize: 10, batchSize: 100, maxDeletesPerStep: 100 },
-        registry,
+    /** The range ends the job read for the citizens ending in 1, in order. */
+    const ends: (string | null)[] = [];
+    /**
+     * The job on the real registry, with `change` run once right after the first range end of the
+     * citizens ending in 1 is read, before that range's delete: ranges of two documents, so citizen
+     * 0101010001's two fill one.
+     */
+    const job = (change: () => Promise<unknown> = async () => undefined) => {
+      let changed = false;
+      return status90Job({
+        config: { suffixPageSize: 100, citizenBatchSize: 10, batchSize: 2, maxDeletesPerStep: 100 },
+        registry: {
+          citizenPage: (...args) => registry.citizenPage(...args),
+          deleteDeceasedRange: (...args) => registry.deleteDeceasedRange(...args),
+          deleteOfDeceased: (...args) => registry.deleteOfDeceased(...args),
+          async deceasedRangeEnd(...args) {
+            const end = await registry.deceasedRangeEnd(...args);
+            if (args[0].digit !== '1') return end;
+            ends.push(end);
+            if (!changed) {
+              changed = true;
+              await change();
+            }
+            return end;
+          },
+        },
         report,
       });
+    };
 
     beforeEach(async () => {
+      ends.splice(0);
       await nxrg.pool.query(`INSERT INTO citizens VALUES ('0101010001', 90), ('0202020002', 90), ('0303030003', 1)`);
       await insertDocs([
         [1, 'referral', '0101010001', '2020-01-01'],
@@ -86,39 +116,54 @@ describe('deletes re-check their condition at delete time', () => {
     });
 
     it('keeps every document of a citizen who is no longer status 90 when the delete runs', async () => {
-      const deletes = await batchDeletesOf(job());
-      expect(deletes.flatMap((op) => (op.payload as { ids: string[] }).ids).sort()).toEqual([
-        uuid(1),
-        uuid(2),
-        uuid(3),
-      ]);
-      await nxrg.pool.query(`UPDATE citizens SET status = 1 WHERE cpr = '0101010001'`);
-      for (const op of deletes) await run(job(), op);
+      await runAll(job(() => nxrg.pool.query(`UPDATE citizens SET status = 1 WHERE cpr = '0101010001'`)));
+      // The first range was read while 0101010001 was still deceased, and holds both their documents.
+      expect(ends[0]).toBe(uuid(2));
       expect(await docIds()).toEqual([uuid(1), uuid(2), uuid(4)]);
       const { rows } = await nxrg.pool.query('SELECT document_id::text AS id FROM deleted_documents');
       expect(rows).toEqual([{ id: uuid(3) }]);
     });
 
     it('waits for a status change in flight and then keeps the documents (the citizen row is locked by the delete)', async () => {
-      const deletes = await batchDeletesOf(job());
       const other = new Client({ connectionString: nxrg.url });
       await other.connect();
+      let committed: Promise<unknown> = Promise.resolve();
       try {
-        await other.query('BEGIN');
-        await other.query(`UPDATE citizens SET status = 1 WHERE cpr = '0101010001'`);
-        const deleting = Promise.all(deletes.map((op) => run(job(), op)));
-        await new Promise((resolve) => setTimeout(resolve, 200));
-        await other.query('COMMIT');
-        await deleting;
+        // Between the range end and its delete, another transaction changes the status and commits
+        // only later: the delete must wait for it and then see the new status.
+        await runAll(
+          job(async () => {
+            await other.query('BEGIN');
+            await other.query(`UPDATE citizens SET status = 1 WHERE cpr = '0101010001'`);
+            committed = new Promise((resolve) => setTimeout(resolve, 200)).then(() => other.query('COMMIT'));
+          }),
+        );
+        await committed;
       } finally {
         await other.end();
       }
+      expect(ends[0]).toBe(uuid(2));
       expect(await docIds()).toEqual([uuid(1), uuid(2), uuid(4)]);
     });
 
+    it('two steps running the same citizen batch at once delete, record and report each document once', async () => {
+      await insertDocs(Array.from({ length: 40 }, (_, i) => [i + 10, 'referral', '0101010001', '2020-01-01']));
+      const batch = {
+        kind: 'citizen-batch',
+        payload: { digit: '1', after: null, through: '0101010001', documentsAfter: null },
+      };
+      await Promise.all([run(job(), batch), run(job(), batch), run(job(), batch)]);
+      const all = [1, 2, ...Array.from({ length: 40 }, (_, i) => i + 10)].map(uuid).sort();
+      expect(events.flatMap((e) => e.documentIds).sort()).toEqual(all);
+      const { rows } = await nxrg.pool.query<{ id: string }>(
+        'SELECT document_id::text AS id FROM deleted_documents ORDER BY 1',
+      );
+      expect(rows.map((r) => r.id)).toEqual(all);
+      expect(await docIds()).toEqual([uuid(3), uuid(4)]);
+    });
+
     it('counts in a dry run and deletes nothing', async () => {
-      const deletes = await batchDeletesOf(job());
-      for (const op of deletes) await run(job(), op, { ...context, dryRun: true });
+      await runAll(job(), { ...context, dryRun: true });
       expect(events.flatMap((e) => e.documentIds).sort()).toEqual([uuid(1), uuid(2), uuid(3)]);
       expect(events.every((e) => e.dryRun)).toBe(true);
       expect(await docIds()).toEqual([uuid(1), uuid(2), uuid(3), uuid(4)]);

@@ -64,6 +64,8 @@ describe('NXRG cleanup queries use their indexes', () => {
   const cutoff = new Date('2016-06-01T00:00:00Z');
   const cursor = { at: '2010-01-01 00:00:00.123456+00', id: '00000000-0000-0000-0000-000000000000' };
   const through = { at: '2012-01-01 00:00:00+00', id: 'ffffffff-0000-0000-0000-000000000000' };
+  /** About 50 citizens of 3,000, as a citizen batch is a small share of a registry. */
+  const citizens = { digit: '7', after: '0001000000', through: '0001500000' };
   it.each([
     [
       'range end (created)',
@@ -77,8 +79,13 @@ describe('NXRG cleanup queries use their indexes', () => {
     ],
     ['suffix page', () => registry.citizenPage('7', '0001000000', 10_000), ['citizens_cpr_suffix_idx']],
     [
-      'citizen batch',
-      () => registry.deceasedDocumentPage({ digit: '7', after: '0001000000', through: '0001500000' }, null, 1_000),
+      'citizen batch range end',
+      () => registry.deceasedRangeEnd(citizens, null, 1_000),
+      ['citizens_pkey', 'documents_citizen_idx'],
+    ],
+    [
+      'citizen batch range end after a cursor',
+      () => registry.deceasedRangeEnd(citizens, '80000000-0000-0000-0000-000000000000', 1_000),
       ['citizens_pkey', 'documents_citizen_idx'],
     ],
     [
@@ -92,7 +99,7 @@ describe('NXRG cleanup queries use their indexes', () => {
     expect(scans(plans[0]!).sort()).toEqual(expected.sort());
   });
 
-  it('a range delete scans only its keyset range of the type index; an id-list delete finds its documents by primary key', async () => {
+  it('range deletes scan only their keyset range of their index; an id-list delete finds its documents by primary key', async () => {
     const ids = ['00000000-0000-0000-0000-000000000001', '00000000-0000-0000-0000-000000000002'];
     const deletion = { reason: 'test', at: now, dryRun: false };
     await registry.deleteExpiredRange(
@@ -101,12 +108,23 @@ describe('NXRG cleanup queries use their indexes', () => {
       deletion,
     );
     await registry.deleteOfDeceased(ids, deletion);
+    await registry.deleteDeceasedRange(
+      citizens,
+      { after: ids[0]!, through: 'a0000000-0000-0000-0000-000000000000' },
+      deletion,
+    );
     expect(plans.map((p) => scans(p).sort())).toEqual([
       ['documents_type_created_idx'],
       ['citizens_pkey', 'documents_pkey'],
+      // The citizen range drives; the second citizens_pkey is the locking re-check of each document's citizen.
+      ['citizens_pkey', 'citizens_pkey', 'documents_citizen_idx'],
     ]);
     const range = flatten(plans[0]!).find((n) => n['Index Name'] === 'documents_type_created_idx');
     // Both keyset bounds are index conditions, not a filter over the type's whole expired range.
     expect(range?.['Index Cond']).toMatch(/ROW\(created_at, id\) > ROW.*ROW\(created_at, id\) <= ROW/);
+    const deceased = flatten(plans[2]!).find((n) => n['Index Name'] === 'documents_citizen_idx');
+    // Each citizen's documents are read within the id range only, and the re-check locks the citizen row.
+    expect(deceased?.['Index Cond']).toMatch(/citizen_id = .*id > .*id <= /);
+    expect(flatten(plans[2]!).some((n) => n['Node Type'] === 'LockRows')).toBe(true);
   });
 });

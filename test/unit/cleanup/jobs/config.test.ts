@@ -123,6 +123,11 @@ describe('cleanup job configuration', () => {
     [loadStatus90JobConfig, { CLEANUP_STATUS90_BATCH_SIZE: '0' }, 'CLEANUP_STATUS90_BATCH_SIZE: must be at least 1'],
     [
       loadStatus90JobConfig,
+      { CLEANUP_STATUS90_BATCH_SIZE: '100001' },
+      'CLEANUP_STATUS90_BATCH_SIZE: must be at most 100000',
+    ],
+    [
+      loadStatus90JobConfig,
       { CLEANUP_STATUS90_CITIZEN_BATCH_SIZE: '0' },
       'CLEANUP_STATUS90_CITIZEN_BATCH_SIZE: must be at least 1',
     ],
@@ -138,6 +143,10 @@ describe('cleanup job configuration', () => {
     ],
   ])('rejects a bad status90 or repository setting (%#)', (load, env, message) => {
     expect(problems(() => load(env))).toContain(message);
+  });
+
+  it('takes status 90 ranges larger than an id list could be: a range travels as a cursor', () => {
+    expect(loadStatus90JobConfig({ CLEANUP_STATUS90_BATCH_SIZE: '10000' }).batchSize).toBe(10_000);
   });
 
   it('never quotes a value in its errors', () => {

@@ -5,7 +5,14 @@ import { status90Job } from '../../../../lib/cleanup/jobs/status90';
 import { timebasedJob } from '../../../../lib/cleanup/jobs/timebased';
 import type { DeletionEvent, DroppedOperation } from '../../../../lib/cleanup/report';
 import { MAX_BATCH_SIZE } from '../../../../lib/config/cleanup-jobs';
-import type { CitizenRange, ExpiredRange, ExpiryRule, TimeCursor } from '../../../../lib/nxrg/registry';
+import type {
+  CitizenRange,
+  Deletion,
+  ExpiredRange,
+  ExpiryRule,
+  IdRange,
+  TimeCursor,
+} from '../../../../lib/nxrg/registry';
 
 const NOW = new Date('2026-06-01T00:00:00Z');
 const context: OperationContext = { job: 'test', dryRun: false, now: () => NOW };
@@ -126,24 +133,34 @@ describe('registry-status90-cleanup operations', () => {
     documents: string[],
     config = { suffixPageSize: 10, citizenBatchSize: 3, batchSize: 4, maxDeletesPerStep: 100 },
   ) {
-    const ranges: { range: CitizenRange; after: string | null }[] = [];
+    const deletes: { citizens: CitizenRange; range: IdRange }[] = [];
+    const deletions: Deletion[] = [];
+    const legacy: string[][] = [];
+    const events: DeletionEvent[] = [];
+    const rest = (after: string | null) => documents.filter((d) => after === null || d > after);
     const job = status90Job({
       config,
       registry: {
         async citizenPage(digit, after, limit) {
           return citizens.filter((c) => c.endsWith(digit) && (after === null || c > after)).slice(0, limit);
         },
-        async deceasedDocumentPage(range, after, limit) {
-          ranges.push({ range, after });
-          return documents.filter((d) => after === null || d > after).slice(0, limit);
+        async deceasedRangeEnd(_citizens, after, size) {
+          return rest(after)[size - 1] ?? null;
         },
-        async deleteOfDeceased(batch) {
-          return [...batch];
+        // Deletes every id of the range not ending in 1 (those citizens are no longer deceased).
+        async deleteDeceasedRange(citizens, range, deletion) {
+          deletes.push({ citizens, range });
+          deletions.push(deletion);
+          return rest(range.after).filter((d) => (range.through === null || d <= range.through) && !d.endsWith('1'));
+        },
+        async deleteOfDeceased(ids) {
+          legacy.push([...ids]);
+          return ids.filter((d) => !d.endsWith('1'));
         },
       },
-      report: { deleted: () => undefined },
+      report: { deleted: (e) => events.push(e) },
     });
-    return { job, ranges };
+    return { job, deletes, deletions, legacy, events };
   }
 
   it('default supplies a suffix operation for each digit 0–9', async () => {
@@ -202,19 +219,69 @@ describe('registry-status90-cleanup operations', () => {
     );
   });
 
-  it('a citizen batch pushes one batch delete, and pages on when its deceased have more documents than a batch', async () => {
-    const { job, ranges } = setup([], ids(6));
-    const batch = {
-      kind: 'citizen-batch',
-      payload: { digit: '1', after: null, through: '0000000011', documentsAfter: null },
-    };
-    const first = await run(job, batch);
-    expect(ofKind(first, 'batch-delete')).toEqual([{ kind: 'batch-delete', payload: { ids: ids(4) } }]);
-    const [more] = ofKind(first, 'citizen-batch');
-    expect(more!.payload).toMatchObject({ through: '0000000011', documentsAfter: 'doc-000003' });
-    expect(await run(job, more!)).toEqual([{ kind: 'batch-delete', payload: { ids: ids(2, 4) } }]);
-    expect(ranges.map((r) => r.after)).toEqual([null, 'doc-000003']);
-    expect(await run(job, { ...batch, payload: { ...batch.payload, documentsAfter: 'doc-000005' } })).toEqual([]);
+  const citizens = { digit: '1', after: '0000000001', through: '0000000011' };
+  const batch = (documentsAfter: string | null) => ({
+    kind: 'citizen-batch',
+    payload: { ...citizens, documentsAfter },
+  });
+
+  it('a citizen batch deletes its deceased citizens’ documents itself, range after range to the end', async () => {
+    const { job, deletes, events } = setup([], ids(10));
+    expect(await run(job, batch(null))).toEqual([]);
+    expect(deletes).toEqual([
+      { citizens: { ...citizens, documentsAfter: null }, range: { after: null, through: 'doc-000003' } },
+      { citizens: { ...citizens, documentsAfter: null }, range: { after: 'doc-000003', through: 'doc-000007' } },
+      { citizens: { ...citizens, documentsAfter: null }, range: { after: 'doc-000007', through: null } },
+    ]);
+    expect(events.map((e) => [e.operation, e.requested, e.documentIds])).toEqual([
+      ['range-delete', 4, ['doc-000000', 'doc-000002', 'doc-000003']],
+      ['range-delete', 4, ['doc-000004', 'doc-000005', 'doc-000006', 'doc-000007']],
+      ['range-delete', 4, ['doc-000008', 'doc-000009']],
+    ]);
+  });
+
+  it('stops at the per-step cap and pushes a citizen batch carrying its document cursor, never an id list', async () => {
+    const { job, deletes } = setup([], ids(10), {
+      suffixPageSize: 10,
+      citizenBatchSize: 3,
+      batchSize: 4,
+      maxDeletesPerStep: 7,
+    });
+    const first = await run(job, batch(null));
+    expect(first).toEqual([batch('doc-000003')]);
+    expect(await run(job, first[0]!)).toEqual([batch('doc-000007')]);
+    expect(deletes.map((d) => d.range.after)).toEqual([null, 'doc-000003']);
+    expect(await run(job, batch('doc-000007'))).toEqual([]);
+  });
+
+  it('stops when the next range would not fit the time left, and pushes a continuation', async () => {
+    const { job, deletes } = setup([], ids(10));
+    expect(await run(job, batch(null), { ...context, timeLeftMs: () => -1 })).toEqual([batch('doc-000003')]);
+    expect(deletes).toHaveLength(1);
+  });
+
+  it('counts in a dry run, walking every range, and records each delete under the job’s name', async () => {
+    const { job, events, deletions } = setup([], ids(6));
+    expect(await run(job, batch(null), { ...context, dryRun: true })).toEqual([]);
+    expect(events.map((e) => e.dryRun)).toEqual([true, true]);
+    expect(deletions).toEqual([
+      { reason: 'registry-status90-cleanup', at: NOW, dryRun: true },
+      { reason: 'registry-status90-cleanup', at: NOW, dryRun: true },
+    ]);
+  });
+
+  it('still runs a batch-delete id list of an earlier version, within the per-step cap', async () => {
+    const { job, legacy, events } = setup([], [], {
+      suffixPageSize: 10,
+      citizenBatchSize: 3,
+      batchSize: 4,
+      maxDeletesPerStep: 3,
+    });
+    expect(await run(job, { kind: 'batch-delete', payload: { ids: ids(5) } })).toEqual([
+      { kind: 'batch-delete', payload: { ids: ids(2, 3) } },
+    ]);
+    expect(legacy).toEqual([ids(3)]);
+    expect(events.map((e) => [e.operation, e.documentIds])).toEqual([['batch-delete', ['doc-000000', 'doc-000002']]]);
   });
 });
 
