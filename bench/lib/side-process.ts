@@ -23,13 +23,11 @@ interface Answer {
 /** Starts `entry` (a .ts file of this repository, bundled by scripts/run-ts.mjs) with `args`. */
 export async function startSideProcess<Ready>(entry: string, args: string[]): Promise<SideProcess<Ready>> {
   const root = projectRoot();
-  const child: ChildProcess = spawn(
-    process.execPath,
-    ['--disable-warning=NodeVersionSupportWarning', join(root, 'scripts/run-ts.mjs'), join(root, entry), ...args],
-    {
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    },
-  );
+  const child: ChildProcess = spawn(process.execPath, [join(root, 'scripts/run-ts.mjs'), join(root, entry), ...args], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    // The SDK's Node 20 notice (a plain Warning, which --disable-warning cannot single out) once per process is noise.
+    env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+  });
   const waiting = new Map<number, (answer: Answer) => void>();
   let nextId = 0;
   const ready = await new Promise<Ready>((resolve, reject) => {
