@@ -7,7 +7,7 @@ import { TIMEBASED_JOB } from '../../lib/cleanup/jobs/timebased';
 import type { Env } from '../../lib/config/env';
 import type { DeployedCleanup } from './cleanup-deployed';
 import { jobEnv, NOW, type Registry, retentionOf, stepper } from './cleanup-registry';
-import { dynamoItemBytes } from './dynamo-item-size';
+import { dynamoItemBytes } from '../../test/harness/dynamo-item-size';
 import { type BenchDynamo, dynamoReads, dynamoWrites, startBenchDynamo } from './hops';
 
 /** What a replay measured. */
