@@ -58,6 +58,9 @@ export interface DoneRange {
   through: string;
 }
 
+/** Deletes the copies of the confirmed deletions in OpenXDS (a dry run only finds them); returns those it deleted. */
+export type RemoveCopies = (confirmed: string[]) => Promise<string[]>;
+
 /** What a settle did: the records it settled, what OpenXDS deleted, and the key to go on after when it stopped at its limit. */
 export interface Settled<K> {
   settled: string[];
@@ -233,7 +236,7 @@ export class NxrgRegistry {
     range: PendingRange,
     limit: number,
     deletion: Pick<Deletion, 'at' | 'dryRun'>,
-    remove: (confirmed: string[]) => Promise<string[]>,
+    remove: RemoveCopies,
   ): Promise<Settled<TimeCursor>> {
     const { x } = this;
     const params: unknown[] = [];
@@ -259,7 +262,7 @@ export class NxrgRegistry {
     range: DoneRange,
     limit: number,
     deletion: Pick<Deletion, 'at' | 'dryRun'>,
-    remove: (confirmed: string[]) => Promise<string[]>,
+    remove: RemoveCopies,
   ): Promise<Settled<string>> {
     const { x } = this;
     const params: unknown[] = [range.through];
@@ -287,7 +290,7 @@ export class NxrgRegistry {
   async settleRepositoryDeletions(
     ids: readonly string[],
     deletion: Pick<Deletion, 'at' | 'dryRun'>,
-    remove: (confirmed: string[]) => Promise<string[]>,
+    remove: RemoveCopies,
   ): Promise<string[]> {
     const { x } = this;
     const { deleted } = await this.settle(
@@ -316,7 +319,7 @@ export class NxrgRegistry {
     order: string,
     limit: number | null,
     deletion: Pick<Deletion, 'at' | 'dryRun'>,
-    remove: (confirmed: string[]) => Promise<string[]>,
+    remove: RemoveCopies,
   ): Promise<{ settled: TimeCursor[]; deleted: string[] }> {
     const { d, x } = this;
     const client = await DatabaseError.wrap('NXRG', () => this.pool.connect());

@@ -47,7 +47,7 @@ CREATE TABLE IF NOT EXISTS ${x.table} (
 -- Repository cleanup: the deletions not yet done in OpenXDS, in (deleted_at, document_id) order. A new
 -- record joins this index at its right edge (deleted_at is the deleting step's clock), so recording a
 -- deletion costs one random insert (the primary key), not two. It replaces the earlier pending index on
--- (${x.documentId}) alone (docs/operating.md: migrating an existing registry).
+-- (${x.documentId}) alone (docs/cleanup.md, Operating: migrating from an earlier version).
 CREATE INDEX IF NOT EXISTS ${indexName(names.deletedDocuments.table, 'pending_time_idx')} ON ${x.table} (${x.deletedAt}, ${x.documentId}) WHERE ${x.openxdsDeletedAt} IS NULL;
 DROP INDEX IF EXISTS ${siblingName(names.deletedDocuments.table, 'pending_idx')};
 `;

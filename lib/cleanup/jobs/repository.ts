@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { RepositoryJobConfig } from '../../config/cleanup-jobs';
-import type { DoneRange, NxrgRegistry, PendingRange, Settled } from '../../nxrg/registry';
+import type { DoneRange, NxrgRegistry, PendingRange, RemoveCopies, Settled } from '../../nxrg/registry';
 import type { OpenxdsRepository } from '../../openxds/repository';
 import type { JobDefinition, Operation, OperationContext, OperationKind } from '../engine/job-definition';
 import type { JobReport } from '../report';
@@ -86,7 +86,7 @@ export function repositoryJob({ config, registry, repository, report }: Reposito
       range: R,
       limit: number,
       deletion: { at: Date; dryRun: boolean },
-      remove: (confirmed: string[]) => Promise<string[]>,
+      remove: RemoveCopies,
     ) => Promise<Settled<R['after']>>,
   ): OperationKind<R> {
     return {

@@ -335,6 +335,17 @@ describe('repository-cleanup operations', () => {
     expect(ofKind(ops, 'recheck')).toEqual([]);
   });
 
+  it.each([
+    ['settle', { after: null }],
+    ['settle', { after: null, through: { at: '2026-05-01 00:00:00+00' } }],
+    ['settle', { after: 'doc-000001', through: cursorOf('doc-000002') }],
+    ['resettle', { after: null, through: '' }],
+    ['recheck', { after: cursorOf('doc-000001') }],
+    ['default', { after: { id: 'doc-000001' } }],
+  ])('rejects a malformed %s payload', (kind, payload) => {
+    expect(setup().job.kinds[kind]!.payload.safeParse(payload).success).toBe(false);
+  });
+
   it('resettle ranges cover every copy found once, each spanning at most a batch of the page and ending on a copy', () => {
     fc.assert(
       fc.property(
