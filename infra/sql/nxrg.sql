@@ -26,5 +26,9 @@ CREATE TABLE IF NOT EXISTS "deleted_documents" (
   "reason" text NOT NULL,
   "openxds_deleted_at" timestamptz
 );
--- Repository cleanup: the deletions not yet done in OpenXDS, in id order.
-CREATE INDEX IF NOT EXISTS "deleted_documents_pending_idx" ON "deleted_documents" ("document_id") WHERE "openxds_deleted_at" IS NULL;
+-- Repository cleanup: the deletions not yet done in OpenXDS, in (deleted_at, document_id) order. A new
+-- record joins this index at its right edge (deleted_at is the deleting step's clock), so recording a
+-- deletion costs one random insert (the primary key), not two. It replaces the earlier pending index on
+-- ("document_id") alone (docs/cleanup.md, Operating: migrating from an earlier version).
+CREATE INDEX IF NOT EXISTS "deleted_documents_pending_time_idx" ON "deleted_documents" ("deleted_at", "document_id") WHERE "openxds_deleted_at" IS NULL;
+DROP INDEX IF EXISTS "deleted_documents_pending_idx";

@@ -52,6 +52,28 @@ export interface IdRange {
   through: string | null;
 }
 
+/** A keyset range of pending deletions in (deleted_at, document_id) order: after `after` (exclusive; null: from the start) through `through`. */
+export interface PendingRange {
+  after: TimeCursor | null;
+  through: TimeCursor;
+}
+
+/** A range of deletion records in document id order: after `after` (exclusive; null: from the start) through `through`. */
+export interface DoneRange {
+  after: string | null;
+  through: string;
+}
+
+/** Deletes the copies of the confirmed deletions in OpenXDS (a dry run only finds them); returns those it deleted. */
+export type RemoveCopies = (confirmed: string[]) => Promise<string[]>;
+
+/** What a settle did: the records it settled, what OpenXDS deleted, and the key to go on after when it stopped at its limit. */
+export interface Settled<K> {
+  settled: string[];
+  deleted: string[];
+  next: K | null;
+}
+
 /** How a delete is recorded, or only counted (dry run). */
 export interface Deletion {
   reason: string;
@@ -216,26 +238,33 @@ export class NxrgRegistry {
     return `EXISTS (SELECT 1 FROM ${c.table} cit WHERE cit.${c.cpr} = doc.${d.citizenId} AND cit.${c.status} = $${params.push(this.deceasedStatus)} FOR SHARE)`;
   }
 
-  /** One page of ids deleted in NXRG and not yet in OpenXDS, in id order after `after`. */
-  pendingRepositoryPage(after: string | null, limit: number): Promise<string[]> {
-    return this.deletionPage('IS NULL', after, limit);
+  /**
+   * One page of the deletions not yet done in OpenXDS, in (deleted_at, document_id) order after
+   * `after`: the order of the pending index, which new records join at its right edge.
+   */
+  async pendingRepositoryPage(after: TimeCursor | null, limit: number): Promise<TimeCursor[]> {
+    const { x } = this;
+    const params: unknown[] = [limit];
+    const { rows } = await this.query<TimeCursor>(
+      `SELECT rec.${x.documentId}::text AS id, rec.${x.deletedAt}::text AS at FROM ${x.table} rec
+       WHERE rec.${x.openxdsDeletedAt} IS NULL ${after ? this.deletionBound('>', after, params) : ''}
+       ORDER BY rec.${x.deletedAt}, rec.${x.documentId} LIMIT $1`,
+      params,
+    );
+    return rows;
   }
 
   /**
    * One page of ids whose OpenXDS deletion is marked done, in id order after `after`: the recheck
    * asks OpenXDS whether a copy came back (a restore, a re-upload) since.
    */
-  doneRepositoryPage(after: string | null, limit: number): Promise<string[]> {
-    return this.deletionPage('IS NOT NULL', after, limit);
-  }
-
-  private async deletionPage(mark: 'IS NULL' | 'IS NOT NULL', after: string | null, limit: number) {
+  async doneRepositoryPage(after: string | null, limit: number): Promise<string[]> {
     const { x } = this;
     const params: unknown[] = [limit];
     if (after !== null) params.push(after);
     const { rows } = await this.query<{ id: string }>(
-      `SELECT ${x.documentId} AS id FROM ${x.table}
-       WHERE ${x.openxdsDeletedAt} ${mark} ${after !== null ? `AND ${x.documentId} > $2` : ''}
+      `SELECT ${x.documentId}::text AS id FROM ${x.table}
+       WHERE ${x.openxdsDeletedAt} IS NOT NULL ${after !== null ? `AND ${x.documentId} > $2` : ''}
        ORDER BY ${x.documentId} LIMIT $1`,
       params,
     );
@@ -243,40 +272,122 @@ export class NxrgRegistry {
   }
 
   /**
-   * Runs `remove` on those of `ids` that are still deleted in NXRG (a deletion record, and no
-   * document of that id in the registry again), holding their deletion records locked meanwhile,
-   * then (unless a dry run) marks them done in OpenXDS. A record already marked done is taken too:
-   * the mark says a copy was deleted once, not that none came back. The two databases cannot share
-   * a statement; the lock keeps the condition true until the mark. A crash between the OpenXDS
-   * delete and the mark leaves them pending: the retry finds nothing left in OpenXDS and marks them.
+   * Settles the deletions pending in the keyset range (after, through] of (deleted_at, document_id)
+   * order, at most `limit` of them (a range can grow after it was paged: `next` is then the key to
+   * go on after, null when the range is done). See {@link settle} for what settling guarantees.
    */
-  async settleRepositoryDeletions<T>(
+  async settlePendingRange(
+    range: PendingRange,
+    limit: number,
+    deletion: Pick<Deletion, 'at' | 'dryRun'>,
+    remove: RemoveCopies,
+  ): Promise<Settled<TimeCursor>> {
+    const { x } = this;
+    const params: unknown[] = [];
+    const keyset = `${range.after ? this.deletionBound('>', range.after, params) : ''} ${this.deletionBound('<=', range.through, params)}`;
+    const { settled, deleted } = await this.settle(
+      `rec.${x.openxdsDeletedAt} IS NULL ${keyset}`,
+      params,
+      `rec.${x.deletedAt}, rec.${x.documentId}`,
+      limit,
+      deletion,
+      remove,
+    );
+    const last = settled.at(-1);
+    const more = settled.length === limit && (last?.at !== range.through.at || last.id !== range.through.id);
+    return { settled: settled.map((r) => r.id), deleted, next: more ? last! : null };
+  }
+
+  /**
+   * Settles again the deletions marked done in the id range (after, through], at most `limit` of
+   * them (`next`: the id to go on after): the recheck found copies of some back in OpenXDS.
+   */
+  async settleDoneRange(
+    range: DoneRange,
+    limit: number,
+    deletion: Pick<Deletion, 'at' | 'dryRun'>,
+    remove: RemoveCopies,
+  ): Promise<Settled<string>> {
+    const { x } = this;
+    const params: unknown[] = [range.through];
+    if (range.after !== null) params.push(range.after);
+    const { settled, deleted } = await this.settle(
+      `rec.${x.openxdsDeletedAt} IS NOT NULL AND rec.${x.documentId} <= $1 ${range.after !== null ? `AND rec.${x.documentId} > $2` : ''}`,
+      params,
+      `rec.${x.documentId}`,
+      limit,
+      deletion,
+      remove,
+    );
+    const last = settled.at(-1)?.id;
+    return {
+      settled: settled.map((r) => r.id),
+      deleted,
+      next: settled.length === limit && last !== range.through ? last! : null,
+    };
+  }
+
+  /**
+   * Settles those of `ids` that are still deleted in NXRG, whether or not marked done: the id lists
+   * of `batch-delete` operations an earlier version left on a deployed stack.
+   */
+  async settleRepositoryDeletions(
     ids: readonly string[],
     deletion: Pick<Deletion, 'at' | 'dryRun'>,
-    remove: (confirmed: string[]) => Promise<T>,
-  ): Promise<T> {
+    remove: RemoveCopies,
+  ): Promise<string[]> {
+    const { x } = this;
+    const { deleted } = await this.settle(
+      `rec.${x.documentId} = ANY($1)`,
+      [ids],
+      `rec.${x.documentId}`,
+      null,
+      deletion,
+      remove,
+    );
+    return deleted;
+  }
+
+  /**
+   * Runs `remove` (the OpenXDS delete; it returns what it deleted) on the deletion records that meet
+   * `where` ($1… are `params`; the record is `rec`) and are still deleted in NXRG (no document of that
+   * id in the registry again), in `order`, at most `limit` (null: all), holding those records locked
+   * meanwhile; then (unless a dry run) marks them done: those that were pending, and those whose copy
+   * it deleted (a copy that came back is marked anew). The two databases cannot share a statement;
+   * the lock keeps the condition true until the mark. A crash between the OpenXDS delete and the mark
+   * leaves them as they were: the retry finds nothing left in OpenXDS and marks the pending ones.
+   */
+  private async settle(
+    where: string,
+    params: unknown[],
+    order: string,
+    limit: number | null,
+    deletion: Pick<Deletion, 'at' | 'dryRun'>,
+    remove: RemoveCopies,
+  ): Promise<{ settled: TimeCursor[]; deleted: string[] }> {
     const { d, x } = this;
     const client = await DatabaseError.wrap('NXRG', () => this.pool.connect());
     try {
       await client.query('BEGIN');
-      const { rows } = await client.query<{ id: string }>(
-        `SELECT rec.${x.documentId} AS id FROM ${x.table} rec
-         WHERE rec.${x.documentId} = ANY($1)
+      const { rows } = await client.query<TimeCursor>(
+        `SELECT rec.${x.documentId}::text AS id, rec.${x.deletedAt}::text AS at FROM ${x.table} rec
+         WHERE ${where}
            AND NOT EXISTS (SELECT 1 FROM ${d.table} doc WHERE doc.${d.id} = rec.${x.documentId})
-         ORDER BY rec.${x.documentId}
+         ORDER BY ${order} LIMIT $${params.length + 1}
          FOR UPDATE OF rec`,
-        [ids],
+        [...params, limit],
       );
       const confirmed = rows.map((r) => r.id);
-      const result = await remove(confirmed);
+      const deleted = await remove(confirmed);
       if (!deletion.dryRun && confirmed.length > 0) {
-        await client.query(`UPDATE ${x.table} SET ${x.openxdsDeletedAt} = $2 WHERE ${x.documentId} = ANY($1)`, [
-          confirmed,
-          deletion.at,
-        ]);
+        await client.query(
+          `UPDATE ${x.table} SET ${x.openxdsDeletedAt} = $2
+           WHERE ${x.documentId} = ANY($1) AND (${x.openxdsDeletedAt} IS NULL OR ${x.documentId} = ANY($3))`,
+          [confirmed, deletion.at, deleted],
+        );
       }
       await client.query('COMMIT');
-      return result;
+      return { settled: rows, deleted };
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
       throw error instanceof DatabaseError ? error : new DatabaseError('NXRG', error);
@@ -312,6 +423,13 @@ export class NxrgRegistry {
       [...params, deletion.at, deletion.reason],
     );
     return rows.map((r) => r.id);
+  }
+
+  /** A keyset bound on a deletion record `rec` in (deleted_at, document_id) order; pushes its two parameters. */
+  private deletionBound(op: '>' | '<=', cursor: TimeCursor, params: unknown[]): string {
+    const { x } = this;
+    params.push(cursor.at, cursor.id);
+    return `AND (rec.${x.deletedAt}, rec.${x.documentId}) ${op} ($${params.length - 1}::timestamptz, $${params.length})`;
   }
 
   /** A statement on the registry; its errors name NXRG and NXRG_DATABASE_URL. */

@@ -13,8 +13,17 @@ export function chunk<T>(items: readonly T[], size: number): T[][] {
   return chunks;
 }
 
+/** Consecutive keyset ranges (after, through] over `keys` (in order, after `after`), each holding at most `size` of them. */
+export function keyRanges<K>(keys: readonly K[], size: number, after: K | null): { after: K | null; through: K }[] {
+  return chunk(keys, size).map((part, i, parts) => ({
+    after: i === 0 ? after : parts[i - 1]!.at(-1)!,
+    through: part.at(-1)!,
+  }));
+}
+
 /**
- * The `batch-delete` kind every job shares: deletes the first `cap` ids of the payload with `remove`
+ * The `batch-delete` kind of id lists (the repository job pushes ranges, and keeps this kind only to
+ * run the items an earlier version left on a deployed stack): deletes the first `cap` ids of the payload with `remove`
  * (which re-checks the job's condition), reports them, and pushes the rest as a new batch delete for a
  * later step, so one step never deletes more than the cap.
  */

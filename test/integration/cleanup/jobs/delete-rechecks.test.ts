@@ -22,18 +22,6 @@ async function run(job: JobDefinition, op: Operation, ctx = context): Promise<Op
   return (await kind.execute(kind.payload.parse(op.payload), ctx)) ?? [];
 }
 
-/** Runs suppliers until only batch deletes are left, and returns those (not executed). */
-async function batchDeletesOf(job: JobDefinition): Promise<Operation[]> {
-  const pending = [job.defaultOperation];
-  const deletes: Operation[] = [];
-  while (pending.length > 0) {
-    const op = pending.pop()!;
-    if (op.kind === 'batch-delete') deletes.push(op);
-    else pending.push(...(await run(job, op)));
-  }
-  return deletes;
-}
-
 /** Runs every operation `job` supplies, from its default operation, until none is left. */
 async function runAll(job: JobDefinition, ctx = context): Promise<void> {
   const pending = [job.defaultOperation];
@@ -281,6 +269,24 @@ describe('deletes re-check their condition at delete time', () => {
       (
         await openxds.pool.query<{ id: string }>('SELECT document_id::text AS id FROM repository_documents ORDER BY 1')
       ).rows.map((r) => r.id);
+    const pendingCount = async () =>
+      (await nxrg.pool.query('SELECT 1 FROM deleted_documents WHERE openxds_deleted_at IS NULL')).rows.length;
+    /** Runs the fill's pending pages, and returns what they pushed for later (the settles, then the recheck), not executed. */
+    async function settlesOf(job: JobDefinition): Promise<Operation[]> {
+      const pages = [job.defaultOperation];
+      const later: Operation[] = [];
+      while (pages.length > 0) {
+        const op = pages.pop()!;
+        if (op.kind === 'default') pages.push(...(await run(job, op)));
+        else later.push(op);
+      }
+      return later.sort((a, b) => Number(a.kind === 'recheck') - Number(b.kind === 'recheck'));
+    }
+    /** Runs `ops` in order, and what each pushes, to the end. */
+    async function drain(job: JobDefinition, ops: Operation[]) {
+      const queue = [...ops];
+      while (queue.length > 0) queue.push(...(await run(job, queue.shift()!)));
+    }
 
     beforeEach(async () => {
       await nxrg.pool.query(
@@ -293,14 +299,16 @@ describe('deletes re-check their condition at delete time', () => {
     });
 
     it('deletes only what is still deleted in NXRG, then marks it done', async () => {
-      const deletes = await batchDeletesOf(job());
-      // Document 2 comes back into NXRG before the delete: kept. Document 3's deletion is marked done
-      // by someone else, but OpenXDS still holds it: the mark does not save it (issue 12, item 9).
+      const later = await settlesOf(job());
+      expect(later.map((op) => op.kind)).toEqual(['settle', 'recheck']);
+      // Document 2 comes back into NXRG before the settle: kept. Document 3's deletion is marked done
+      // by someone else, but OpenXDS still holds it: the mark does not save it (issue 12, item 9). The
+      // settle leaves it (no longer pending); the fill's recheck finds the copy and deletes it.
       await insertDocs([[2, 'referral', '0101010001', '2020-01-01']]);
       await nxrg.pool.query('UPDATE deleted_documents SET openxds_deleted_at = now() WHERE document_id = $1', [
         uuid(3),
       ]);
-      for (const op of deletes) await run(job(), op);
+      await drain(job(), later);
       expect(await stored()).toEqual([uuid(2), uuid(5)]);
       const { rows } = await nxrg.pool.query<{ id: string }>(
         'SELECT document_id::text AS id FROM deleted_documents WHERE openxds_deleted_at IS NULL',
@@ -309,7 +317,7 @@ describe('deletes re-check their condition at delete time', () => {
     });
 
     it('leaves the record pending when the OpenXDS delete fails, and a retry completes it', async () => {
-      const [op] = await batchDeletesOf(job());
+      const [op] = await settlesOf(job());
       const failing = repositoryJob({
         config: { pageSize: 100, batchSize: 100, maxDeletesPerStep: 100 },
         registry,
@@ -330,8 +338,29 @@ describe('deletes re-check their condition at delete time', () => {
       ).toHaveLength(0);
     });
 
+    it('a crash between the OpenXDS delete and the mark leaves the records pending, and a retry marks them', async () => {
+      const [op] = await settlesOf(job());
+      const crashing = repositoryJob({
+        config: { pageSize: 100, batchSize: 100, maxDeletesPerStep: 100 },
+        registry,
+        repository: {
+          presentIds: async () => [],
+          deleteDocuments: async (ids, dryRun) => {
+            await repository().deleteDocuments(ids, dryRun);
+            throw new Error('crashed after the OpenXDS delete');
+          },
+        },
+        report,
+      });
+      await expect(run(crashing, op!)).rejects.toThrow('crashed after the OpenXDS delete');
+      expect(await stored()).toEqual([uuid(5)]);
+      expect(await pendingCount()).toBe(3);
+      await run(job(), op!);
+      expect(await pendingCount()).toBe(0);
+    });
+
     it('two steppers running the same batch at once delete and report each document once', async () => {
-      const [op] = await batchDeletesOf(job());
+      const [op] = await settlesOf(job());
       await Promise.all([run(job(), op!), run(job(), op!)]);
       expect(await stored()).toEqual([uuid(5)]);
       expect(events.flatMap((e) => e.documentIds).sort()).toEqual([uuid(1), uuid(2), uuid(3)]);

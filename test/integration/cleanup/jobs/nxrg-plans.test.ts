@@ -12,19 +12,16 @@ interface PlanNode {
   Plans?: PlanNode[];
 }
 
-/** A pool stand-in that EXPLAINs each statement the adapter sends instead of running it. */
+/** A pool stand-in that EXPLAINs each statement the adapter sends instead of running it (its clients too). */
 function explaining(pool: Pool) {
   const plans: PlanNode[] = [];
-  const fake = {
-    async query(text: string, params: unknown[]) {
-      const { rows } = await pool.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
-        `EXPLAIN (FORMAT JSON) ${text}`,
-        params,
-      );
-      plans.push(rows[0]!['QUERY PLAN'][0].Plan);
-      return { rows: [] };
-    },
+  const query = async (text: string, params: unknown[] = []) => {
+    if (/^(BEGIN|COMMIT|ROLLBACK)$/.test(text)) return { rows: [] };
+    const { rows } = await pool.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (FORMAT JSON) ${text}`, params);
+    plans.push(rows[0]!['QUERY PLAN'][0].Plan);
+    return { rows: [] };
   };
+  const fake = { query, connect: async () => ({ query, release: () => undefined }) };
   return { pool: fake as unknown as Pool, plans };
 }
 
@@ -90,13 +87,52 @@ describe('NXRG cleanup queries use their indexes', () => {
     ],
     [
       'pending repository page',
-      () => registry.pendingRepositoryPage('80000000-0000-0000-0000-000000000000', 1_000),
-      ['deleted_documents_pending_idx'],
+      () => registry.pendingRepositoryPage(null, 1_000),
+      ['deleted_documents_pending_time_idx'],
+    ],
+    [
+      'pending repository page after a cursor',
+      () =>
+        registry.pendingRepositoryPage(
+          { at: '2026-05-02 00:00:00+00', id: '80000000-0000-0000-0000-000000000000' },
+          1_000,
+        ),
+      ['deleted_documents_pending_time_idx'],
+    ],
+    [
+      'done repository page (the recheck)',
+      () => registry.doneRepositoryPage('80000000-0000-0000-0000-000000000000', 1_000),
+      ['deleted_documents_pkey'],
     ],
   ])('%s', async (_name, query, expected) => {
     await query();
     expect(plans).toHaveLength(1);
     expect(scans(plans[0]!).sort()).toEqual(expected.sort());
+  });
+
+  it('a settle scans only its keyset range of the pending index (or its id range of the primary key), and finds documents by primary key', async () => {
+    const deletion = { at: now, dryRun: false };
+    const remove = async () => [];
+    const at = '2026-05-02 00:00:00+00';
+    // Ranges of about a hundred deletions: a batch, against a registry some hundred times its size.
+    const [after, through] = ['40000000-0000-0000-0000-000000000000', '42000000-0000-0000-0000-000000000000'];
+    await registry.settlePendingRange(
+      { after: { at, id: after }, through: { at, id: through } },
+      1_000,
+      deletion,
+      remove,
+    );
+    await registry.settleDoneRange({ after, through }, 1_000, deletion, remove);
+    expect(plans.map((p) => scans(p).sort())).toEqual([
+      ['deleted_documents_pending_time_idx', 'documents_pkey'],
+      ['deleted_documents_pkey', 'documents_pkey'],
+    ]);
+    const range = flatten(plans[0]!).find((n) => n['Index Name'] === 'deleted_documents_pending_time_idx');
+    expect(range?.['Index Cond']).toMatch(
+      /ROW\(deleted_at, document_id\) > ROW.*ROW\(deleted_at, document_id\) <= ROW/,
+    );
+    const ids = flatten(plans[1]!).find((n) => n['Index Name'] === 'deleted_documents_pkey');
+    expect(ids?.['Index Cond']).toMatch(/document_id <= .*document_id > /);
   });
 
   it('range deletes scan only their keyset range of their index; an id-list delete finds its documents by primary key', async () => {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { JobDefinition, Operation, OperationContext } from '../../../../lib/cleanup/engine/job-definition';
-import { repositoryJob } from '../../../../lib/cleanup/jobs/repository';
+import { rangesHolding, repositoryJob } from '../../../../lib/cleanup/jobs/repository';
 import { status90Job } from '../../../../lib/cleanup/jobs/status90';
 import { timebasedJob } from '../../../../lib/cleanup/jobs/timebased';
 import type { DeletionEvent, DroppedOperation } from '../../../../lib/cleanup/report';
@@ -286,55 +286,155 @@ describe('registry-status90-cleanup operations', () => {
 });
 
 describe('repository-cleanup operations', () => {
-  it('pages through pending deletions, and batch delete settles only what OpenXDS confirms, within the cap', async () => {
+  const at = (id: string) => `2026-05-01 00:00:00.${id.slice(-6)}+00`;
+  const cursorOf = (id: string): TimeCursor => ({ at: at(id), id });
+  /**
+   * Pending deletions `pending` (their time order is their id order), done ones `done` of which OpenXDS
+   * holds `back`; the fake settles every id of a range but 'doc-000001' (back in NXRG), at most `limit`.
+   */
+  function setup(config = { pageSize: 5, batchSize: 2, maxDeletesPerStep: 3 }) {
     const pending = ids(9);
     const done = ids(7, 20);
+    const back = ['doc-000021', 'doc-000024'];
     const settled: string[][] = [];
     const events: DeletionEvent[] = [];
+    const inRange = (all: string[], after: string | null, through: string) =>
+      all.filter((id) => (after === null || id > after) && id <= through && id !== 'doc-000001');
+    const settle = async <K>(
+      found: string[],
+      limit: number,
+      remove: (confirmed: string[]) => Promise<string[]>,
+      key: (id: string) => K,
+    ) => {
+      const taken = found.slice(0, limit);
+      settled.push(taken);
+      return { settled: taken, deleted: await remove(taken), next: taken.length === limit ? key(taken.at(-1)!) : null };
+    };
     const job = repositoryJob({
-      config: { pageSize: 5, batchSize: 2, maxDeletesPerStep: 3 },
+      config,
       registry: {
         async pendingRepositoryPage(after, limit) {
-          return pending.filter((id) => after === null || id > after).slice(0, limit);
+          return pending
+            .filter((id) => after === null || id > after.id)
+            .slice(0, limit)
+            .map(cursorOf);
         },
         async doneRepositoryPage(after, limit) {
           return done.filter((id) => after === null || id > after).slice(0, limit);
         },
+        settlePendingRange: (range, limit, _deletion, remove) =>
+          settle(inRange(pending, range.after?.id ?? null, range.through.id), limit, remove, cursorOf),
+        settleDoneRange: (range, limit, _deletion, remove) =>
+          settle(inRange(done, range.after, range.through), limit, remove, (id) => id),
         async settleRepositoryDeletions(batch, _deletion, remove) {
           settled.push([...batch]);
           return remove(batch.filter((id) => id !== 'doc-000001'));
         },
       },
       repository: {
-        // OpenXDS holds a copy of two of the deletions marked done.
-        presentIds: async (batch) => batch.filter((id) => id === 'doc-000021' || id === 'doc-000024'),
-        deleteDocuments: async (batch, dryRun) => (dryRun ? [] : [...batch]),
+        presentIds: async (batch) => batch.filter((id) => back.includes(id)),
+        deleteDocuments: async (batch, dryRun) => (dryRun ? [] : batch.filter((id) => id !== 'doc-000002')),
       },
       report: { deleted: (e) => events.push(e) },
     });
+    return { job, settled, events };
+  }
+
+  it('pages pending deletions in time order into keyset ranges of the batch size, and continues with the cursor', async () => {
+    const { job } = setup();
     const first = await run(job, job.defaultOperation);
-    expect(ofKind(first, 'batch-delete').map((op) => (op.payload as { ids: string[] }).ids)).toEqual([
-      ids(2),
-      ids(2, 2),
-      ids(1, 4),
+    expect(ofKind(first, 'settle').map((op) => op.payload)).toEqual([
+      { after: null, through: cursorOf('doc-000001') },
+      { after: cursorOf('doc-000001'), through: cursorOf('doc-000003') },
+      { after: cursorOf('doc-000003'), through: cursorOf('doc-000004') },
     ]);
-    expect(ofKind(first, 'default')).toEqual([{ kind: 'default', payload: { after: 'doc-000004' } }]);
+    expect(ofKind(first, 'default')).toEqual([{ kind: 'default', payload: { after: cursorOf('doc-000004') } }]);
     // The first page of a fill also starts the recheck of the deletions marked done; a continuation does not.
     expect(ofKind(first, 'recheck')).toEqual([{ kind: 'recheck', payload: { after: null } }]);
-    const recheck = await run(job, ofKind(first, 'recheck')[0]!);
+    expect(await run(job, ofKind(first, 'default')[0]!)).toEqual([
+      { kind: 'settle', payload: { after: cursorOf('doc-000004'), through: cursorOf('doc-000006') } },
+      { kind: 'settle', payload: { after: cursorOf('doc-000006'), through: cursorOf('doc-000008') } },
+    ]);
+    expect(first.every((op) => Buffer.byteLength(JSON.stringify(op)) < 200)).toBe(true);
+  });
+
+  it('a settle takes at most the per-step cap of its range, reports what OpenXDS deleted, and pushes the rest', async () => {
+    const { job, settled, events } = setup();
+    const range = { after: null, through: cursorOf('doc-000006') };
+    expect(await run(job, { kind: 'settle', payload: range })).toEqual([
+      { kind: 'settle', payload: { after: cursorOf('doc-000003'), through: cursorOf('doc-000006') } },
+    ]);
+    expect(settled).toEqual([['doc-000000', 'doc-000002', 'doc-000003']]);
+    expect(events).toEqual([
+      { job: 'test', operation: 'settle', dryRun: false, requested: 3, documentIds: ['doc-000000', 'doc-000003'] },
+    ]);
+    expect(await run(job, { kind: 'settle', payload: { ...range, after: cursorOf('doc-000003') } })).toEqual([
+      { kind: 'settle', payload: { ...range, after: cursorOf('doc-000006') } },
+    ]);
+    expect(settled[1]).toEqual(['doc-000004', 'doc-000005', 'doc-000006']);
+  });
+
+  it('the recheck pushes resettles for id ranges of done deletions holding copies OpenXDS has again', async () => {
+    const { job, settled } = setup();
+    const recheck = await run(job, { kind: 'recheck', payload: { after: null } });
     expect(recheck).toEqual([
-      { kind: 'batch-delete', payload: { ids: ['doc-000021', 'doc-000024'] } },
+      { kind: 'resettle', payload: { after: 'doc-000020', through: 'doc-000021' } },
+      { kind: 'resettle', payload: { after: 'doc-000023', through: 'doc-000024' } },
       { kind: 'recheck', payload: { after: 'doc-000024' } },
     ]);
-    expect(await run(job, ofKind(first, 'default')[0]!)).toEqual([
-      { kind: 'batch-delete', payload: { ids: ids(2, 5) } },
-      { kind: 'batch-delete', payload: { ids: ids(2, 7) } },
-    ]);
+    expect(await run(job, recheck[0]!)).toEqual([]);
+    expect(settled).toEqual([['doc-000021']]);
+  });
+
+  it('still runs the id-list batch deletes an earlier version left on the stack, within the cap', async () => {
+    const { job, settled, events } = setup();
     expect(await run(job, { kind: 'batch-delete', payload: { ids: ids(5) } })).toEqual([
       { kind: 'batch-delete', payload: { ids: ids(2, 3) } },
     ]);
     expect(settled).toEqual([ids(3)]);
-    expect(events.map((e) => e.documentIds)).toEqual([['doc-000000', 'doc-000002']]);
+    expect(events.map((e) => e.documentIds)).toEqual([['doc-000000']]);
+  });
+
+  it('an earlier version’s id-cursor continuation starts its page over in time order, without a second recheck', async () => {
+    const { job } = setup();
+    const ops = await run(job, { kind: 'default', payload: { after: 'doc-000004' } });
+    expect(ofKind(ops, 'settle')[0]!.payload).toEqual({ after: null, through: cursorOf('doc-000001') });
+    expect(ofKind(ops, 'recheck')).toEqual([]);
+  });
+
+  it.each([
+    ['settle', { after: null }],
+    ['settle', { after: null, through: { at: '2026-05-01 00:00:00+00' } }],
+    ['settle', { after: 'doc-000001', through: cursorOf('doc-000002') }],
+    ['resettle', { after: null, through: '' }],
+    ['recheck', { after: cursorOf('doc-000001') }],
+    ['default', { after: { id: 'doc-000001' } }],
+  ])('rejects a malformed %s payload', (kind, payload) => {
+    expect(setup().job.kinds[kind]!.payload.safeParse(payload).success).toBe(false);
+  });
+
+  it('resettle ranges cover every copy found once, each spanning at most a batch of the page and ending on a copy', () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.integer({ min: 0, max: 999 }), { maxLength: 60 }),
+        fc.func(fc.boolean()),
+        fc.integer({ min: 1, max: 8 }),
+        fc.option(fc.constant('doc-')),
+        (numbers, isBack, size, after) => {
+          const done = numbers.sort((a, b) => a - b).map((n) => `doc-${String(n).padStart(6, '0')}`);
+          const back = new Set(done.filter((id) => isBack(id)));
+          const ranges = rangesHolding(done, back, after, size);
+          const within = (r: { after: string | null; through: string }) =>
+            done.filter((id) => (r.after === null || id > r.after) && id <= r.through);
+          expect(ranges.flatMap((r) => within(r).filter((id) => back.has(id)))).toEqual([...back]);
+          for (const r of ranges) {
+            expect(within(r).length).toBeLessThanOrEqual(size);
+            expect(back.has(r.through)).toBe(true);
+          }
+          for (const [i, r] of ranges.entries()) if (i > 0) expect(r.after! >= ranges[i - 1]!.through).toBe(true);
+        },
+      ),
+    );
   });
 });
 
