@@ -6,8 +6,9 @@ import { type Env, setting } from './env';
 
 /**
  * The three cleanup jobs' own settings (SPEC §4), read once at cold start beside lib/config/cleanup.ts.
- * A repository batch travels on the DynamoDB stack as a list of ids, so its size is capped to keep an
- * operation far below DynamoDB's 400 KB item limit (2,000 UUIDs ≈ 80 KB of JSON).
+ * A repository batch is one OpenXDS DELETE of an id list; on the stack it travels as a range. The cap
+ * also bounds the id lists an earlier version left on a deployed stack (`batch-delete`, 2,000 UUIDs ≈
+ * 80 KB of JSON, far below DynamoDB's 400 KB item limit).
  */
 export const MAX_BATCH_SIZE = 2_000;
 /**
