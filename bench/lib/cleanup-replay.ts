@@ -5,9 +5,9 @@ import { REPOSITORY_JOB } from '../../lib/cleanup/jobs/repository';
 import { STATUS90_JOB } from '../../lib/cleanup/jobs/status90';
 import { TIMEBASED_JOB } from '../../lib/cleanup/jobs/timebased';
 import type { Env } from '../../lib/config/env';
+import { dynamoItemBytes } from '../../test/harness/dynamo-item-size';
 import type { DeployedCleanup } from './cleanup-deployed';
 import { jobEnv, NOW, type Registry, retentionOf, stepper } from './cleanup-registry';
-import { dynamoItemBytes } from '../../test/harness/dynamo-item-size';
 import { type BenchDynamo, dynamoReads, dynamoWrites, startBenchDynamo } from './hops';
 
 /** What a replay measured. */
