@@ -54,8 +54,8 @@ export interface Status90JobDeps {
  * each of which deletes the documents of the deceased among its citizens itself, in keyset ranges
  * of `batchSize` in (citizen, document id) order (issue 15): each range's end is found by an index
  * walk from the cursor, and the range is deleted by one statement that re-checks status 90 at
- * delete time. It keeps going while the
- * invocation's time budget and the per-step cap allow, then pushes a continuation carrying the cursor.
+ * delete time. It keeps going while the invocation's time budget and the per-step cap allow, then
+ * pushes a continuation carrying the cursor.
  */
 export function status90Job({ config, registry, report }: Status90JobDeps): JobDefinition {
   const defaultKind: OperationKind<Record<string, never>> = {
