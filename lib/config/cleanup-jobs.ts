@@ -83,20 +83,28 @@ export const timebasedJobSchema = z
 export const status90JobSchema = z
   .object({
     ...nxrgSettings,
-    /** Citizens read per suffix step, and per citizen batch operation. */
-    CLEANUP_STATUS90_SUFFIX_PAGE_SIZE: pageSize(10_000),
-    CLEANUP_STATUS90_CITIZEN_BATCH_SIZE: setting.int(500, 1, MAX_PAGE_SIZE),
-    /** Documents in one range delete (one statement); a citizen batch deletes range after range within its budget. */
-    CLEANUP_STATUS90_BATCH_SIZE: setting.int(1_000, 1, MAX_RANGE_SIZE),
+    /** CPR numbers one suffix step reads (they stay in the function's memory while it splits them). */
+    CLEANUP_STATUS90_SUFFIX_PAGE_SIZE: pageSize(100_000),
+    /**
+     * Citizens of one citizen batch (a CPR range on the stack). A round of the batch reads only its own
+     * range, so the batch may be as large as a page: fewer, longer steps, each using its time budget.
+     */
+    CLEANUP_STATUS90_CITIZEN_BATCH_SIZE: setting.int(100_000, 1, MAX_PAGE_SIZE),
+    /** Documents (and at most as many citizens) in one range delete (one statement); a citizen batch deletes range after range within its budget. */
+    CLEANUP_STATUS90_BATCH_SIZE: setting.int(10_000, 1, MAX_RANGE_SIZE),
   })
-  .superRefine((env, ctx) =>
-    checkChildren(
-      ctx,
-      ['CLEANUP_STATUS90_SUFFIX_PAGE_SIZE'],
-      env.CLEANUP_STATUS90_SUFFIX_PAGE_SIZE,
-      env.CLEANUP_STATUS90_CITIZEN_BATCH_SIZE,
-    ),
-  );
+  .superRefine((env, ctx) => {
+    const page = env.CLEANUP_STATUS90_SUFFIX_PAGE_SIZE;
+    checkChildren(ctx, ['CLEANUP_STATUS90_SUFFIX_PAGE_SIZE'], page, env.CLEANUP_STATUS90_CITIZEN_BATCH_SIZE);
+    // A larger batch would silently be the page: say so rather than run batches other than configured.
+    if (env.CLEANUP_STATUS90_CITIZEN_BATCH_SIZE > page) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['CLEANUP_STATUS90_CITIZEN_BATCH_SIZE'],
+        message: `must be at most CLEANUP_STATUS90_SUFFIX_PAGE_SIZE (${page}): a citizen batch is cut from one suffix page`,
+      });
+    }
+  });
 
 export const repositoryJobSchema = z
   .object({

@@ -46,10 +46,20 @@ export interface CitizenRange {
   through: string;
 }
 
-/** A keyset range of document ids: after `after` (exclusive; null: from the first) through `through` (null: to the last). */
-export interface IdRange {
-  after: string | null;
-  through: string | null;
+/**
+ * A position in a citizen batch's keyset order (citizen CPR, document id), the order of the
+ * (citizen_id, id) index walked citizen by citizen: at the document `id` of `citizen`, or, with `id`
+ * null, past every document of `citizen`.
+ */
+export interface DeceasedCursor {
+  citizen: string;
+  id: string | null;
+}
+
+/** A keyset range of a citizen batch's documents: after `after` (exclusive; null: from the first) through `through` (null: to the last). */
+export interface DeceasedRange {
+  after: DeceasedCursor | null;
+  through: DeceasedCursor | null;
 }
 
 /** A keyset range of pending deletions in (deleted_at, document_id) order: after `after` (exclusive; null: from the start) through `through`. */
@@ -171,38 +181,67 @@ export class NxrgRegistry {
   }
 
   /**
-   * The end of the next keyset range of the documents of the deceased citizens in `citizens`: the
-   * `size`-th such document id after `after` in id order, or null when fewer than `size` are left
-   * (the range then runs to the last). Walks the range's citizens and, through (citizen_id, id),
-   * their documents: it reads the citizen range's deceased documents after the cursor, no others.
+   * The end of the next keyset range of the documents of the deceased citizens in `citizens`, in
+   * (citizen, id) order after `after`: the `size`-th such document, or, when the next `size` deceased
+   * citizens hold fewer documents, past the last of those citizens; null when fewer than `size` of
+   * either are left (the range then runs to the last). The next deceased citizens are read in CPR
+   * order (at most `size`), and their documents by one walk of (citizen_id, id) from the cursor
+   * (`= ANY` of their CPRs on the leading column keeps the index order): no sort of the remainder.
+   * The limit and the offset are subqueries: not knowing them, the planner plans walks in index order
+   * that stop early, as they do (a constant above its row estimate, which it cannot have for the
+   * array, makes it read and sort every document of those citizens instead).
    */
-  async deceasedRangeEnd(citizens: CitizenRange, after: string | null, size: number): Promise<string | null> {
-    const { d } = this;
-    const params: unknown[] = [size - 1];
-    const inRange = this.deceasedIn(citizens, params);
-    const keyset = after === null ? '' : `AND doc.${d.id} > $${params.push(after)}`;
-    const { rows } = await this.query<{ id: string }>(
-      `SELECT doc.${d.id}::text AS id FROM ${d.table} doc
-       WHERE ${inRange} ${keyset}
-       ORDER BY doc.${d.id} OFFSET $1 LIMIT 1`,
+  async deceasedRangeEnd(
+    citizens: CitizenRange,
+    after: DeceasedCursor | null,
+    size: number,
+  ): Promise<DeceasedCursor | null> {
+    const { c, d } = this;
+    const params: unknown[] = [size];
+    const deceased = this.deceasedCitizens(citizens, { after, through: null }, params);
+    const keyset = after === null ? '' : this.documentBound('>', after, params);
+    const { rows } = await this.query<{
+      citizens: number;
+      last: string | null;
+      citizen: string | null;
+      id: string | null;
+    }>(
+      `WITH next AS (
+         SELECT array_agg(cit.${c.cpr}) AS cprs, count(*)::int AS n, max(cit.${c.cpr}) AS last
+         FROM (SELECT cit.${c.cpr} FROM ${c.table} cit WHERE ${deceased} ORDER BY cit.${c.cpr} LIMIT (SELECT $1::int)) cit
+       )
+       SELECT next.n AS citizens, next.last, doc.citizen, doc.id
+       FROM next LEFT JOIN LATERAL (
+         SELECT doc.${d.citizenId} AS citizen, doc.${d.id}::text AS id FROM ${d.table} doc
+         WHERE doc.${d.citizenId} = ANY(next.cprs) ${keyset}
+         ORDER BY doc.${d.citizenId}, doc.${d.id} OFFSET (SELECT $1::int - 1) LIMIT 1
+       ) doc ON true`,
       params,
     );
-    return rows[0]?.id ?? null;
+    const end = rows[0];
+    if (end && end.citizen !== null && end.id !== null) return { citizen: end.citizen, id: end.id };
+    // Fewer than `size` documents among the next `size` deceased citizens: the range ends past them.
+    return end?.citizens === size && end.last !== null ? { citizen: end.last, id: null } : null;
   }
 
   /**
-   * Deletes the documents in the id range (after, through] whose citizen is in `citizens` and, when
+   * Deletes the documents in the keyset range (after, through] whose citizen is in `citizens` and, when
    * the delete reaches them, still deceased: the citizen row is locked (FOR SHARE) by the same
    * statement, so a status change either lands before the check or waits for the delete. `through`
    * null: to the last. Returns what it deleted.
    */
-  deleteDeceasedRange(citizens: CitizenRange, documents: IdRange, deletion: Deletion): Promise<string[]> {
-    const { d } = this;
+  deleteDeceasedRange(citizens: CitizenRange, documents: DeceasedRange, deletion: Deletion): Promise<string[]> {
+    const { c, d } = this;
     const params: unknown[] = [];
-    const inRange = this.deceasedIn(citizens, params);
-    const after = documents.after === null ? '' : `AND doc.${d.id} > $${params.push(documents.after)}`;
-    const through = documents.through === null ? '' : `AND doc.${d.id} <= $${params.push(documents.through)}`;
-    return this.deleteWhere(`${inRange} ${after} ${through} AND ${this.stillDeceased(params)}`, params, deletion);
+    const deceased = this.deceasedCitizens(citizens, documents, params);
+    const after = documents.after === null ? '' : this.documentBound('>', documents.after, params);
+    const through = documents.through === null ? '' : this.documentBound('<=', documents.through, params);
+    return this.deleteWhere(
+      `doc.${d.citizenId} IN (SELECT cit.${c.cpr} FROM ${c.table} cit WHERE ${deceased}) ${after} ${through}
+       AND ${this.stillDeceased(params)}`,
+      params,
+      deletion,
+    );
   }
 
   /**
@@ -217,16 +256,29 @@ export class NxrgRegistry {
   }
 
   /**
-   * `doc`'s citizen is one of the deceased in `range` (read in the statement's snapshot, unlocked): a
-   * semi-join the planner drives from the citizen range through (citizen_id, id). Adds its parameters.
+   * `cit` is one of the deceased in `range` (read in the statement's snapshot, unlocked) whose
+   * documents may fall in `documents`: from the range's first citizen to its last. Adds its parameters.
    */
-  private deceasedIn(range: CitizenRange, params: unknown[]): string {
-    const { c, d } = this;
-    const from = range.after === null ? '' : `AND cit.${c.cpr} > $${params.push(range.after)}`;
-    return `doc.${d.citizenId} IN (
-      SELECT cit.${c.cpr} FROM ${c.table} cit
-      WHERE right(cit.${c.cpr}, 1) = $${params.push(range.digit)} AND cit.${c.cpr} <= $${params.push(range.through)}
-        ${from} AND cit.${c.status} = $${params.push(this.deceasedStatus)})`;
+  private deceasedCitizens(range: CitizenRange, documents: DeceasedRange, params: unknown[]): string {
+    const { c } = this;
+    const bounds = [
+      `right(cit.${c.cpr}, 1) = $${params.push(range.digit)}`,
+      `cit.${c.cpr} <= $${params.push(range.through)}`,
+    ];
+    if (range.after !== null) bounds.push(`cit.${c.cpr} > $${params.push(range.after)}`);
+    const { after, through } = documents;
+    if (after !== null) bounds.push(`cit.${c.cpr} ${after.id === null ? '>' : '>='} $${params.push(after.citizen)}`);
+    if (through !== null) bounds.push(`cit.${c.cpr} <= $${params.push(through.citizen)}`);
+    bounds.push(`cit.${c.status} = $${params.push(this.deceasedStatus)}`);
+    return bounds.join(' AND ');
+  }
+
+  /** `doc` is after (`>`) or at most (`<=`) `cursor` in (citizen, id) order. Adds its parameters. */
+  private documentBound(op: '>' | '<=', cursor: DeceasedCursor, params: unknown[]): string {
+    const { d } = this;
+    const citizen = `$${params.push(cursor.citizen)}`;
+    if (cursor.id === null) return `AND doc.${d.citizenId} ${op} ${citizen}`;
+    return `AND (doc.${d.citizenId}, doc.${d.id}) ${op} (${citizen}, $${params.push(cursor.id)})`;
   }
 
   /**

@@ -26,7 +26,7 @@ describe('serverless package (offline, no AWS credentials)', () => {
   it.each([
     ['DistributorLambdaFunction', 'rate(1 minute)'],
     ['RegistryTimebasedCleanupLambdaFunction', 'rate(1 minute)'],
-    ['RegistryStatus90CleanupLambdaFunction', 'rate(5 minutes)'],
+    ['RegistryStatus90CleanupLambdaFunction', 'rate(1 minute)'],
     ['RepositoryCleanupLambdaFunction', 'rate(5 minutes)'],
   ])('%s runs on an enabled EventBridge schedule of %s', (fn, rate) => {
     const rules = ofType(dev, 'AWS::Events::Rule').filter(([, r]) =>

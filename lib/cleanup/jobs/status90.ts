@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Status90JobConfig } from '../../config/cleanup-jobs';
-import type { NxrgRegistry } from '../../nxrg/registry';
+import type { DeceasedCursor, NxrgRegistry } from '../../nxrg/registry';
 import type { JobDefinition, Operation, OperationKind } from '../engine/job-definition';
 import type { JobReport } from '../report';
 import { batchDeleteKind, chunk, documentIds } from './deletions';
@@ -11,16 +11,29 @@ export const STATUS90_JOB = 'registry-status90-cleanup';
 const digit = z.string().regex(/^[0-9]$/);
 const cpr = z.string().min(1);
 const suffixPayload = z.object({ digit, after: cpr.nullable() });
+/** A position in a citizen batch's (citizen CPR, document id) order; `id` null: past all of the citizen's documents. */
+const documentCursor = z.object({ citizen: cpr, id: z.string().min(1).nullable() });
 /**
  * A citizen batch is a key range of CPR numbers (after, through], not a list: the stack then holds
- * two CPR numbers per batch instead of hundreds. `documentsAfter` is the document-id cursor of a
- * batch whose deceased citizens' documents took more than one step.
+ * two CPR numbers per batch instead of hundreds. `documentsAfter` is the cursor of a batch whose
+ * deceased citizens' documents took more than one step.
  */
 const citizenBatchPayload = z.object({
   digit,
   after: cpr.nullable(),
   through: cpr,
-  documentsAfter: z.string().min(1).nullable(),
+  documentsAfter: z
+    .union([
+      documentCursor,
+      // Upgrade only: an earlier version's cursor, a document id in id order across the batch, which
+      // says nothing in (citizen, id) order. The batch restarts from its start: its deletes are
+      // idempotent and re-check status 90, so that only walks again what is left.
+      z
+        .string()
+        .min(1)
+        .transform(() => null),
+    ])
+    .nullable(),
 });
 /**
  * Upgrade only: `batch-delete` id lists (up to a batch of ids, ~40 KB items) that an earlier version
@@ -38,10 +51,11 @@ export interface Status90JobDeps {
 
 /**
  * registry-status90-cleanup (SPEC §4): default → a suffix operation per digit 0–9 → citizen batches,
- * each of which deletes the documents of the deceased among its citizens itself, in document-id
- * ranges of `batchSize` (issue 15): each range's end is found by an index walk, and the range is
- * deleted by one statement that re-checks status 90 at delete time. It keeps going while the
- * invocation's time budget and the per-step cap allow, then pushes a continuation carrying the cursor.
+ * each of which deletes the documents of the deceased among its citizens itself, in keyset ranges
+ * of `batchSize` in (citizen, document id) order (issue 15): each range's end is found by an index
+ * walk from the cursor, and the range is deleted by one statement that re-checks status 90 at
+ * delete time. It keeps going while the invocation's time budget and the per-step cap allow, then
+ * pushes a continuation carrying the cursor.
  */
 export function status90Job({ config, registry, report }: Status90JobDeps): JobDefinition {
   const defaultKind: OperationKind<Record<string, never>> = {
@@ -70,7 +84,7 @@ export function status90Job({ config, registry, report }: Status90JobDeps): JobD
   const citizenBatchKind: OperationKind<CitizenBatch> = {
     payload: citizenBatchPayload,
     async execute(batch, context) {
-      const next = await deleteRanges<string>(context, {
+      const next = await deleteRanges<DeceasedCursor>(context, {
         after: batch.documentsAfter,
         size: config.batchSize,
         cap: config.maxDeletesPerStep,

@@ -5,7 +5,7 @@ import { status90Job } from '../../../../lib/cleanup/jobs/status90';
 import { timebasedJob } from '../../../../lib/cleanup/jobs/timebased';
 import type { DeletionEvent, JobReport } from '../../../../lib/cleanup/report';
 import { defaultNxrgNames } from '../../../../lib/nxrg/names';
-import { NxrgRegistry } from '../../../../lib/nxrg/registry';
+import { type DeceasedCursor, NxrgRegistry } from '../../../../lib/nxrg/registry';
 import { nxrgSchemaSql } from '../../../../lib/nxrg/schema';
 import { defaultOpenxdsNames } from '../../../../lib/openxds/names';
 import { OpenxdsRepository } from '../../../../lib/openxds/repository';
@@ -63,7 +63,7 @@ describe('deletes re-check their condition at delete time', () => {
 
   describe('registry-status90-cleanup', () => {
     /** The range ends the job read for the citizens ending in 1, in order. */
-    const ends: (string | null)[] = [];
+    const ends: (DeceasedCursor | null)[] = [];
     /**
      * The job on the real registry, with `change` run once right after the first range end of the
      * citizens ending in 1 is read, before that range's delete: ranges of two documents, so citizen
@@ -106,7 +106,7 @@ describe('deletes re-check their condition at delete time', () => {
     it('keeps every document of a citizen who is no longer status 90 when the delete runs', async () => {
       await runAll(job(() => nxrg.pool.query(`UPDATE citizens SET status = 1 WHERE cpr = '0101010001'`)));
       // The first range was read while 0101010001 was still deceased, and holds both their documents.
-      expect(ends[0]).toBe(uuid(2));
+      expect(ends[0]).toEqual({ citizen: '0101010001', id: uuid(2) });
       expect(await docIds()).toEqual([uuid(1), uuid(2), uuid(4)]);
       const { rows } = await nxrg.pool.query('SELECT document_id::text AS id FROM deleted_documents');
       expect(rows).toEqual([{ id: uuid(3) }]);
@@ -130,7 +130,7 @@ describe('deletes re-check their condition at delete time', () => {
       } finally {
         await other.end();
       }
-      expect(ends[0]).toBe(uuid(2));
+      expect(ends[0]).toEqual({ citizen: '0101010001', id: uuid(2) });
       expect(await docIds()).toEqual([uuid(1), uuid(2), uuid(4)]);
     });
 

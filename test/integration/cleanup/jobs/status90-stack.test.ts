@@ -115,6 +115,64 @@ describe('registry-status90-cleanup on its stack', () => {
     expect((await nxrg.pool.query('SELECT 1 FROM deleted_documents')).rows).toHaveLength(2_505);
   });
 
+  it('deletes a citizen batch whose deceased citizens’ document ids interleave completely, each document once, in (citizen, id) order', async () => {
+    const deceased = ['0101010001', '0404040001', '0505050001'];
+    await nxrg.pool.query(`INSERT INTO citizens VALUES ('0404040001', 90), ('0505050001', 90), ('0606060001', 1)`);
+    // Ids 1, 2, 3, … go round the four citizens of suffix 1: every citizen's ids interleave with the others'.
+    const owners = [...deceased, '0606060001'];
+    await nxrg.pool.query(
+      `INSERT INTO documents (id, document_type, citizen_id, created_at)
+       SELECT unnest($1::uuid[]), 'referral', unnest($2::text[]), '2020-01-01'`,
+      [Array.from({ length: 40 }, (_, i) => uuid(i + 1)), Array.from({ length: 40 }, (_, i) => owners[i % 4])],
+    );
+    const stepper = engine(job({ CLEANUP_STATUS90_BATCH_SIZE: '4', CLEANUP_MAX_DELETES_PER_STEP: '8' }));
+    for (let steps = 0; steps === 0 || (await operations()).length > 0; steps++) {
+      expect(steps).toBeLessThan(100);
+      await stepper.step();
+    }
+    const ranges = events.map((e) => e.documentIds).filter((ids) => ids.length > 0);
+    const inOrder = deceased.flatMap((cpr) =>
+      Array.from({ length: 40 }, (_, i) => i)
+        .filter((i) => owners[i % 4] === cpr)
+        .map((i) => uuid(i + 1)),
+    );
+    // Ranges of at most four documents, one after the other in (citizen, id) order.
+    expect(ranges.flat()).toEqual(inOrder);
+    expect(ranges.every((ids) => ids.length <= 4)).toBe(true);
+    expect((await nxrg.pool.query('SELECT 1 FROM deleted_documents')).rows).toHaveLength(30);
+    expect(await documentsLeft()).toEqual([{ citizen: '0606060001', n: 10 }]);
+  });
+
+  it('restarts from its start a citizen batch an earlier version left with a document-id cursor', async () => {
+    await nxrg.pool.query(
+      `INSERT INTO documents (id, document_type, citizen_id, created_at)
+       SELECT unnest($1::uuid[]), 'referral', '0101010001', '2020-01-01'`,
+      [[1, 2, 3, 4, 5, 6].map(uuid)],
+    );
+    // The earlier version's cursor is a document id: 1–3 were before it in id order.
+    const current = job();
+    const earlierVersion: JobDefinition = {
+      ...current,
+      kinds: {
+        ...current.kinds,
+        default: {
+          payload: z.object({}),
+          execute: async () => [
+            {
+              kind: 'citizen-batch',
+              payload: { digit: '1', after: null, through: '0101010001', documentsAfter: uuid(3) },
+            },
+          ],
+        },
+      },
+    };
+    expect(await engine(earlierVersion).step()).toMatchObject({ fill: true, outcome: 'supplied', children: 1 });
+    expect(await engine(current).step()).toMatchObject({ kind: 'citizen-batch', outcome: 'executed' });
+    expect(await operations()).toEqual([]);
+    expect(events.flatMap((e) => e.documentIds).sort()).toEqual([1, 2, 3, 4, 5, 6].map(uuid));
+    expect(await documentsLeft()).toEqual([]);
+  });
+
   it('runs a batch-delete id list an earlier version left on the stack, re-checking status 90', async () => {
     await nxrg.pool.query(
       `INSERT INTO documents (id, document_type, citizen_id, created_at) VALUES

@@ -38,9 +38,9 @@ describe('cleanup job configuration', () => {
       ],
     });
     expect(loadStatus90JobConfig({})).toMatchObject({
-      suffixPageSize: 10_000,
-      citizenBatchSize: 500,
-      batchSize: 1_000,
+      suffixPageSize: 100_000,
+      citizenBatchSize: 100_000,
+      batchSize: 10_000,
     });
     expect(loadRepositoryJobConfig({})).toMatchObject({
       pageSize: 10_000,
@@ -130,6 +130,11 @@ describe('cleanup job configuration', () => {
       loadStatus90JobConfig,
       { CLEANUP_STATUS90_CITIZEN_BATCH_SIZE: '0' },
       'CLEANUP_STATUS90_CITIZEN_BATCH_SIZE: must be at least 1',
+    ],
+    [
+      loadStatus90JobConfig,
+      { CLEANUP_STATUS90_SUFFIX_PAGE_SIZE: '1000', CLEANUP_STATUS90_CITIZEN_BATCH_SIZE: '5000' },
+      'CLEANUP_STATUS90_CITIZEN_BATCH_SIZE: must be at most CLEANUP_STATUS90_SUFFIX_PAGE_SIZE (1000): a citizen batch is cut from one suffix page',
     ],
     [
       loadRepositoryJobConfig,

@@ -7,10 +7,11 @@ import type { DeletionEvent, DroppedOperation } from '../../../../lib/cleanup/re
 import { MAX_BATCH_SIZE } from '../../../../lib/config/cleanup-jobs';
 import type {
   CitizenRange,
+  DeceasedCursor,
+  DeceasedRange,
   Deletion,
   ExpiredRange,
   ExpiryRule,
-  IdRange,
   TimeCursor,
 } from '../../../../lib/nxrg/registry';
 
@@ -128,16 +129,18 @@ describe('registry-timebased-cleanup operations', () => {
 });
 
 describe('registry-status90-cleanup operations', () => {
+  /** The fake registry's documents are all of one deceased citizen. */
+  const at = (id: string): DeceasedCursor => ({ citizen: '0000000005', id });
   function setup(
     citizens: string[],
     documents: string[],
     config = { suffixPageSize: 10, citizenBatchSize: 3, batchSize: 4, maxDeletesPerStep: 100 },
   ) {
-    const deletes: { citizens: CitizenRange; range: IdRange }[] = [];
+    const deletes: { citizens: CitizenRange; range: DeceasedRange }[] = [];
     const deletions: Deletion[] = [];
     const legacy: string[][] = [];
     const events: DeletionEvent[] = [];
-    const rest = (after: string | null) => documents.filter((d) => after === null || d > after);
+    const rest = (after: DeceasedCursor | null) => documents.filter((d) => after === null || d > after.id!);
     const job = status90Job({
       config,
       registry: {
@@ -145,13 +148,16 @@ describe('registry-status90-cleanup operations', () => {
           return citizens.filter((c) => c.endsWith(digit) && (after === null || c > after)).slice(0, limit);
         },
         async deceasedRangeEnd(_citizens, after, size) {
-          return rest(after)[size - 1] ?? null;
+          const id = rest(after)[size - 1];
+          return id === undefined ? null : at(id);
         },
         // Deletes every id of the range not ending in 1 (those citizens are no longer deceased).
         async deleteDeceasedRange(citizens, range, deletion) {
           deletes.push({ citizens, range });
           deletions.push(deletion);
-          return rest(range.after).filter((d) => (range.through === null || d <= range.through) && !d.endsWith('1'));
+          return rest(range.after).filter(
+            (d) => (range.through === null || d <= range.through.id!) && !d.endsWith('1'),
+          );
         },
         async deleteOfDeceased(ids) {
           legacy.push([...ids]);
@@ -220,7 +226,7 @@ describe('registry-status90-cleanup operations', () => {
   });
 
   const citizens = { digit: '1', after: '0000000001', through: '0000000011' };
-  const batch = (documentsAfter: string | null) => ({
+  const batch = (documentsAfter: DeceasedCursor | string | null) => ({
     kind: 'citizen-batch',
     payload: { ...citizens, documentsAfter },
   });
@@ -229,9 +235,12 @@ describe('registry-status90-cleanup operations', () => {
     const { job, deletes, events } = setup([], ids(10));
     expect(await run(job, batch(null))).toEqual([]);
     expect(deletes).toEqual([
-      { citizens: { ...citizens, documentsAfter: null }, range: { after: null, through: 'doc-000003' } },
-      { citizens: { ...citizens, documentsAfter: null }, range: { after: 'doc-000003', through: 'doc-000007' } },
-      { citizens: { ...citizens, documentsAfter: null }, range: { after: 'doc-000007', through: null } },
+      { citizens: { ...citizens, documentsAfter: null }, range: { after: null, through: at('doc-000003') } },
+      {
+        citizens: { ...citizens, documentsAfter: null },
+        range: { after: at('doc-000003'), through: at('doc-000007') },
+      },
+      { citizens: { ...citizens, documentsAfter: null }, range: { after: at('doc-000007'), through: null } },
     ]);
     expect(events.map((e) => [e.operation, e.requested, e.documentIds])).toEqual([
       ['range-delete', 4, ['doc-000000', 'doc-000002', 'doc-000003']],
@@ -248,16 +257,42 @@ describe('registry-status90-cleanup operations', () => {
       maxDeletesPerStep: 7,
     });
     const first = await run(job, batch(null));
-    expect(first).toEqual([batch('doc-000003')]);
-    expect(await run(job, first[0]!)).toEqual([batch('doc-000007')]);
-    expect(deletes.map((d) => d.range.after)).toEqual([null, 'doc-000003']);
-    expect(await run(job, batch('doc-000007'))).toEqual([]);
+    expect(first).toEqual([batch(at('doc-000003'))]);
+    expect(await run(job, first[0]!)).toEqual([batch(at('doc-000007'))]);
+    expect(deletes.map((d) => d.range.after)).toEqual([null, at('doc-000003')]);
+    expect(await run(job, batch(at('doc-000007')))).toEqual([]);
   });
 
   it('stops when the next range would not fit the time left, and pushes a continuation', async () => {
     const { job, deletes } = setup([], ids(10));
-    expect(await run(job, batch(null), { ...context, timeLeftMs: () => -1 })).toEqual([batch('doc-000003')]);
+    expect(await run(job, batch(null), { ...context, timeLeftMs: () => -1 })).toEqual([batch(at('doc-000003'))]);
     expect(deletes).toHaveLength(1);
+  });
+
+  it('restarts from its first document a citizen batch carrying an earlier version’s document-id cursor', async () => {
+    const { job, deletes, events } = setup([], ids(6));
+    expect(await run(job, batch('doc-000003'))).toEqual([]);
+    expect(deletes.map((d) => d.range)).toEqual([
+      { after: null, through: at('doc-000003') },
+      { after: at('doc-000003'), through: null },
+    ]);
+    expect(events.flatMap((e) => e.documentIds)).toEqual([
+      'doc-000000',
+      'doc-000002',
+      'doc-000003',
+      'doc-000004',
+      'doc-000005',
+    ]);
+  });
+
+  it.each([
+    [{ citizen: '', id: 'doc-000001' }],
+    [{ citizen: '0000000005' }],
+    [{ citizen: '0000000005', id: '' }],
+    [''],
+  ])('rejects a citizen batch with the malformed cursor %j', (documentsAfter) => {
+    const { job } = setup([], []);
+    expect(job.kinds['citizen-batch']!.payload.safeParse({ ...citizens, documentsAfter }).success).toBe(false);
   });
 
   it('counts in a dry run, walking every range, and records each delete under the job’s name', async () => {
