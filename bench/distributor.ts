@@ -155,7 +155,8 @@ export const distributorBench: Benchmark<Flags> = {
           {
             goal: `distributor pass msg/s ÷ raw pump, ${flags.queues} queues, ${flags.delay} ms delay (median of rounds)`,
             target: '≥ 0.9',
-            measured: `${median(goal).toFixed(2)} (rounds ${goal.map((r) => r.toFixed(2)).join(', ')}; ${Math.round(median(rates.fairway))} vs ${Math.round(median(rates.rawSame))} msg/s)`,
+            // Not the medians' ratio: the median runs of the two sides may come from rounds of different load.
+            measured: `${median(goal).toFixed(2)} (rounds ${goal.map((r) => r.toFixed(2)).join(', ')})`,
             met: median(goal) >= 0.9,
           },
         ]),

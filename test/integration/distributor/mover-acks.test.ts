@@ -55,21 +55,25 @@ describe('moveMessages acks (real RabbitMQ)', () => {
     return { openChannel, acks, confirmed };
   };
 
+  /** Moves `count` from `${target}»/t` to `target`, 100 in flight at most. */
+  const move = (openChannel: () => Promise<ConfirmChannel>, target: string, count: number) =>
+    moveMessages(openChannel, {
+      source: `${target}»/t`,
+      target,
+      count,
+      prefetch: 100,
+      deadline: Date.now() + 30_000,
+      idleStopMs: 300,
+      publisherUser: 'guest',
+    });
+
   it('acks many staging copies with one multiple ack, never one whose publish is unconfirmed', async () => {
     await f.declare('bulk');
     await f.declare('bulk»/t');
     await f.publish('bulk»/t', 600, 'b');
     const { openChannel, acks, confirmed } = watched();
 
-    const result = await moveMessages(openChannel, {
-      source: 'bulk»/t',
-      target: 'bulk',
-      count: 600,
-      prefetch: 100,
-      deadline: Date.now() + 30_000,
-      idleStopMs: 300,
-      publisherUser: 'guest',
-    });
+    const result = await move(openChannel, 'bulk', 600);
 
     expect(result).toEqual({ moved: 600, requeued: 0, parked: 0, stopReason: 'share-moved' });
     expect(confirmed.size).toBe(600);
@@ -86,15 +90,7 @@ describe('moveMessages acks (real RabbitMQ)', () => {
     await f.publish('bulk-full»/t', 400, 'bf');
     const { openChannel, acks } = watched();
 
-    const result = await moveMessages(openChannel, {
-      source: 'bulk-full»/t',
-      target: 'bulk-full',
-      count: 400,
-      prefetch: 100,
-      deadline: Date.now() + 30_000,
-      idleStopMs: 300,
-      publisherUser: 'guest',
-    });
+    const result = await move(openChannel, 'bulk-full', 400);
 
     expect(result).toMatchObject({ moved: 150, stopReason: 'target-rejected' });
     expect(acks.flatMap((a) => a.unconfirmed)).toEqual([]);
