@@ -24,9 +24,11 @@ export async function publishConfirmed(channel: ConfirmChannel, messages: Iterab
 }
 
 /**
- * The raw pump the distributor is measured against: for each source, consume with manual acks
- * and `prefetch`, publish each delivery to `target` on a confirm channel, ack the source copy
- * once its confirm arrives; `concurrency` sources at a time, each on a channel pair of its own.
+ * The raw pump the distributor is measured against, written as a careful hand-made pump would be:
+ * for each source, consume with manual acks and `prefetch`, publish each delivery to `target` on a
+ * confirm channel with the distributor's publish options (every property kept, `mandatory`, without
+ * which a confirm does not say the message reached a queue), ack the source copy once its confirm
+ * arrives, one ack per message; `concurrency` sources at a time, each on a channel pair of its own.
  * No planning, no leases, no exact depth reads, no per-message bookkeeping.
  */
 export async function rawPump(
@@ -64,11 +66,12 @@ async function pumpOne(
   let acked = 0;
   try {
     await new Promise<void>((resolve, reject) => {
+      publisher.on('return', () => reject(new Error(`broker returned a publish to ${target}: no such queue`)));
       const onDelivery = (message: ConsumeMessage | null) => {
         if (message === null) return reject(new Error(`queue ${source} was deleted while pumping`));
         if (received >= count) return consumer.nack(message, false, true);
         received++;
-        publisher.sendToQueue(target, message.content, message.properties, (error) => {
+        publisher.sendToQueue(target, message.content, { ...message.properties, mandatory: true }, (error) => {
           if (error) return reject(new Error(`broker nacked a publish to ${target}`));
           consumer.ack(message);
           if (++acked === count) resolve();

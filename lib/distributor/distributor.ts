@@ -268,13 +268,16 @@ export function createDistributor(deps: DistributorDeps): Distributor {
    * on this target is seen in full: stale listing counts could overfill it.
    */
   async function measure(group: TargetGroup): Promise<TargetMeasurement> {
-    const depths = await readyCounts(openChannel, [group.target, ...group.staging]);
+    const [depths, rotation] = await Promise.all([
+      readyCounts(openChannel, [group.target, ...group.staging]),
+      state.readRotation(group.target),
+    ]);
     return {
       target: group.target,
       maxLengthArgument: group.targetQueue?.arguments['x-max-length'],
       depth: depths.get(group.target),
       staging: group.staging.map((name) => ({ name, depth: depths.get(name) ?? 0 })),
-      rotation: await state.readRotation(group.target),
+      rotation,
     };
   }
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ConfirmChannel, ConsumeMessage, Message, MessageProperties, Options } from 'amqplib';
+import { ackLedger } from './ack-ledger';
 import { GET_SHARE_MAX, moveByGet } from './get-mover';
 
 /** Opens a confirm channel on the pass's connection (AmqpSession.openConfirmChannel). */
@@ -72,7 +73,8 @@ interface InFlight {
  * Moves up to `count` messages from `source` to the queue `target` without ever losing one:
  * each delivery is published to the target (default exchange, `mandatory`, every property kept)
  * on a confirm channel, and the staging copy is acked only once the broker confirmed the
- * publish; a return or a nack puts it back. Publishes are pipelined up to `prefetch`.
+ * publish (in bulk, see ack-ledger.ts); a return or a nack puts it back. Publishes are
+ * pipelined up to `prefetch`.
  * A crash between confirm and ack leaves a duplicate, never a gap. Never rejects: a failure
  * ends the move with a stop reason and the error, so the pass holds its lease until every
  * mover of the target has ended.
@@ -100,14 +102,14 @@ export interface ChannelPair {
   publisher: ConfirmChannel;
 }
 
+/** Opens both channels at once (one round trip, not two); if either fails, closes the other. */
 export async function openChannelPair(openChannel: OpenChannel): Promise<ChannelPair> {
-  const consumer = await openChannel();
-  try {
-    return { consumer, publisher: await openChannel() };
-  } catch (error) {
-    await closeQuietly(consumer);
-    throw error;
+  const [consumer, publisher] = await Promise.allSettled([openChannel(), openChannel()]);
+  if (consumer.status === 'fulfilled' && publisher.status === 'fulfilled') {
+    return { consumer: consumer.value, publisher: publisher.value };
   }
+  for (const opened of [consumer, publisher]) if (opened.status === 'fulfilled') await closeQuietly(opened.value);
+  throw consumer.status === 'rejected' ? consumer.reason : (publisher as PromiseRejectedResult).reason;
 }
 
 /** Closing the consuming channel puts back anything still unacked. */
@@ -172,8 +174,27 @@ async function pump(
       // The channel is closed: the broker puts the unacked delivery back itself.
     }
   };
+  // Staging copies are acked in bulk (one `multiple` ack per burst of confirms), never ahead of a confirm.
+  const ledger = ackLedger<ConsumeMessage>();
+  let acksQueued = false;
+  const sendAcks = () => {
+    acksQueued = false;
+    const upTo = ledger.take();
+    if (upTo) settle(() => consumer.ack(upTo, true));
+  };
+  const queueAcks = () => {
+    if (acksQueued) return;
+    acksQueued = true;
+    queueMicrotask(sendAcks);
+  };
   let drainTimer: NodeJS.Timeout | undefined;
+  let ended = false;
   const end = () => {
+    // A confirm still missing (the drain timed out) holds back the bulk ack: the confirmed
+    // messages behind it, and any confirmed later, are acked one by one.
+    ended = true;
+    sendAcks();
+    for (const message of ledger.heldBack()) settle(() => consumer.ack(message));
     clearInterval(watchdog);
     clearTimeout(drainTimer);
     const result: MoveResult = { moved, requeued, parked, stopReason: stopReason! };
@@ -230,9 +251,12 @@ async function pump(
 
   const onDelivery = (message: ConsumeMessage | null) => {
     if (message === null) return stop('source-missing'); // the broker cancelled us: the queue was deleted
+    const tag = message.fields.deliveryTag;
+    ledger.delivered(tag);
     if (now() >= request.deadline) stop('deadline');
     if (stopReason || received >= request.count) {
       settle(() => consumer.nack(message, false, true)); // arrived after we stopped: put it back
+      ledger.nacked(tag);
       return;
     }
     received++;
@@ -244,12 +268,17 @@ async function pump(
       if (error || entry.returned) {
         requeued++;
         settle(() => consumer.nack(message, false, true));
+        ledger.nacked(tag);
         // A nack; a closed channel has already stopped the move as 'channel-closed'.
         if (error) stop('target-rejected');
       } else {
         if (park) parked++;
         else moved++;
-        settle(() => consumer.ack(message));
+        if (ended) settle(() => consumer.ack(message));
+        else {
+          ledger.confirmed(tag, message);
+          queueAcks();
+        }
       }
       maybeFinish();
     };
