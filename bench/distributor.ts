@@ -140,9 +140,8 @@ export const distributorBench: Benchmark<Flags> = {
               'own, filled alike, same parallelism, same prefetch, same publish options). One queue is the plain single-consumer pump; RabbitMQ runs each queue in one process, so several ' +
               'queues at once can beat it. Ratios are per round (runs side by side), then the median of the rounds.',
             `Pass ÷ same-queues pump by round: ${goal.map((r) => r.toFixed(2)).join(', ')}.`,
-            'The raw pumps ack each message once its confirm came (the textbook pump); the pass acks in bulk, one ' +
-              '`multiple` ack per burst of confirms, never past an unconfirmed publish, which a hand-made pump could ' +
-              'do too: part of what the ratio shows is that saving, not only what Fairway costs.',
+            'The raw pumps ack as the pass does, in bulk: one `multiple` ack per burst of confirms, never past an ' +
+              'unconfirmed publish, so the ratio shows what Fairway costs, not a saving a careful pump would make too.',
             "Each round fills every run's queues at once, then starts once the management listing shows them full " +
               '(the pass needs that); the pass and the same-queues pump run one after the other, which goes first ' +
               'alternating each round, the one-queue pump before or after them every other two rounds. Every side ' +

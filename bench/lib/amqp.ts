@@ -1,4 +1,5 @@
 import type { ChannelModel, ConfirmChannel, ConsumeMessage, Options } from 'amqplib';
+import { ackLedger } from '../../lib/distributor/ack-ledger';
 
 export interface Outgoing {
   queue: string;
@@ -27,8 +28,9 @@ export async function publishConfirmed(channel: ConfirmChannel, messages: Iterab
  * The raw pump the distributor is measured against, written as a careful hand-made pump would be:
  * for each source, consume with manual acks and `prefetch`, publish each delivery to `target` on a
  * confirm channel with the distributor's publish options (every property kept, `mandatory`, without
- * which a confirm does not say the message reached a queue), ack the source copy once its confirm
- * arrives, one ack per message; `concurrency` sources at a time, each on a channel pair of its own.
+ * which a confirm does not say the message reached a queue), ack the source copies once their
+ * confirms arrive, in bulk as the mover does (one `multiple` ack per burst of confirms, never past an
+ * unconfirmed publish: confirms come out of order, so through the same ledger); `concurrency` sources at a time, each on a channel pair of its own.
  * No planning, no leases, no exact depth reads, no per-message bookkeeping.
  */
 export async function rawPump(
@@ -62,6 +64,7 @@ async function pumpOne(
   const publisher = await model.createConfirmChannel();
   await consumer.prefetch(prefetch);
   const consumerTag = `bench-raw-pump-${source}`;
+  const ledger = ackLedger<ConsumeMessage>();
   let received = 0;
   let acked = 0;
   try {
@@ -69,11 +72,18 @@ async function pumpOne(
       publisher.on('return', () => reject(new Error(`broker returned a publish to ${target}: no such queue`)));
       const onDelivery = (message: ConsumeMessage | null) => {
         if (message === null) return reject(new Error(`queue ${source} was deleted while pumping`));
-        if (received >= count) return consumer.nack(message, false, true);
+        const tag = message.fields.deliveryTag;
+        ledger.delivered(tag);
+        if (received >= count) {
+          consumer.nack(message, false, true);
+          return ledger.nacked(tag);
+        }
         received++;
         publisher.sendToQueue(target, message.content, { ...message.properties, mandatory: true }, (error) => {
           if (error) return reject(new Error(`broker nacked a publish to ${target}`));
-          consumer.ack(message);
+          ledger.confirmed(tag, message);
+          const upTo = ledger.take();
+          if (upTo) consumer.ack(upTo, true);
           if (++acked === count) resolve();
         });
       };
