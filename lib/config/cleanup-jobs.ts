@@ -6,21 +6,27 @@ import { type Env, setting } from './env';
 
 /**
  * The three cleanup jobs' own settings (SPEC §4), read once at cold start beside lib/config/cleanup.ts.
- * A repository batch is one OpenXDS DELETE of an id list; on the stack it travels as a range. The cap
- * also bounds the id lists an earlier version left on a deployed stack (`batch-delete`, 2,000 UUIDs ≈
- * 80 KB of JSON, far below DynamoDB's 400 KB item limit).
+ * No job pushes id lists any more; this caps those an earlier version left on a deployed stack
+ * (`batch-delete`, 2,000 UUIDs ≈ 80 KB of JSON, far below DynamoDB's 400 KB item limit).
  */
-export const MAX_BATCH_SIZE = 2_000;
+export const MAX_LEGACY_BATCH_IDS = 2_000;
 /**
- * A time-based or status 90 range travels as its bounds (a cursor), whatever it covers; its cap only
- * bounds one DELETE statement (its locks, its WAL, how far it may overrun the time budget).
+ * A range travels as its bounds (a cursor), whatever it covers, so a batch size (one time-based,
+ * status 90 or repository round) only bounds one statement: its locks, its WAL, how far it may overrun
+ * the time budget. A repository round of 100,000 (NXRG select and mark, OpenXDS `DELETE … = ANY($1)`)
+ * took 3–7 s on the development machine, settling no faster than smaller rounds: once a list is long
+ * enough against its table, PostgreSQL reads an `= ANY($1)` by a sequential scan, not the primary key.
  */
 export const MAX_RANGE_SIZE = 100_000;
 /** A supplier step pushes at most this many children (page size ÷ batch size), keeping each step short. */
 export const MAX_CHILDREN_PER_STEP = 200;
 const MAX_PAGE_SIZE = 100_000;
+/**
+ * A repository page is walked, not read: one index-only statement over the pending index (about
+ * 0.6 s a million entries on the development machine) finds the end of a settle range.
+ */
+const MAX_REPOSITORY_PAGE_SIZE = 10_000_000;
 
-const batchSize = (fallback: number) => setting.int(fallback, 1, MAX_BATCH_SIZE);
 const pageSize = (fallback: number) => setting.int(fallback, 1, MAX_PAGE_SIZE);
 
 const wholeNumber = (what: string, min: number, max: number) =>
@@ -110,8 +116,10 @@ export const repositoryJobSchema = z
   .object({
     ...nxrgSettings,
     OPENXDS_NAMES: setting.json(openxdsNamesSchema, {}),
-    CLEANUP_REPOSITORY_PAGE_SIZE: pageSize(10_000),
-    CLEANUP_REPOSITORY_BATCH_SIZE: batchSize(1_000),
+    /** Pending deletions one `settle` range spans, and done ones one recheck step goes through. */
+    CLEANUP_REPOSITORY_PAGE_SIZE: setting.int(1_000_000, 1, MAX_REPOSITORY_PAGE_SIZE),
+    /** Deletions per round: one NXRG transaction and one OpenXDS statement; a step goes on round after round within its budget. */
+    CLEANUP_REPOSITORY_BATCH_SIZE: setting.int(5_000, 1, MAX_RANGE_SIZE),
   })
   .superRefine((env, ctx) =>
     checkChildren(

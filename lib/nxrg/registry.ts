@@ -291,19 +291,30 @@ export class NxrgRegistry {
   }
 
   /**
-   * One page of the deletions not yet done in OpenXDS, in (deleted_at, document_id) order after
-   * `after`: the order of the pending index, which new records join at its right edge.
+   * The end of the next page of deletions not yet done in OpenXDS after `after`, in (deleted_at,
+   * document_id) order (the order of the pending index, which new records join at its right edge):
+   * the `size`-th such deletion, or the last when fewer are left (`full` false); null when none is.
+   * An index-only walk over at most `size` entries of the pending index (`OFFSET size − 1`); only
+   * when it falls short, one entry read backwards from the right edge.
    */
-  async pendingRepositoryPage(after: TimeCursor | null, limit: number): Promise<TimeCursor[]> {
+  async pendingRangeEnd(
+    after: TimeCursor | null,
+    size: number,
+  ): Promise<{ through: TimeCursor; full: boolean } | null> {
     const { x } = this;
-    const params: unknown[] = [limit];
-    const { rows } = await this.query<TimeCursor>(
-      `SELECT rec.${x.documentId}::text AS id, rec.${x.deletedAt}::text AS at FROM ${x.table} rec
-       WHERE rec.${x.openxdsDeletedAt} IS NULL ${after ? this.deletionBound('>', after, params) : ''}
-       ORDER BY rec.${x.deletedAt}, rec.${x.documentId} LIMIT $1`,
+    const params: unknown[] = [size - 1];
+    const pending = `FROM ${x.table} rec
+      WHERE rec.${x.openxdsDeletedAt} IS NULL ${after ? this.deletionBound('>', after, params) : ''}`;
+    const key = `rec.${x.documentId}::text AS id, rec.${x.deletedAt}::text AS at`;
+    const { rows } = await this.query<TimeCursor & { full: boolean }>(
+      `(SELECT ${key}, true AS full ${pending} ORDER BY rec.${x.deletedAt}, rec.${x.documentId} OFFSET $1 LIMIT 1)
+       UNION ALL
+       (SELECT ${key}, false AS full ${pending} ORDER BY rec.${x.deletedAt} DESC, rec.${x.documentId} DESC LIMIT 1)
+       LIMIT 1`,
       params,
     );
-    return rows;
+    const end = rows[0];
+    return end ? { through: { id: end.id, at: end.at }, full: end.full } : null;
   }
 
   /**

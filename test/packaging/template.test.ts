@@ -27,7 +27,7 @@ describe('serverless package (offline, no AWS credentials)', () => {
     ['DistributorLambdaFunction', 'rate(1 minute)'],
     ['RegistryTimebasedCleanupLambdaFunction', 'rate(1 minute)'],
     ['RegistryStatus90CleanupLambdaFunction', 'rate(1 minute)'],
-    ['RepositoryCleanupLambdaFunction', 'rate(5 minutes)'],
+    ['RepositoryCleanupLambdaFunction', 'rate(1 minute)'],
   ])('%s runs on an enabled EventBridge schedule of %s', (fn, rate) => {
     const rules = ofType(dev, 'AWS::Events::Rule').filter(([, r]) =>
       r.Properties.Targets.some((t: any) => ref(t.Arn) === fn),

@@ -1,24 +1,16 @@
 import { z } from 'zod';
-import { MAX_BATCH_SIZE } from '../../config/cleanup-jobs';
+import { MAX_LEGACY_BATCH_IDS } from '../../config/cleanup-jobs';
 import type { OperationKind } from '../engine/job-definition';
 import type { JobReport } from '../report';
 
-/** A batch of document ids as it travels on the stack (capped: see MAX_BATCH_SIZE). */
-export const documentIds = z.array(z.string().min(1)).min(1).max(MAX_BATCH_SIZE);
+/** A batch of document ids as it travels on the stack (capped: see MAX_LEGACY_BATCH_IDS). */
+export const documentIds = z.array(z.string().min(1)).min(1).max(MAX_LEGACY_BATCH_IDS);
 
 /** Splits a list into consecutive chunks of at most `size`. */
 export function chunk<T>(items: readonly T[], size: number): T[][] {
   const chunks: T[][] = [];
   for (let i = 0; i < items.length; i += size) chunks.push(items.slice(i, i + size));
   return chunks;
-}
-
-/** Consecutive keyset ranges (after, through] over `keys` (in order, after `after`), each holding at most `size` of them. */
-export function keyRanges<K>(keys: readonly K[], size: number, after: K | null): { after: K | null; through: K }[] {
-  return chunk(keys, size).map((part, i, parts) => ({
-    after: i === 0 ? after : parts[i - 1]!.at(-1)!,
-    through: part.at(-1)!,
-  }));
 }
 
 /**

@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import type { RepositoryJobConfig } from '../../config/cleanup-jobs';
-import type { DoneRange, NxrgRegistry, PendingRange, RemoveCopies, Settled } from '../../nxrg/registry';
+import type { DoneRange, NxrgRegistry, PendingRange, RemoveCopies, Settled, TimeCursor } from '../../nxrg/registry';
 import type { OpenxdsRepository } from '../../openxds/repository';
 import type { JobDefinition, Operation, OperationContext, OperationKind } from '../engine/job-definition';
 import type { JobReport } from '../report';
-import { batchDeleteKind, documentIds, keyRanges } from './deletions';
+import { batchDeleteKind, documentIds } from './deletions';
+import { deleteRanges, inRounds } from './range-rounds';
 
 export const REPOSITORY_JOB = 'repository-cleanup';
 
@@ -25,11 +26,7 @@ export interface RepositoryJobDeps {
   config: Pick<RepositoryJobConfig, 'pageSize' | 'batchSize' | 'maxDeletesPerStep'>;
   registry: Pick<
     NxrgRegistry,
-    | 'pendingRepositoryPage'
-    | 'doneRepositoryPage'
-    | 'settlePendingRange'
-    | 'settleDoneRange'
-    | 'settleRepositoryDeletions'
+    'pendingRangeEnd' | 'doneRepositoryPage' | 'settlePendingRange' | 'settleDoneRange' | 'settleRepositoryDeletions'
   >;
   repository: Pick<OpenxdsRepository, 'presentIds' | 'deleteDocuments'>;
   report: Pick<JobReport, 'deleted'>;
@@ -37,14 +34,16 @@ export interface RepositoryJobDeps {
 
 /**
  * repository-cleanup (SPEC §4): default → the deletions recorded in NXRG but not yet done in OpenXDS,
- * paged in (deleted_at, id) order → `settle` operations, each a keyset range of at most `batchSize` of
- * them (two keys on the stack, never a list of ids), which deletes in OpenXDS those still deleted in
- * NXRG and marks them done.
+ * paged in (deleted_at, id) order → a `settle` per page, a keyset range of up to `pageSize` of them
+ * (two keys on the stack, never a list of ids), which deletes in OpenXDS those still deleted in NXRG
+ * and marks them done, in rounds of `batchSize` (one NXRG transaction and one OpenXDS statement each)
+ * while the invocation's time budget and the per-step cap allow (issue 15).
  *
  * "Not yet deleted in OpenXDS" (seed 001) is a fact about OpenXDS, not about the mark: a copy can
  * come back after its deletion was marked done (a restore, a re-upload). So each fill also pushes a
- * recheck, which pages through the deletions marked done in id order, asks OpenXDS which of them it
- * holds, and pushes a `resettle` for each id range of done deletions holding such copies (issue 12, item 9).
+ * recheck, which goes through up to a page of the deletions marked done in id order, a batch at a
+ * time, asks OpenXDS which of them it holds, and pushes a `resettle` for each id range of done
+ * deletions holding such copies (issue 12, item 9).
  */
 export function repositoryJob({ config, registry, repository, report }: RepositoryJobDeps): JobDefinition {
   const pendingKind: OperationKind<z.infer<typeof pendingPayload>> = {
@@ -52,12 +51,10 @@ export function repositoryJob({ config, registry, repository, report }: Reposito
     async execute({ after }) {
       // An earlier version's id cursor cannot be placed in time order: that fill's page starts over.
       const cursor = typeof after === 'string' ? null : after;
-      const page = await registry.pendingRepositoryPage(cursor, config.pageSize);
-      const children: Operation[] = keyRanges(page, config.batchSize, cursor).map((range) => ({
-        kind: 'settle',
-        payload: range,
-      }));
-      if (page.length === config.pageSize) children.push({ kind: 'default', payload: { after: page.at(-1)! } });
+      const end = await registry.pendingRangeEnd(cursor, config.pageSize);
+      const children: Operation[] = [];
+      if (end) children.push({ kind: 'settle', payload: { after: cursor, through: end.through } });
+      if (end?.full) children.push({ kind: 'default', payload: { after: end.through } });
       // The first page of a fill starts one recheck of the deletions already done.
       if (after === null) children.push({ kind: 'recheck', payload: { after: null } });
       return children;
@@ -66,20 +63,32 @@ export function repositoryJob({ config, registry, repository, report }: Reposito
 
   const recheckKind: OperationKind<z.infer<typeof recheckPayload>> = {
     payload: recheckPayload,
-    async execute({ after }) {
-      const done = await registry.doneRepositoryPage(after, config.pageSize);
-      const back = new Set(await repository.presentIds(done));
-      const children: Operation[] = rangesHolding(done, back, after, config.batchSize).map((range) => ({
-        kind: 'resettle',
-        payload: range,
-      }));
-      if (done.length === config.pageSize) children.push({ kind: 'recheck', payload: { after: done.at(-1)! } });
+    async execute({ after }, context) {
+      const size = Math.min(config.batchSize, config.pageSize);
+      const children: Operation[] = [];
+      const next = await inRounds<string>(context, {
+        after,
+        size,
+        cap: config.pageSize,
+        async round(cursor) {
+          const done = await registry.doneRepositoryPage(cursor, size);
+          const back = new Set(await repository.presentIds(done));
+          for (const range of rangesHolding(done, back, cursor, size)) {
+            children.push({ kind: 'resettle', payload: range });
+          }
+          return done.length === size ? done.at(-1)! : null;
+        },
+      });
+      if (next !== null) children.push({ kind: 'recheck', payload: { after: next } });
       return children;
     },
   };
 
-  /** A kind that settles one range, at most the per-step cap of it, and pushes the rest of the range. */
-  function settleKind<R extends { after: unknown }>(
+  /**
+   * A kind that settles one range in rounds of `batchSize` (one NXRG transaction and one OpenXDS
+   * statement each) while the time budget and the per-step cap allow, and pushes the rest of the range.
+   */
+  function settleKind<K, R extends { after: K | null }>(
     kind: string,
     payload: z.ZodType<R>,
     settle: (
@@ -87,23 +96,25 @@ export function repositoryJob({ config, registry, repository, report }: Reposito
       limit: number,
       deletion: { at: Date; dryRun: boolean },
       remove: RemoveCopies,
-    ) => Promise<Settled<R['after']>>,
+    ) => Promise<Settled<K>>,
   ): OperationKind<R> {
+    // A round never settles more than the cap: a cap below the batch size shrinks the rounds.
+    const size = Math.min(config.batchSize, config.maxDeletesPerStep);
     return {
       payload,
       async execute(range, context: OperationContext) {
-        const { settled, deleted, next } = await settle(
-          range,
-          config.maxDeletesPerStep,
-          { at: context.now(), dryRun: context.dryRun },
-          (confirmed) => repository.deleteDocuments(confirmed, context.dryRun),
-        );
-        report.deleted({
-          job: context.job,
+        const next = await deleteRanges<K>(context, {
+          after: range.after,
+          size,
+          cap: config.maxDeletesPerStep,
+          report,
           operation: kind,
-          dryRun: context.dryRun,
-          requested: settled.length,
-          documentIds: deleted,
+          async round(after, deletion) {
+            const { settled, deleted, next } = await settle({ ...range, after }, size, deletion, (confirmed) =>
+              repository.deleteDocuments(confirmed, deletion.dryRun),
+            );
+            return { through: next, deleted, requested: settled.length };
+          },
         });
         return next === null ? [] : [{ kind, payload: { ...range, after: next } }];
       },
@@ -125,8 +136,12 @@ export function repositoryJob({ config, registry, repository, report }: Reposito
     kinds: {
       default: pendingKind,
       recheck: recheckKind,
-      settle: settleKind('settle', settlePayload, (...args) => registry.settlePendingRange(...args)),
-      resettle: settleKind('resettle', resettlePayload, (...args) => registry.settleDoneRange(...args)),
+      settle: settleKind<TimeCursor, PendingRange>('settle', settlePayload, (...args) =>
+        registry.settlePendingRange(...args),
+      ),
+      resettle: settleKind<string, DoneRange>('resettle', resettlePayload, (...args) =>
+        registry.settleDoneRange(...args),
+      ),
       'batch-delete': batchDelete,
     },
   };

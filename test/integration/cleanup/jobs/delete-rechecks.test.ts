@@ -359,6 +359,36 @@ describe('deletes re-check their condition at delete time', () => {
       expect(await pendingCount()).toBe(0);
     });
 
+    it('a crash in a later round of a settle keeps the earlier rounds done, and a retry settles the rest once', async () => {
+      const rounds = { pageSize: 100, batchSize: 1, maxDeletesPerStep: 100 };
+      const [op] = await settlesOf(repositoryJob({ config: rounds, registry, repository: repository(), report }));
+      const asked: string[][] = [];
+      const crashing = repositoryJob({
+        config: rounds,
+        registry,
+        repository: {
+          presentIds: async () => [],
+          deleteDocuments: async (ids, dryRun) => {
+            asked.push([...ids]);
+            const deleted = await repository().deleteDocuments(ids, dryRun);
+            if (asked.length === 2) throw new Error('crashed after the OpenXDS delete of round 2');
+            return deleted;
+          },
+        },
+        report,
+      });
+      await expect(run(crashing, op!)).rejects.toThrow('crashed after the OpenXDS delete of round 2');
+      // Round 1 deleted and marked 1; round 2 deleted 2 in OpenXDS, and its mark rolled back.
+      expect(await stored()).toEqual([uuid(3), uuid(5)]);
+      expect(await pendingCount()).toBe(2);
+      // The retry runs the same operation: 1 is no longer pending, 2 is found gone and marked, 3 settled.
+      await run(crashing, op!);
+      expect(asked.slice(2)).toEqual([[uuid(2)], [uuid(3)]]);
+      expect(await stored()).toEqual([uuid(5)]);
+      expect(await pendingCount()).toBe(0);
+      expect(events.flatMap((e) => e.documentIds).sort()).toEqual([uuid(1), uuid(3)]);
+    });
+
     it('two steppers running the same batch at once delete and report each document once', async () => {
       const [op] = await settlesOf(job());
       await Promise.all([run(job(), op!), run(job(), op!)]);

@@ -97,18 +97,16 @@ describe('NXRG cleanup queries use their indexes', () => {
       [citizensIndex, 'documents_citizen_idx'],
     ],
     [
-      'pending repository page',
-      () => registry.pendingRepositoryPage(null, 1_000),
-      ['deleted_documents_pending_time_idx'],
+      // The walk to the page's end, and (only when it falls short) the last entry read backwards.
+      'pending page end',
+      () => registry.pendingRangeEnd(null, 1_000),
+      ['deleted_documents_pending_time_idx', 'deleted_documents_pending_time_idx'],
     ],
     [
-      'pending repository page after a cursor',
+      'pending page end after a cursor',
       () =>
-        registry.pendingRepositoryPage(
-          { at: '2026-05-02 00:00:00+00', id: '80000000-0000-0000-0000-000000000000' },
-          1_000,
-        ),
-      ['deleted_documents_pending_time_idx'],
+        registry.pendingRangeEnd({ at: '2026-05-02 00:00:00+00', id: '80000000-0000-0000-0000-000000000000' }, 1_000),
+      ['deleted_documents_pending_time_idx', 'deleted_documents_pending_time_idx'],
     ],
     [
       'done repository page (the recheck)',

@@ -39,7 +39,13 @@ describe('repository-cleanup on the stack (real PostgreSQL, dynalite)', () => {
 
   const runnerFor = (steps: number) =>
     createStepRunner(
-      cleanupJob(REPOSITORY_JOB, {}, { nxrg: nxrg.pool, openxds: openxds.pool }, report),
+      // Pages of a batch: the stack holds several settle ranges at once.
+      cleanupJob(
+        REPOSITORY_JOB,
+        { CLEANUP_REPOSITORY_PAGE_SIZE: '1000', CLEANUP_REPOSITORY_BATCH_SIZE: '1000' },
+        { nxrg: nxrg.pool, openxds: openxds.pool },
+        report,
+      ),
       loadCleanupConfig({
         CLEANUP_TABLE: TABLE,
         NXRG_DATABASE_URL: nxrg.url,
@@ -65,7 +71,7 @@ describe('repository-cleanup on the stack (real PostgreSQL, dynalite)', () => {
     (await openxds.pool.query('SELECT count(*)::int AS n FROM repository_documents')).rows[0].n as number;
 
   it('never holds a stack item of 1 KB or more while it settles batch after batch and rechecks re-appeared copies', async () => {
-    // 4,000 pending deletions (four batches of the default 1,000) and 4,000 done, 600 of whose copies are back.
+    // 4,000 pending deletions (four pages of 1,000) and 4,000 done, 600 of whose copies are back.
     await generateRegistry(nxrg.pool, openxds.pool, {
       seed: 'ranges',
       documents: 2_000,
@@ -100,6 +106,59 @@ describe('repository-cleanup on the stack (real PostgreSQL, dynalite)', () => {
     expect(await storedCopies()).toBe(copies - 4_600);
     expect(await pendingRecords()).toBe(0);
   }, 60_000);
+
+  it('one step settles a range of several batches in rounds, one OpenXDS DELETE per batch, and stops at the per-step cap with a continuation', async () => {
+    await nxrg.pool.query('TRUNCATE documents, deleted_documents');
+    await openxds.pool.query('TRUNCATE repository_documents');
+    await nxrg.pool.query(
+      `INSERT INTO deleted_documents (document_id, deleted_at, reason)
+       SELECT ('00000000-0000-0000-0000-' || lpad(n::text, 12, '0'))::uuid, now() - (100 - n) * interval '1 second', 'x'
+       FROM generate_series(1, 35) n`,
+    );
+    await openxds.pool.query(
+      `INSERT INTO repository_documents SELECT ('00000000-0000-0000-0000-' || lpad(n::text, 12, '0'))::uuid FROM generate_series(1, 40) n`,
+    );
+    // The OpenXDS statements the job sends, by the size of their id list.
+    const deletes: number[] = [];
+    const counted = new Proxy(openxds.pool, {
+      get(pool, key) {
+        if (key !== 'query') return Reflect.get(pool, key, pool);
+        return (text: string, params: unknown[][]) => {
+          if (text.startsWith('DELETE')) deletes.push(params[0]!.length);
+          return pool.query(text, params);
+        };
+      },
+    });
+    const job = cleanupJob(
+      REPOSITORY_JOB,
+      { CLEANUP_REPOSITORY_BATCH_SIZE: '10', CLEANUP_REPOSITORY_PAGE_SIZE: '100', CLEANUP_MAX_DELETES_PER_STEP: '25' },
+      { nxrg: nxrg.pool, openxds: counted },
+      report,
+    );
+    const context = { job: REPOSITORY_JOB, dryRun: false, now: () => new Date() };
+    const execute = async (op: { kind: string; payload: unknown }) => {
+      const kind = job.kinds[op.kind]!;
+      return (await kind.execute(kind.payload.parse(op.payload), context)) ?? [];
+    };
+
+    const fill = await execute(job.defaultOperation);
+    const settles = fill.filter((op) => op.kind === 'settle');
+    expect(settles).toEqual([
+      { kind: 'settle', payload: { after: null, through: { at: expect.any(String), id: uuid(35) } } },
+    ]);
+    const { through } = settles[0]!.payload as { through: unknown };
+    // Two rounds of ten fit the cap of 25, a third would not.
+    const rest = await execute(settles[0]!);
+    expect(deletes).toEqual([10, 10]);
+    expect(rest).toEqual([{ kind: 'settle', payload: { after: { at: expect.any(String), id: uuid(20) }, through } }]);
+    expect(await pendingRecords()).toBe(15);
+    expect(await execute(rest[0]!)).toEqual([]);
+    expect(deletes).toEqual([10, 10, 10, 5]);
+    expect(await pendingRecords()).toBe(0);
+    expect(await storedCopies()).toBe(5);
+    expect(events.flatMap((e) => e.documentIds)).toHaveLength(35);
+    expect(events.map((e) => e.operation)).toEqual(['settle', 'settle', 'settle', 'settle']);
+  });
 
   it('still runs a `batch-delete` item of ids an earlier version left on the stack', async () => {
     await nxrg.pool.query('TRUNCATE documents, deleted_documents');

@@ -43,8 +43,8 @@ describe('cleanup job configuration', () => {
       batchSize: 10_000,
     });
     expect(loadRepositoryJobConfig({})).toMatchObject({
-      pageSize: 10_000,
-      batchSize: 1_000,
+      pageSize: 1_000_000,
+      batchSize: 5_000,
       openxdsNames: { documents: { table: 'repository_documents', id: 'document_id' } },
     });
   });
@@ -146,12 +146,37 @@ describe('cleanup job configuration', () => {
       { CLEANUP_REPOSITORY_PAGE_SIZE: 'many' },
       'CLEANUP_REPOSITORY_PAGE_SIZE: must be an integer',
     ],
+    [
+      loadRepositoryJobConfig,
+      { CLEANUP_REPOSITORY_BATCH_SIZE: '100001' },
+      'CLEANUP_REPOSITORY_BATCH_SIZE: must be at most 100000',
+    ],
+    [
+      loadRepositoryJobConfig,
+      { CLEANUP_REPOSITORY_PAGE_SIZE: '10000001' },
+      'CLEANUP_REPOSITORY_PAGE_SIZE: must be at most 10000000',
+    ],
+    [
+      loadRepositoryJobConfig,
+      { CLEANUP_REPOSITORY_PAGE_SIZE: '1000000', CLEANUP_REPOSITORY_BATCH_SIZE: '1000' },
+      'CLEANUP_REPOSITORY_PAGE_SIZE: page size 1000000 ÷ batch size 1000 would push more than 200 operations in one step',
+    ],
   ])('rejects a bad status90 or repository setting (%#)', (load, env, message) => {
     expect(problems(() => load(env))).toContain(message);
   });
 
   it('takes status 90 ranges larger than an id list could be: a range travels as a cursor', () => {
     expect(loadStatus90JobConfig({ CLEANUP_STATUS90_BATCH_SIZE: '10000' }).batchSize).toBe(10_000);
+  });
+
+  it("takes repository batches larger than an earlier version's id lists: a settle range travels as two keys", () => {
+    expect(loadRepositoryJobConfig({ CLEANUP_REPOSITORY_BATCH_SIZE: '50000' }).batchSize).toBe(50_000);
+    expect(
+      loadRepositoryJobConfig({ CLEANUP_REPOSITORY_PAGE_SIZE: '10000000', CLEANUP_REPOSITORY_BATCH_SIZE: '50000' }),
+    ).toMatchObject({
+      pageSize: 10_000_000,
+      batchSize: 50_000,
+    });
   });
 
   it('never quotes a value in its errors', () => {

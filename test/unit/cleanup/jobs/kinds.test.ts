@@ -4,7 +4,7 @@ import { rangesHolding, repositoryJob } from '../../../../lib/cleanup/jobs/repos
 import { status90Job } from '../../../../lib/cleanup/jobs/status90';
 import { timebasedJob } from '../../../../lib/cleanup/jobs/timebased';
 import type { DeletionEvent, DroppedOperation } from '../../../../lib/cleanup/report';
-import { MAX_BATCH_SIZE } from '../../../../lib/config/cleanup-jobs';
+import { MAX_LEGACY_BATCH_IDS } from '../../../../lib/config/cleanup-jobs';
 import type {
   CitizenRange,
   DeceasedCursor,
@@ -326,98 +326,145 @@ describe('repository-cleanup operations', () => {
   /**
    * Pending deletions `pending` (their time order is their id order), done ones `done` of which OpenXDS
    * holds `back`; the fake settles every id of a range but 'doc-000001' (back in NXRG), at most `limit`.
+   * `removed` and `asked` hold what each OpenXDS delete and lookup was given.
    */
   function setup(config = { pageSize: 5, batchSize: 2, maxDeletesPerStep: 3 }) {
     const pending = ids(9);
     const done = ids(7, 20);
     const back = ['doc-000021', 'doc-000024'];
     const settled: string[][] = [];
+    const removed: string[][] = [];
+    const asked: string[][] = [];
     const events: DeletionEvent[] = [];
     const inRange = (all: string[], after: string | null, through: string) =>
       all.filter((id) => (after === null || id > after) && id <= through && id !== 'doc-000001');
     const settle = async <K>(
       found: string[],
+      through: string,
       limit: number,
       remove: (confirmed: string[]) => Promise<string[]>,
       key: (id: string) => K,
     ) => {
       const taken = found.slice(0, limit);
       settled.push(taken);
-      return { settled: taken, deleted: await remove(taken), next: taken.length === limit ? key(taken.at(-1)!) : null };
+      const last = taken.at(-1);
+      const next = taken.length === limit && last !== through ? key(last!) : null;
+      return { settled: taken, deleted: await remove(taken), next };
     };
     const job = repositoryJob({
       config,
       registry: {
-        async pendingRepositoryPage(after, limit) {
-          return pending
-            .filter((id) => after === null || id > after.id)
-            .slice(0, limit)
-            .map(cursorOf);
+        async pendingRangeEnd(after, size) {
+          const rest = pending.filter((id) => after === null || id > after.id);
+          if (rest.length === 0) return null;
+          const full = rest.length >= size;
+          return { through: cursorOf(full ? rest[size - 1]! : rest.at(-1)!), full };
         },
         async doneRepositoryPage(after, limit) {
           return done.filter((id) => after === null || id > after).slice(0, limit);
         },
         settlePendingRange: (range, limit, _deletion, remove) =>
-          settle(inRange(pending, range.after?.id ?? null, range.through.id), limit, remove, cursorOf),
+          settle(
+            inRange(pending, range.after?.id ?? null, range.through.id),
+            range.through.id,
+            limit,
+            remove,
+            cursorOf,
+          ),
         settleDoneRange: (range, limit, _deletion, remove) =>
-          settle(inRange(done, range.after, range.through), limit, remove, (id) => id),
+          settle(inRange(done, range.after, range.through), range.through, limit, remove, (id) => id),
         async settleRepositoryDeletions(batch, _deletion, remove) {
           settled.push([...batch]);
           return remove(batch.filter((id) => id !== 'doc-000001'));
         },
       },
       repository: {
-        presentIds: async (batch) => batch.filter((id) => back.includes(id)),
-        deleteDocuments: async (batch, dryRun) => (dryRun ? [] : batch.filter((id) => id !== 'doc-000002')),
+        async presentIds(batch) {
+          asked.push([...batch]);
+          return batch.filter((id) => back.includes(id));
+        },
+        async deleteDocuments(batch, dryRun) {
+          removed.push([...batch]);
+          return dryRun ? [] : batch.filter((id) => id !== 'doc-000002');
+        },
       },
       report: { deleted: (e) => events.push(e) },
     });
-    return { job, settled, events };
+    return { job, settled, removed, asked, events };
   }
 
-  it('pages pending deletions in time order into keyset ranges of the batch size, and continues with the cursor', async () => {
+  it('pages pending deletions in time order, one keyset range per page, and continues with the cursor', async () => {
     const { job } = setup();
     const first = await run(job, job.defaultOperation);
-    expect(ofKind(first, 'settle').map((op) => op.payload)).toEqual([
-      { after: null, through: cursorOf('doc-000001') },
-      { after: cursorOf('doc-000001'), through: cursorOf('doc-000003') },
-      { after: cursorOf('doc-000003'), through: cursorOf('doc-000004') },
+    expect(ofKind(first, 'settle')).toEqual([
+      { kind: 'settle', payload: { after: null, through: cursorOf('doc-000004') } },
     ]);
     expect(ofKind(first, 'default')).toEqual([{ kind: 'default', payload: { after: cursorOf('doc-000004') } }]);
     // The first page of a fill also starts the recheck of the deletions marked done; a continuation does not.
     expect(ofKind(first, 'recheck')).toEqual([{ kind: 'recheck', payload: { after: null } }]);
+    // The last page falls short: it runs to the last pending deletion, and nothing follows it.
     expect(await run(job, ofKind(first, 'default')[0]!)).toEqual([
-      { kind: 'settle', payload: { after: cursorOf('doc-000004'), through: cursorOf('doc-000006') } },
-      { kind: 'settle', payload: { after: cursorOf('doc-000006'), through: cursorOf('doc-000008') } },
+      { kind: 'settle', payload: { after: cursorOf('doc-000004'), through: cursorOf('doc-000008') } },
     ]);
+    expect(await run(job, { kind: 'default', payload: { after: cursorOf('doc-000008') } })).toEqual([]);
     expect(first.every((op) => Buffer.byteLength(JSON.stringify(op)) < 200)).toBe(true);
   });
 
-  it('a settle takes at most the per-step cap of its range, reports what OpenXDS deleted, and pushes the rest', async () => {
-    const { job, settled, events } = setup();
-    const range = { after: null, through: cursorOf('doc-000006') };
+  it('a settle works through its range in rounds of the batch size, one OpenXDS delete each, and stops at the per-step cap', async () => {
+    const { job, settled, removed, events } = setup({ pageSize: 9, batchSize: 2, maxDeletesPerStep: 5 });
+    const range = { after: null, through: cursorOf('doc-000008') };
+    // Two rounds of two fit the cap of five, a third would not: the rest of the range is pushed.
     expect(await run(job, { kind: 'settle', payload: range })).toEqual([
-      { kind: 'settle', payload: { after: cursorOf('doc-000003'), through: cursorOf('doc-000006') } },
+      { kind: 'settle', payload: { ...range, after: cursorOf('doc-000004') } },
     ]);
-    expect(settled).toEqual([['doc-000000', 'doc-000002', 'doc-000003']]);
+    expect(settled).toEqual([
+      ['doc-000000', 'doc-000002'],
+      ['doc-000003', 'doc-000004'],
+    ]);
+    expect(removed).toEqual(settled);
     expect(events).toEqual([
-      { job: 'test', operation: 'settle', dryRun: false, requested: 3, documentIds: ['doc-000000', 'doc-000003'] },
+      { job: 'test', operation: 'settle', dryRun: false, requested: 2, documentIds: ['doc-000000'] },
+      { job: 'test', operation: 'settle', dryRun: false, requested: 2, documentIds: ['doc-000003', 'doc-000004'] },
     ]);
-    expect(await run(job, { kind: 'settle', payload: { ...range, after: cursorOf('doc-000003') } })).toEqual([
-      { kind: 'settle', payload: { ...range, after: cursorOf('doc-000006') } },
+    // The continuation settles the rest, the last round ending on the range's end: nothing is pushed.
+    expect(await run(job, { kind: 'settle', payload: { ...range, after: cursorOf('doc-000004') } })).toEqual([]);
+    expect(settled.slice(2)).toEqual([
+      ['doc-000005', 'doc-000006'],
+      ['doc-000007', 'doc-000008'],
     ]);
-    expect(settled[1]).toEqual(['doc-000004', 'doc-000005', 'doc-000006']);
   });
 
-  it('the recheck pushes resettles for id ranges of done deletions holding copies OpenXDS has again', async () => {
-    const { job, settled } = setup();
-    const recheck = await run(job, { kind: 'recheck', payload: { after: null } });
-    expect(recheck).toEqual([
-      { kind: 'resettle', payload: { after: 'doc-000020', through: 'doc-000021' } },
-      { kind: 'resettle', payload: { after: 'doc-000023', through: 'doc-000024' } },
-      { kind: 'recheck', payload: { after: 'doc-000024' } },
+  it('a settle never takes more than the per-step cap, even when the batch size is larger', async () => {
+    const { job, settled } = setup({ pageSize: 9, batchSize: 5, maxDeletesPerStep: 3 });
+    const range = { after: null, through: cursorOf('doc-000008') };
+    expect(await run(job, { kind: 'settle', payload: range })).toEqual([
+      { kind: 'settle', payload: { ...range, after: cursorOf('doc-000003') } },
     ]);
-    expect(await run(job, recheck[0]!)).toEqual([]);
+    expect(settled).toEqual([['doc-000000', 'doc-000002', 'doc-000003']]);
+  });
+
+  it('a settle starts no new round once the time budget would not hold one, and pushes the rest', async () => {
+    const { job, settled } = setup({ pageSize: 9, batchSize: 2, maxDeletesPerStep: 100 });
+    const range = { after: null, through: cursorOf('doc-000008') };
+    expect(await run(job, { kind: 'settle', payload: range }, { ...context, timeLeftMs: () => -1 })).toEqual([
+      { kind: 'settle', payload: { ...range, after: cursorOf('doc-000002') } },
+    ]);
+    expect(settled).toEqual([['doc-000000', 'doc-000002']]);
+  });
+
+  it('the recheck goes through up to a page of done deletions a batch at a time, and pushes resettles for the copies OpenXDS has again', async () => {
+    const { job, settled, asked } = setup();
+    // Rounds of two within the page of five: 20–21 (21 is back), 22–23; then a continuation.
+    const first = await run(job, { kind: 'recheck', payload: { after: null } });
+    expect(first).toEqual([
+      { kind: 'resettle', payload: { after: 'doc-000020', through: 'doc-000021' } },
+      { kind: 'recheck', payload: { after: 'doc-000023' } },
+    ]);
+    expect(asked).toEqual([ids(2, 20), ids(2, 22)]);
+    expect(await run(job, first[1]!)).toEqual([
+      { kind: 'resettle', payload: { after: 'doc-000023', through: 'doc-000024' } },
+    ]);
+    expect(await run(job, first[0]!)).toEqual([]);
     expect(settled).toEqual([['doc-000021']]);
   });
 
@@ -433,7 +480,7 @@ describe('repository-cleanup operations', () => {
   it('an earlier version’s id-cursor continuation starts its page over in time order, without a second recheck', async () => {
     const { job } = setup();
     const ops = await run(job, { kind: 'default', payload: { after: 'doc-000004' } });
-    expect(ofKind(ops, 'settle')[0]!.payload).toEqual({ after: null, through: cursorOf('doc-000001') });
+    expect(ofKind(ops, 'settle')[0]!.payload).toEqual({ after: null, through: cursorOf('doc-000004') });
     expect(ofKind(ops, 'recheck')).toEqual([]);
   });
 
@@ -474,7 +521,7 @@ describe('repository-cleanup operations', () => {
 });
 
 it('a batch delete of the largest allowed size stays far under the 400 KB DynamoDB item limit', () => {
-  const uuids = Array.from({ length: MAX_BATCH_SIZE }, () => crypto.randomUUID());
+  const uuids = Array.from({ length: MAX_LEGACY_BATCH_IDS }, () => crypto.randomUUID());
   const bytes = Buffer.byteLength(
     JSON.stringify({ kind: 'batch-delete', payload: { documentType: 'x'.repeat(100), ids: uuids } }),
   );
