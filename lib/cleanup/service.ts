@@ -11,8 +11,15 @@ import { databaseConnections } from '../secrets/connections';
 import { withSecrets } from '../secrets/with-secrets';
 import type { StepOutcome } from './engine/engine';
 import { type CleanupJobName, cleanupJob, type JobDatabases } from './jobs';
+import { chunk } from './jobs/deletions';
 import type { CleanupReport } from './report';
 import { createStepRunner } from './step-runner';
+
+/**
+ * Deleted ids per log line: a range of 10,000 UUIDs is about 390 KB of JSON, over CloudWatch Logs'
+ * 256 KB event limit, which would cut the audit trail; 2,000 is about 80 KB.
+ */
+const IDS_PER_LOG_LINE = 2_000;
 
 /** One count per outcome; the only dimension is the job, so the metric set stays bounded. */
 const outcomeMetric: Record<StepOutcome, string> = {
@@ -45,13 +52,13 @@ export function createCleanupReport({ logger, metrics }: Observability, job: str
       logger.error('cleanup step failed', { job: failedJob, error: errorText(error) });
     },
     deleted({ job: deletingJob, operation, dryRun, requested, documentIds }) {
-      logger.info(dryRun ? 'dry run: would delete documents' : 'deleted documents', {
-        job: deletingJob,
-        operation,
-        dryRun,
-        requested,
-        count: documentIds.length,
-        documentIds,
+      const message = dryRun ? 'dry run: would delete documents' : 'deleted documents';
+      const count = documentIds.length;
+      const parts = chunk(documentIds, IDS_PER_LOG_LINE);
+      if (parts.length === 0) parts.push([]);
+      parts.forEach((ids, index) => {
+        const part = parts.length > 1 ? { part: `${index + 1}/${parts.length}` } : {};
+        logger.info(message, { job: deletingJob, operation, dryRun, requested, count, ...part, documentIds: ids });
       });
       metrics.addMetric(dryRun ? 'DocumentsDryRunCounted' : 'DocumentsDeleted', MetricUnit.Count, documentIds.length);
     },

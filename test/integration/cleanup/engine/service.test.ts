@@ -128,3 +128,35 @@ describe('cleanup function core (middy + Powertools, dynalite)', () => {
     expect(Object.keys(job.kinds)).toEqual(expect.arrayContaining([job.defaultOperation.kind, deleting]));
   });
 });
+
+describe('cleanup report: the deleted ids in the log', () => {
+  it('splits a large deletion over log lines that each stay far below CloudWatch’s 256 KB event limit, every id once', async () => {
+    const observability = createObservability('log-split');
+    const report = createCleanupReport(observability, 'log-split');
+    // A default time-based range: 10,000 UUIDs are about 390 KB of JSON on one line.
+    const documentIds = Array.from(
+      { length: 10_000 },
+      (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+    );
+    const written: string[] = [];
+    const spy = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      written.push(String(chunk));
+      return true;
+    });
+    try {
+      report.deleted({ job: 'log-split', operation: 'range-delete', dryRun: false, requested: 10_000, documentIds });
+    } finally {
+      spy.mockRestore();
+    }
+    const lines = written
+      .join('')
+      .split('\n')
+      .filter((line) => line.includes('"deleted documents"'));
+    expect(lines.length).toBeGreaterThan(1);
+    for (const line of lines) expect(Buffer.byteLength(line)).toBeLessThan(128 * 1024);
+    const parsed = lines.map((line) => JSON.parse(line));
+    expect(parsed.flatMap((line) => line.documentIds)).toEqual(documentIds);
+    expect(parsed.every((line) => line.count === 10_000 && line.job === 'log-split')).toBe(true);
+    expect(parsed.map((line) => line.part)).toEqual(parsed.map((_, i) => `${i + 1}/${parsed.length}`));
+  });
+});
