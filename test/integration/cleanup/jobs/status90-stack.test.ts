@@ -1,7 +1,7 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import { createCleanupEngine } from '../../../../lib/cleanup/engine/engine';
-import type { JobDefinition } from '../../../../lib/cleanup/engine/job-definition';
+import type { JobDefinition, Operation } from '../../../../lib/cleanup/engine/job-definition';
 import { seededRandom } from '../../../../lib/cleanup/engine/random';
 import { cleanupJob } from '../../../../lib/cleanup/jobs';
 import { STATUS90_JOB } from '../../../../lib/cleanup/jobs/status90';
@@ -151,21 +151,10 @@ describe('registry-status90-cleanup on its stack', () => {
     );
     // The earlier version's cursor is a document id: 1–3 were before it in id order.
     const current = job();
-    const earlierVersion: JobDefinition = {
-      ...current,
-      kinds: {
-        ...current.kinds,
-        default: {
-          payload: z.object({}),
-          execute: async () => [
-            {
-              kind: 'citizen-batch',
-              payload: { digit: '1', after: null, through: '0101010001', documentsAfter: uuid(3) },
-            },
-          ],
-        },
-      },
-    };
+    const earlierVersion = fillingWith(current, {
+      kind: 'citizen-batch',
+      payload: { digit: '1', after: null, through: '0101010001', documentsAfter: uuid(3) },
+    });
     expect(await engine(earlierVersion).step()).toMatchObject({ fill: true, outcome: 'supplied', children: 1 });
     expect(await engine(current).step()).toMatchObject({ kind: 'citizen-batch', outcome: 'executed' });
     expect(await operations()).toEqual([]);
@@ -182,16 +171,10 @@ describe('registry-status90-cleanup on its stack', () => {
     );
     // The earlier version's fill pushes an id list, as its citizen batches did.
     const current = job();
-    const earlierVersion: JobDefinition = {
-      ...current,
-      kinds: {
-        ...current.kinds,
-        default: {
-          payload: z.object({}),
-          execute: async () => [{ kind: 'batch-delete', payload: { ids: [uuid(1), uuid(2), uuid(3)] } }],
-        },
-      },
-    };
+    const earlierVersion = fillingWith(current, {
+      kind: 'batch-delete',
+      payload: { ids: [uuid(1), uuid(2), uuid(3)] },
+    });
     expect(await engine(earlierVersion).step()).toMatchObject({ fill: true, outcome: 'supplied', children: 1 });
     // Citizen 0101010001 is no longer deceased when the upgraded job deletes.
     await nxrg.pool.query(`UPDATE citizens SET status = 1 WHERE cpr = '0101010001'`);
@@ -204,3 +187,11 @@ describe('registry-status90-cleanup on its stack', () => {
     ]);
   });
 });
+
+/** `job` as an earlier version ran it: its fill pushes `operation`, as that version's suppliers did. */
+function fillingWith(job: JobDefinition, operation: Operation): JobDefinition {
+  return {
+    ...job,
+    kinds: { ...job.kinds, default: { payload: z.object({}), execute: async () => [operation] } },
+  };
+}
