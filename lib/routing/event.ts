@@ -4,7 +4,7 @@ import { InvalidEventError } from '../errors';
 import { headerTable, shortString } from './amqp-limits';
 import { parseOrReject } from './parse-or-reject';
 import { checkDiscriminator, checkTargetName, type StagingKey } from './queue-names';
-import { base64, fromTaskMessage, isTaskMessage } from './task-message';
+import { fromTaskMessage, isBase64, isTaskMessage } from './task-message';
 
 /**
  * The after-process event (the SQS message body the router consumes), in one of two shapes:
@@ -77,7 +77,7 @@ export function parseAfterProcessRecord(record: Pick<SQSRecord, 'body' | 'messag
 
 function fromFairwayEvent(json: object): RoutableMessage {
   const event = parseOrReject(afterProcessEventSchema, json);
-  if (event.message.encoding === 'base64' && !base64.test(event.message.body)) {
+  if (event.message.encoding === 'base64' && !isBase64(event.message.body)) {
     throw new InvalidEventError('message.body', 'is not valid base64');
   }
   checkTargetName(event.target);

@@ -3,6 +3,10 @@ import { InvalidEventError } from '../errors';
 
 /** Parses `input` with `schema`, turning every zod issue into a named problem under `prefix`. */
 export function parseOrReject<S extends z.ZodType>(schema: S, input: unknown, prefix = ''): z.infer<S> {
+  // Parsed without parse options first: options make zod leave its fast path (about 3 µs an event
+  // on the router's hot path), and they only shape the messages of an input that fails.
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return parsed.data;
   const result = schema.safeParse(input, { error: describeIssue });
   if (result.success) return result.data;
   throw new InvalidEventError(

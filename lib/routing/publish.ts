@@ -32,26 +32,33 @@ export async function publishAll(
     returned.set(message.fields.routingKey, message.fields.replyCode);
   channel.on('return', onReturn);
   try {
-    // Per message: pending until the broker answers, then undefined (acked) or why not.
+    // Per message: pending until the broker answers, then undefined (acked) or why not. One
+    // promise for the batch, not one per message: the router's hot path allocates per event.
     const answers: (BrokerError | undefined | typeof pending)[] = publications.map(() => pending);
-    const confirms: Promise<void>[] = [];
+    let unanswered = publications.length;
+    let allAnswered = () => {};
+    const answered = new Promise<void>((resolve) => {
+      allAnswered = resolve;
+    });
+    // The first answer counts: a publish that threw may still be failed by the channel's close.
+    const answer = (i: number, outcome: BrokerError | undefined) => {
+      if (answers[i] !== pending) return;
+      answers[i] = outcome;
+      if (--unanswered === 0) allAnswered();
+    };
+    if (unanswered === 0) allAnswered();
     for (const [i, publication] of publications.entries()) {
-      const { confirmed, writable } = publishOne(channel, publication);
-      confirms.push(
-        confirmed.then((answer) => {
-          answers[i] = answer;
-        }),
-      );
+      const writable = publishOne(channel, publication, (outcome) => answer(i, outcome));
       if (!writable) await drainedOrClosed(channel);
     }
-    await withTimeout(Promise.all(confirms), confirmTimeoutMs);
+    await withTimeout(answered, confirmTimeoutMs);
     return publications.map((publication, i): PublishOutcome => {
-      const answer = answers[i];
-      if (answer === pending) {
+      const outcome = answers[i];
+      if (outcome === pending) {
         const error = new BrokerError(`the broker did not confirm within ${confirmTimeoutMs} ms`);
         return { routed: false, error, unconfirmed: true };
       }
-      if (answer !== undefined) return { routed: false, error: answer };
+      if (outcome !== undefined) return { routed: false, error: outcome };
       const replyCode = returned.get(publication.queue);
       if (replyCode !== undefined) {
         const error = new BrokerError(
@@ -67,19 +74,20 @@ export async function publishAll(
   }
 }
 
-/** `confirmed` resolves to undefined once the broker acked, or to why it did not (a nack, a closed channel). */
-function publishOne(channel: ConfirmChannel, { queue, body, options }: Publication) {
-  let writable = true;
-  const confirmed = new Promise<BrokerError | undefined>((resolve) => {
-    try {
-      writable = channel.publish('', queue, body, { ...options, mandatory: true }, (error) =>
-        resolve(error ? brokerError('the broker did not confirm it', error) : undefined),
-      );
-    } catch (error) {
-      resolve(brokerError('could not publish', error));
-    }
-  });
-  return { confirmed, writable };
+/** Publishes one message; `answered` gets undefined once the broker acked, or why not (a nack, a closed channel). */
+function publishOne(
+  channel: ConfirmChannel,
+  { queue, body, options }: Publication,
+  answered: (outcome: BrokerError | undefined) => void,
+): boolean {
+  try {
+    return channel.publish('', queue, body, { ...options, mandatory: true }, (error) =>
+      answered(error ? brokerError('the broker did not confirm it', error) : undefined),
+    );
+  } catch (error) {
+    answered(brokerError('could not publish', error));
+    return true;
+  }
 }
 
 /** The socket buffer is full: wait until it drains (or the channel closes, failing the rest). */

@@ -142,6 +142,13 @@ describe('Worker Framework task message (fixtures in test/fixtures)', () => {
     });
   });
 
+  it('publishes a task message without SQS attributes with no header table at all', () => {
+    // amqplib makes a given header table the prototype of a new object per publish: `{}` costs that too.
+    const parsed = parseAfterProcessRecord(record(fixture('taskmessage-document-tenant-workflow.json')));
+    expect(parsed.properties).toEqual({ deliveryMode: 2 });
+    expect(Object.hasOwn(parsed.properties, 'headers')).toBe(false);
+  });
+
   const withTaskData = (taskData: unknown, envelope: Record<string, unknown> = {}) => {
     const message = JSON.parse(fixture('taskmessage-document-tenant-workflow.json'));
     return JSON.stringify({

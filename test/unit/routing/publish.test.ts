@@ -41,6 +41,30 @@ describe('publishAll', () => {
     expect(channel.listenerCount('return')).toBe(0);
   });
 
+  it('takes the first answer of a publish: a refused publish that the closing channel fails again counts once', async () => {
+    // amqplib keeps the confirm callback of a publish that threw, and fails it when the channel closes.
+    const channel = new SilentChannel();
+    const failedAgain = Object.assign(channel, {
+      publish(_exchange: string, queue: string, _body: Buffer, _options: object, confirm: (error?: Error) => void) {
+        if (queue === 'closed') {
+          setImmediate(() => confirm(new Error('Channel closed')));
+          throw new Error('Channel closed');
+        }
+        return true; // never confirmed
+      },
+    });
+    const outcomes = await publishAll(
+      failedAgain as unknown as ConfirmChannel,
+      ['closed', 'silent'].map((queue) => ({ queue, body: Buffer.from('x'), options: {} })),
+      50,
+    );
+    // Had the second answer counted, the batch would end before the silent publish's timeout.
+    expect(outcomes.map((outcome) => (outcome.routed ? 'routed' : errorText(outcome.error)))).toEqual([
+      'BrokerError: could not publish (caused by Error: Channel closed)',
+      'BrokerError: the broker did not confirm within 50 ms',
+    ]);
+  });
+
   it('fails a returned message with a BrokerError that keeps the reply code', async () => {
     const channel = new SilentChannel();
     const returning = Object.assign(channel, {
