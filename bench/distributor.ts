@@ -7,7 +7,7 @@ import type { Benchmark } from './lib/benchmark';
 import { benchDistributor, benchDistributorConfig, DISTRIBUTOR_TIMEOUT_MS } from './lib/distributor';
 import { delayedVhost, startBenchDynamo } from './lib/hops';
 import { holding, waitForListing } from './lib/listing';
-import { goalsTable, median, timed } from './lib/report';
+import { goalsTable, median, roundRatios, timed } from './lib/report';
 import { createBenchVhost } from './lib/services';
 
 type Flags = 'messages' | 'queues' | 'prefetch' | 'concurrency' | 'rounds' | 'delay';
@@ -111,8 +111,7 @@ export const distributorBench: Benchmark<Flags> = {
         }
       }
 
-      /** Median over rounds of `a ÷ b`, each round's runs side by side. */
-      const byRound = (a: Run, b: Run) => rates[a].map((rate, round) => rate / rates[b][round]!);
+      const byRound = (a: Run, b: Run) => roundRatios(rates[a], rates[b]);
       const goal = byRound('fairway', 'rawSame');
       const row = (run: Run, label: string) => ({
         run: label,
@@ -154,7 +153,6 @@ export const distributorBench: Benchmark<Flags> = {
           {
             goal: `distributor pass msg/s ÷ raw pump, ${flags.queues} queues, ${flags.delay} ms delay (median of rounds)`,
             target: '≥ 0.9',
-            // Not the medians' ratio: the median runs of the two sides may come from rounds of different load.
             measured: `${median(goal).toFixed(2)} (rounds ${goal.map((r) => r.toFixed(2)).join(', ')})`,
             met: median(goal) >= 0.9,
           },

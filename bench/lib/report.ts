@@ -73,6 +73,14 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
+/**
+ * `a ÷ b` in each round, the two runs side by side: take the median of these, not the ratio of
+ * the medians, whose runs may come from rounds of different load on a shared machine.
+ */
+export function roundRatios(a: readonly number[], b: readonly number[]): number[] {
+  return a.map((value, round) => value / b[round]!);
+}
+
 /** A goal of the issue, with what this run measured against it. */
 export interface Goal {
   goal: string;
