@@ -26,17 +26,10 @@ async function failure(action: Promise<unknown>): Promise<ManagementApiError> {
 
 describe('ManagementClient parses what the API answers', () => {
   it('keeps the fields Fairway reads, ignores others, and counts a queue without stats yet as empty', async () => {
+    const q1 = { name: 'q1', durable: true, auto_delete: false, arguments: { x: 9 }, messages: 4, messages_ready: 3 };
     const page = {
       items: [
-        {
-          name: 'q1',
-          durable: true,
-          auto_delete: false,
-          arguments: { 'x-max-priority': 9 },
-          messages: 4,
-          messages_ready: 3,
-          node: 'rabbit@a',
-        },
+        { ...q1, node: 'rabbit@a' },
         { name: 'fresh', durable: false, auto_delete: true, arguments: {} },
       ],
       page: 1,
@@ -44,14 +37,7 @@ describe('ManagementClient parses what the API answers', () => {
       filtered_count: 2,
     };
     expect(await client(page).listQueues()).toEqual([
-      {
-        name: 'q1',
-        durable: true,
-        auto_delete: false,
-        arguments: { 'x-max-priority': 9 },
-        messages: 4,
-        messages_ready: 3,
-      },
+      q1,
       { name: 'fresh', durable: false, auto_delete: true, arguments: {}, messages: 0, messages_ready: 0 },
     ]);
   });
