@@ -6,11 +6,11 @@ import { type CleanupConfig, loadCleanupConfig } from '../config/cleanup';
 import type { Env } from '../config/env';
 import { errorText } from '../errors';
 import { functionHandler } from '../runtime/lambda';
-import { createObservability, type Observability } from '../runtime/observability';
+import type { Observability } from '../runtime/observability';
 import { databaseConnections } from '../secrets/connections';
 import { withSecrets } from '../secrets/with-secrets';
 import type { StepOutcome } from './engine/engine';
-import { type CleanupJobName, cleanupJob, type JobDatabases } from './jobs';
+import { buildJob, type CleanupJobName, type JobDatabases, type JobSettings, loadJobSettings } from './jobs';
 import { chunk } from './jobs/deletions';
 import type { CleanupReport } from './report';
 import { createStepRunner } from './step-runner';
@@ -95,18 +95,28 @@ export function jobDatabases(
   return { nxrg: pool('nxrg', config.NXRG_DATABASE_URL), openxds: pool('openxds', config.OPENXDS_DATABASE_URL) };
 }
 
+/** Everything a cleanup function reads from its environment: the engine's settings and its job's own. */
+export interface CleanupFunctionConfig {
+  cleanup: CleanupConfig;
+  job: JobSettings;
+}
+
 /**
- * One cleanup job of one Lambda container, built once from its configuration (read and validated
- * now, at cold start): its logger and metrics, its database pools, its DynamoDB client.
+ * Reads and checks a cleanup function's configuration, building nothing: the engine's settings
+ * first, then the job's own (each a ConfigError naming every bad setting). Called at cold start.
  */
-export function createCleanupService(name: CleanupJobName, observability: Observability, env: Env = process.env) {
-  const config = loadCleanupConfig(env);
-  const report = createCleanupReport(observability, name);
-  const databases = jobDatabases(config, report);
-  const job = cleanupJob(name, env, databases, report);
-  const doc = documentClient(config);
+export function loadCleanupFunctionConfig(name: CleanupJobName, env: Env): CleanupFunctionConfig {
+  return { cleanup: loadCleanupConfig(env), job: loadJobSettings(name, env) };
+}
+
+/** One cleanup job of one Lambda container, built once from its checked configuration: its database pools, its DynamoDB client. */
+export function createCleanupService(config: CleanupFunctionConfig, observability: Observability) {
+  const report = createCleanupReport(observability, config.job.name);
+  const databases = jobDatabases(config.cleanup, report);
+  const job = buildJob(config.job, databases, report);
+  const doc = documentClient(config.cleanup);
   return {
-    runSteps: createStepRunner(job, config, { doc, report }),
+    runSteps: createStepRunner(job, config.cleanup, { doc, report }),
     async close() {
       await Promise.all([databases.nxrg.end(), databases.openxds.end()]);
       doc.destroy();
@@ -116,16 +126,19 @@ export function createCleanupService(name: CleanupJobName, observability: Observ
 
 /**
  * The Lambda handler of one cleanup job: one or more stack steps per scheduled invocation (SPEC §4).
- * Its settings are checked at cold start; with database secrets (lib/secrets) the pools get the
- * secrets' credentials and are built again after a rotation.
+ * Like the router and the distributor (functions/router.ts), its configuration is read and checked
+ * at cold start without building anything; the service is built from it once, at once without
+ * database secrets, or with them (lib/secrets) on the first invocation and again after a rotation.
  */
 export function cleanupFunction(name: CleanupJobName, env: Env = process.env) {
-  // The pools built here only to check the settings never connect (pg connects lazily).
-  const check = (e: Env) => void createCleanupService(name, createObservability(name), e);
-  return withSecrets(env, databaseConnections, check, (_checked, e) =>
-    functionHandler<ScheduledEvent, unknown>(name, (observability) => {
-      const service = createCleanupService(name, observability, e);
-      return { handle: service.runSteps, close: service.close };
-    }),
+  return withSecrets(
+    env,
+    databaseConnections,
+    (e) => loadCleanupFunctionConfig(name, e),
+    (config) =>
+      functionHandler<ScheduledEvent, unknown>(name, (observability) => {
+        const service = createCleanupService(config, observability);
+        return { handle: service.runSteps, close: service.close };
+      }),
   );
 }

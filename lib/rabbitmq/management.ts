@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { ManagementApiError } from '../errors';
 import { managementPath } from './api-path';
 import { redactUrl } from './redact';
@@ -13,19 +14,52 @@ export interface QueueInfo {
   messages_ready: number;
 }
 
-/** A `*_details` object of message_stats: `avg_rate` is present when a window (msg_rates_age) was asked for. */
-interface RateDetails {
-  rate?: number;
-  avg_rate?: number;
-}
+/**
+ * The API writes an empty Erlang property list as `[]`, not `{}`: a queue filtered to columns it
+ * has none of (message_stats before any traffic) is `[]`, and so can an empty table be.
+ */
+const objectOrEmptyList = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((value) => (Array.isArray(value) && value.length === 0 ? {} : value), schema);
 
 const columns = ['name', 'durable', 'auto_delete', 'arguments', 'messages', 'messages_ready'] as const;
 
-interface Page {
-  items: Partial<QueueInfo>[];
-  page: number;
-  page_count: number;
-}
+/**
+ * A queue as the API lists it, with only the fields Fairway reads (others are ignored). A queue
+ * created since the last stats refresh has no counts yet: absent (or null) counts are read as 0.
+ */
+const queueSchema = z
+  .object({
+    name: z.string(),
+    durable: z.boolean().optional(),
+    auto_delete: z.boolean().optional(),
+    arguments: objectOrEmptyList(z.record(z.string(), z.unknown())).optional(),
+    messages: z.number().nullish(),
+    messages_ready: z.number().nullish(),
+  })
+  .transform(
+    (queue): QueueInfo => ({
+      name: queue.name,
+      durable: queue.durable ?? true,
+      auto_delete: queue.auto_delete ?? false,
+      arguments: queue.arguments ?? {},
+      messages: queue.messages ?? 0,
+      messages_ready: queue.messages_ready ?? 0,
+    }),
+  );
+
+const pageSchema = z.object({ items: z.array(queueSchema), page_count: z.number().int() });
+
+/** A `*_details` object of message_stats: `avg_rate` is present when a window (msg_rates_age) was asked for. */
+const rateDetailsSchema = z.object({ rate: z.number().optional(), avg_rate: z.number().optional() });
+
+/** The consumption side of a queue's message_stats; absent until the queue has seen traffic. */
+const rateSchema = objectOrEmptyList(
+  z.object({
+    message_stats: objectOrEmptyList(
+      z.object({ ack_details: rateDetailsSchema.optional(), deliver_no_ack_details: rateDetailsSchema.optional() }),
+    ).optional(),
+  }),
+);
 
 /** A small client of the RabbitMQ management HTTP API, for one vhost. */
 export class ManagementClient {
@@ -57,10 +91,10 @@ export class ManagementClient {
   async listQueues(): Promise<QueueInfo[]> {
     const path = `${managementPath('api', 'queues', this.vhost)}?columns=${columns.join(',')}`;
     if (this.lastCount <= this.pageSize) {
-      const first = await this.get<Page>(`${path}&page=1&page_size=${this.pageSize}&pagination=true`);
-      if (first.page_count <= 1) return this.remember(first.items.map(normalise));
+      const first = await this.get(`${path}&page=1&page_size=${this.pageSize}&pagination=true`, pageSchema);
+      if (first.page_count <= 1) return this.remember(first.items);
     }
-    return this.remember((await this.get<Partial<QueueInfo>[]>(path)).map(normalise));
+    return this.remember(await this.get(path, z.array(queueSchema)));
   }
 
   private remember(queues: QueueInfo[]): QueueInfo[] {
@@ -71,8 +105,7 @@ export class ManagementClient {
   /** One queue, or undefined if it does not exist. */
   async getQueue(name: string): Promise<QueueInfo | undefined> {
     const path = `${managementPath('api', 'queues', this.vhost, name)}?columns=${columns.join(',')}`;
-    const found = await this.get<Partial<QueueInfo>>(path, true);
-    return found && normalise(found);
+    return this.get(path, queueSchema, true);
   }
 
   /**
@@ -84,18 +117,21 @@ export class ManagementClient {
     const path =
       `${managementPath('api', 'queues', this.vhost, name)}` +
       `?msg_rates_age=${windowSeconds}&msg_rates_incr=5&columns=message_stats`;
-    const found = await this.get<{ message_stats?: Record<string, RateDetails | number> }>(path, true);
-    const stats = found?.message_stats;
+    const stats = (await this.get(path, rateSchema, true))?.message_stats;
     if (!stats) return undefined;
-    const rates = ['ack_details', 'deliver_no_ack_details']
-      .map((key) => stats[key])
-      .filter((details): details is RateDetails => typeof details === 'object' && details !== null)
-      .map((details) => details.avg_rate ?? details.rate)
-      .filter((rate): rate is number => typeof rate === 'number');
+    const rates = [stats.ack_details, stats.deliver_no_ack_details]
+      .map((details) => details?.avg_rate ?? details?.rate)
+      .filter((rate): rate is number => rate !== undefined);
     return rates.length === 0 ? undefined : rates.reduce((a, b) => a + b, 0);
   }
 
-  private async get<T>(path: string, allowNotFound = false): Promise<T> {
+  /**
+   * GETs `path` and parses the answer with `schema`: a body of another shape is a ManagementApiError
+   * naming the path and the fields that were wrong, never a value passed on.
+   */
+  private async get<T>(path: string, schema: z.ZodType<T>): Promise<T>;
+  private async get<T>(path: string, schema: z.ZodType<T>, allowNotFound: true): Promise<T | undefined>;
+  private async get<T>(path: string, schema: z.ZodType<T>, allowNotFound = false): Promise<T | undefined> {
     const where = `RabbitMQ management API at ${redactUrl(this.origin)}`;
     let response: Response;
     try {
@@ -106,25 +142,34 @@ export class ManagementClient {
     } catch (error) {
       throw new ManagementApiError(`${where} is not reachable`, { cause: error });
     }
-    if (allowNotFound && response.status === 404) return undefined as T;
+    if (allowNotFound && response.status === 404) return undefined;
+    const request = `GET ${path.split('?')[0]}`;
     if (!response.ok) {
       throw new ManagementApiError(
-        `${where} answered ${response.status} to GET ${path.split('?')[0]}: ${(await response.text()).slice(0, 200)}`,
+        `${where} answered ${response.status} to ${request}: ${(await response.text()).slice(0, 200)}`,
         { status: response.status },
       );
     }
-    return (await response.json()) as T;
+    let body: unknown;
+    try {
+      body = await response.json();
+    } catch (error) {
+      throw new ManagementApiError(`${where} answered ${request} with a body that is not JSON`, {
+        cause: error,
+        status: response.status,
+      });
+    }
+    const parsed = schema.safeParse(body);
+    if (!parsed.success) {
+      const problems = parsed.error.issues
+        .slice(0, 5)
+        .map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.message}`)
+        .join('; ');
+      throw new ManagementApiError(`${where} answered ${request} with an unexpected body (${problems})`, {
+        cause: parsed.error,
+        status: response.status,
+      });
+    }
+    return parsed.data;
   }
-}
-
-function normalise(queue: Partial<QueueInfo>): QueueInfo {
-  return {
-    name: queue.name ?? '',
-    durable: queue.durable ?? true,
-    auto_delete: queue.auto_delete ?? false,
-    arguments: queue.arguments ?? {},
-    // A queue created since the last stats refresh has no counts yet.
-    messages: queue.messages ?? 0,
-    messages_ready: queue.messages_ready ?? 0,
-  };
 }

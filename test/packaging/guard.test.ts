@@ -29,3 +29,17 @@ describe('serverless package refuses a stage that would deploy badly', () => {
     );
   }, 60_000);
 });
+
+// infra/serverless/schedule.js: the cleanup errors alarms take their period from the schedule.
+describe('serverless package refuses a cleanup schedule its errors alarm cannot count', () => {
+  it.each([
+    ['cron(0 3 * * ? *)', 'is not a rate(N minutes|hours|days) expression'],
+    ['rate(3 days)', 'is too long for an alarm over 3 schedules (CloudWatch allows 604800 s)'],
+  ])(
+    '%s',
+    (rate, problem) => {
+      expect(refusal({ repositoryCleanupRate: rate })).toContain(`repositoryCleanupRate: "${rate}" ${problem}`);
+    },
+    60_000,
+  );
+});

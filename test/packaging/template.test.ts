@@ -5,6 +5,12 @@ import { ofType, packageTemplate, ref, type Template } from './package';
 /** The prod deployment docs/deploying.md shows, with every optional part switched on. */
 const documentedProdParams = documentedDeployParams();
 
+const slowCleanupRates = {
+  registryTimebasedCleanupRate: 'rate(5 minutes)',
+  registryStatus90CleanupRate: 'rate(2 hours)',
+  repositoryCleanupRate: 'rate(1 day)',
+};
+
 const functionIds = [
   'DistributorLambdaFunction',
   'RegistryStatus90CleanupLambdaFunction',
@@ -17,11 +23,14 @@ describe('serverless package (offline, no AWS credentials)', () => {
   let dev: Template;
   let prod: Template;
   let prodDocumented: Template;
+  /** dev with its cleanup schedules changed: the alarms counting schedules must follow. */
+  let devSlowCleanup: Template;
   beforeAll(() => {
     dev = packageTemplate('dev');
     prod = packageTemplate('prod');
     prodDocumented = packageTemplate('prod', documentedProdParams);
-  }, 180_000);
+    devSlowCleanup = packageTemplate('dev', slowCleanupRates);
+  }, 240_000);
 
   it.each([
     ['DistributorLambdaFunction', 'rate(1 minute)'],
@@ -136,6 +145,40 @@ describe('serverless package (offline, no AWS credentials)', () => {
       ['RegistryStatus90Cleanup', 'registry-status90-cleanup'],
       ['RepositoryCleanup', 'repository-cleanup'],
     ];
+
+    /** The seconds between two runs of `fn`'s schedule, read from its EventBridge rule. */
+    const scheduleSeconds = (t: Template, fn: string) => {
+      const [rule] = ofType(t, 'AWS::Events::Rule').filter(([, r]) =>
+        r.Properties.Targets.some((target: any) => ref(target.Arn) === fn),
+      );
+      const [, count, unit] = /^rate\((\d+) (minute|hour|day)s?\)$/.exec(rule![1].Properties.ScheduleExpression)!;
+      return Number(count) * { minute: 60, hour: 3600, day: 86_400 }[unit as 'minute'];
+    };
+
+    it.each(jobs)(
+      '%s: the errors alarm of job %s fires on three failed schedules in a row, whatever the rate',
+      (id) => {
+        for (const template of [dev, prod, devSlowCleanup]) {
+          const props = template.Resources[`${id}ErrorsAlarm`]!.Properties;
+          expect(props).toMatchObject({
+            Namespace: 'AWS/Lambda',
+            MetricName: 'Errors',
+            Statistic: 'Sum',
+            Threshold: 0,
+            ComparisonOperator: 'GreaterThanThreshold',
+            EvaluationPeriods: 3,
+            DatapointsToAlarm: 3,
+          });
+          expect(props.AlarmDescription).toContain('three schedules in a row');
+          const fn = ref(props.Dimensions[0].Value)!;
+          expect(fn).toBe(`${id}LambdaFunction`);
+          // One period per schedule: a longer one lets a job that fails most runs (but not one per
+          // period) stay quiet; a shorter one fires before three schedules have failed.
+          expect(props.Period).toBe(scheduleSeconds(template, fn));
+        }
+        expect(dev.Resources[`${id}ErrorsAlarm`]!.Properties.Period).toBe(60);
+      },
+    );
 
     it.each(jobs)('%s: one dead-lettered operation of job %s fires an alarm', (id, job) => {
       const props = firesAboveZero(`${id}DeadLetteredAlarm`, 'Fairway/dev', 'OperationsDeadLettered', 'Sum');

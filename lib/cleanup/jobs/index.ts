@@ -1,5 +1,12 @@
 import type { Pool } from 'pg';
-import { loadRepositoryJobConfig, loadStatus90JobConfig, loadTimebasedJobConfig } from '../../config/cleanup-jobs';
+import {
+  loadRepositoryJobConfig,
+  loadStatus90JobConfig,
+  loadTimebasedJobConfig,
+  type RepositoryJobConfig,
+  type Status90JobConfig,
+  type TimebasedJobConfig,
+} from '../../config/cleanup-jobs';
 import type { Env } from '../../config/env';
 import { ConfigError } from '../../errors';
 import { type NxrgColumns, NxrgRegistry } from '../../nxrg/registry';
@@ -19,7 +26,11 @@ export interface JobDatabases {
   openxds: Pool;
 }
 
-type JobFactory = (env: Env, databases: JobDatabases, report: JobReport) => JobDefinition;
+/** A job's own settings, read and checked (lib/config/cleanup-jobs.ts), tagged with the job they are for. */
+export type JobSettings =
+  | { name: typeof TIMEBASED_JOB; config: TimebasedJobConfig }
+  | { name: typeof STATUS90_JOB; config: Status90JobConfig }
+  | { name: typeof REPOSITORY_JOB; config: RepositoryJobConfig };
 
 /** Every registry cleanup writes the whole deletion record. */
 const deletionRecord: NxrgColumns['deletedDocuments'] = ['documentId', 'deletedAt', 'reason', 'openxdsDeletedAt'];
@@ -37,54 +48,69 @@ const verifying =
     }
   };
 
-const factories: Readonly<Record<CleanupJobName, JobFactory>> = {
-  [TIMEBASED_JOB]: (env, { nxrg }, report) => {
-    const config = loadTimebasedJobConfig(env);
-    const registry = new NxrgRegistry(nxrg, config.names, config.deceasedStatus);
-    const bases = new Set(config.documentTypes.map((rule) => rule.basis));
-    const times = [
-      ...(bases.has('created') ? ['createdAt' as const] : []),
-      ...(bases.has('service') ? ['serviceTime' as const] : []),
-    ];
-    return {
-      ...timebasedJob({ config, registry, report }),
-      verify: verifying(() =>
-        registry.schemaProblems({ documents: ['id', 'type', ...times], deletedDocuments: deletionRecord }),
-      ),
-    };
-  },
-  [STATUS90_JOB]: (env, { nxrg }, report) => {
-    const config = loadStatus90JobConfig(env);
-    const registry = new NxrgRegistry(nxrg, config.names, config.deceasedStatus);
-    return {
-      ...status90Job({ config, registry, report }),
-      verify: verifying(() =>
-        registry.schemaProblems({
-          citizens: ['cpr', 'status'],
-          documents: ['id', 'citizenId'],
-          deletedDocuments: deletionRecord,
-        }),
-      ),
-    };
-  },
-  [REPOSITORY_JOB]: (env, { nxrg, openxds }, report) => {
-    const config = loadRepositoryJobConfig(env);
-    const registry = new NxrgRegistry(nxrg, config.names, config.deceasedStatus);
-    const repository = new OpenxdsRepository(openxds, config.openxdsNames);
-    return {
-      ...repositoryJob({ config, registry, repository, report }),
-      verify: verifying(
-        () => registry.schemaProblems({ documents: ['id'], deletedDocuments: ['documentId', 'openxdsDeletedAt'] }),
-        () => repository.schemaProblems(),
-      ),
-    };
-  },
-};
-
 /**
- * The job registry: the definition each cleanup function runs. Validates the job's own settings in
- * `env` (a ConfigError naming every bad setting), so a function calls it at cold start.
+ * Reads and checks job `name`'s own settings in `env`: a ConfigError naming every bad setting. No
+ * adapter is built, so a function calls it at cold start.
  */
+export function loadJobSettings(name: CleanupJobName, env: Env): JobSettings {
+  switch (name) {
+    case TIMEBASED_JOB:
+      return { name, config: loadTimebasedJobConfig(env) };
+    case STATUS90_JOB:
+      return { name, config: loadStatus90JobConfig(env) };
+    case REPOSITORY_JOB:
+      return { name, config: loadRepositoryJobConfig(env) };
+  }
+}
+
+/** The definition a cleanup function runs, from its checked settings, on `databases`. */
+export function buildJob(settings: JobSettings, { nxrg, openxds }: JobDatabases, report: JobReport): JobDefinition {
+  switch (settings.name) {
+    case TIMEBASED_JOB: {
+      const { config } = settings;
+      const registry = new NxrgRegistry(nxrg, config.names, config.deceasedStatus);
+      const bases = new Set(config.documentTypes.map((rule) => rule.basis));
+      const times = [
+        ...(bases.has('created') ? ['createdAt' as const] : []),
+        ...(bases.has('service') ? ['serviceTime' as const] : []),
+      ];
+      return {
+        ...timebasedJob({ config, registry, report }),
+        verify: verifying(() =>
+          registry.schemaProblems({ documents: ['id', 'type', ...times], deletedDocuments: deletionRecord }),
+        ),
+      };
+    }
+    case STATUS90_JOB: {
+      const { config } = settings;
+      const registry = new NxrgRegistry(nxrg, config.names, config.deceasedStatus);
+      return {
+        ...status90Job({ config, registry, report }),
+        verify: verifying(() =>
+          registry.schemaProblems({
+            citizens: ['cpr', 'status'],
+            documents: ['id', 'citizenId'],
+            deletedDocuments: deletionRecord,
+          }),
+        ),
+      };
+    }
+    case REPOSITORY_JOB: {
+      const { config } = settings;
+      const registry = new NxrgRegistry(nxrg, config.names, config.deceasedStatus);
+      const repository = new OpenxdsRepository(openxds, config.openxdsNames);
+      return {
+        ...repositoryJob({ config, registry, repository, report }),
+        verify: verifying(
+          () => registry.schemaProblems({ documents: ['id'], deletedDocuments: ['documentId', 'openxdsDeletedAt'] }),
+          () => repository.schemaProblems(),
+        ),
+      };
+    }
+  }
+}
+
+/** The job registry: job `name`'s definition from its settings in `env` (checked as `loadJobSettings` does). */
 export function cleanupJob(name: CleanupJobName, env: Env, databases: JobDatabases, report: JobReport): JobDefinition {
-  return factories[name](env, databases, report);
+  return buildJob(loadJobSettings(name, env), databases, report);
 }
