@@ -27,6 +27,12 @@ const MAX_PAGE_SIZE = 100_000;
  */
 const MAX_REPOSITORY_PAGE_SIZE = 10_000_000;
 
+/**
+ * The repository recheck's interval is the bound on how long a copy that re-appeared in OpenXDS may
+ * stay (plus one pass): longer than a day leaves a deleted citizen's document in the repository for days.
+ */
+const MAX_RECHECK_INTERVAL_MINUTES = 1_440;
+
 const pageSize = (fallback: number) => setting.int(fallback, 1, MAX_PAGE_SIZE);
 
 const wholeNumber = (what: string, min: number, max: number) =>
@@ -120,6 +126,11 @@ export const repositoryJobSchema = z
     CLEANUP_REPOSITORY_PAGE_SIZE: setting.int(1_000_000, 1, MAX_REPOSITORY_PAGE_SIZE),
     /** Deletions per round: one NXRG transaction and one OpenXDS statement; a step goes on round after round within its budget. */
     CLEANUP_REPOSITORY_BATCH_SIZE: setting.int(5_000, 1, MAX_RANGE_SIZE),
+    /**
+     * Minutes from the start of the last finished recheck before a fill starts the next: every done
+     * deletion is read again per recheck (~4.4 s a million), so it runs hourly, not on every fill.
+     */
+    CLEANUP_REPOSITORY_RECHECK_INTERVAL_MINUTES: setting.int(60, 1, MAX_RECHECK_INTERVAL_MINUTES),
   })
   .superRefine((env, ctx) =>
     checkChildren(
@@ -204,6 +215,7 @@ export const loadRepositoryJobConfig = (env: Env) =>
     openxdsNames: e.OPENXDS_NAMES,
     pageSize: e.CLEANUP_REPOSITORY_PAGE_SIZE,
     batchSize: e.CLEANUP_REPOSITORY_BATCH_SIZE,
+    recheckIntervalMinutes: e.CLEANUP_REPOSITORY_RECHECK_INTERVAL_MINUTES,
   }));
 
 export type TimebasedJobConfig = ReturnType<typeof loadTimebasedJobConfig>;

@@ -97,7 +97,18 @@ export function createCleanupEngine(job: JobDefinition, settings: EngineSettings
   let view: { candidates: Candidate[]; at: number } = { candidates: [], at: 0 };
   // Steps left in which this engine picks at random near the top, because it recently lost a race for a claim.
   let contendedSteps = 0;
-  const context: OperationContext = { job: job.name, dryRun: settings.dryRun, now: () => new Date(clock()) };
+  const context: OperationContext = {
+    job: job.name,
+    dryRun: settings.dryRun,
+    now: () => new Date(clock()),
+    marks: {
+      get: async (name) => {
+        const at = await store.mark(name);
+        return at === undefined ? undefined : new Date(at);
+      },
+      advance: (name, at) => store.advanceMark(name, at.getTime()),
+    },
+  };
 
   /** One step; `deadline` (epoch ms) is when the invocation's time budget ends, offered to the operation. */
   async function step(deadline?: number): Promise<StepResult> {

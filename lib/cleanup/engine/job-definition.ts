@@ -13,11 +13,22 @@ export interface Operation {
   payload: unknown;
 }
 
+/**
+ * Times a job keeps beside its stack, by name (e.g. when a pass over something last finished). Each
+ * only moves forward: of concurrent or late writes of one mark, the latest time stands.
+ */
+export interface JobMarks {
+  get(name: string): Promise<Date | undefined>;
+  /** Records `at` under `name`, unless a later time is there already. */
+  advance(name: string, at: Date): Promise<void>;
+}
+
 export interface OperationContext {
   job: string;
   /** When true, operations count what they would delete and delete nothing. */
   dryRun: boolean;
   now(): Date;
+  marks: JobMarks;
   /**
    * Milliseconds left of the invocation's time budget; absent when the caller set none. An operation
    * that can work in rounds (a range delete) stops starting new rounds when the next one would not fit,

@@ -45,6 +45,9 @@ export type DeadLetterRecord = z.infer<typeof deadLetterSchema>;
 
 export const sequenceSchema = z.object({ value: z.number().int() });
 
+/** A job's mark: epoch milliseconds (compared in the conditional write), and the same time readable. */
+export const markSchema = z.object({ at: z.number().int(), time: z.string() });
+
 /** Parses an item read from the cleanup table; an item the engine cannot have written is an error naming its key. */
 export function parseItem<T>(schema: z.ZodType<T>, item: Record<string, unknown>, job: string): T {
   const parsed = schema.safeParse(item);

@@ -23,6 +23,7 @@ import {
   deadLetterPartition,
   FILL_PREFIX,
   fillKey,
+  markKey,
   OPERATION_PREFIX,
   operationKey,
   SEQUENCE_KEY,
@@ -32,6 +33,7 @@ import {
   candidateSchema,
   type DeadLetterRecord,
   deadLetterSchema,
+  markSchema,
   parseItem,
   type StackRecord,
   sequenceSchema,
@@ -184,6 +186,33 @@ export class StackStore {
       }),
     );
     return this.parse(sequenceSchema, { sk: SEQUENCE_KEY, ...Attributes }).value;
+  }
+
+  /** The time recorded under mark `name` (epoch ms), if any. */
+  async mark(name: string): Promise<number | undefined> {
+    const { Item } = await this.doc.send(
+      new GetCommand({ TableName: this.table, Key: { pk: this.pk, sk: markKey(name) }, ConsistentRead: true }),
+    );
+    return Item && this.parse(markSchema, Item).at;
+  }
+
+  /**
+   * Records `at` (epoch ms) under mark `name` unless a later time is there: of concurrent or late
+   * writers (a pass that finished after a newer one) the latest time stands, whatever their order.
+   */
+  async advanceMark(name: string, at: number): Promise<void> {
+    await conditionally(
+      this.doc.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { pk: this.pk, sk: markKey(name) },
+          UpdateExpression: 'SET #at = :at, #time = :time',
+          ConditionExpression: 'attribute_not_exists(#at) OR #at < :at',
+          ExpressionAttributeNames: { '#at': 'at', '#time': 'time' },
+          ExpressionAttributeValues: { ':at': at, ':time': new Date(at).toISOString() },
+        }),
+      ),
+    );
   }
 
   /** Records where the children go, before any is written, so that a retry writes the same keys. */

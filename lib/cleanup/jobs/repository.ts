@@ -16,14 +16,19 @@ const timeCursor = z.object({ at: z.string().min(1), id });
  * string is the id cursor of a continuation an earlier version left on a deployed stack.
  */
 const pendingPayload = z.object({ after: z.union([timeCursor, id]).nullable() });
-const recheckPayload = z.object({ after: id.nullable() });
+/**
+ * `started`: when the recheck's pass started (the fill that pushed it). A continuation an earlier
+ * version left has none: its pass never counts as finished, so the next fill rechecks again.
+ */
+const recheckPayload = z.object({ after: id.nullable(), started: z.iso.datetime().optional() });
+const recheckDonePayload = z.object({ started: z.iso.datetime() });
 const settlePayload: z.ZodType<PendingRange> = z.object({ after: timeCursor.nullable(), through: timeCursor });
 const resettlePayload: z.ZodType<DoneRange> = z.object({ after: id.nullable(), through: id });
 /** Id lists: only the `batch-delete` items an earlier version left on a deployed stack (the job pushes ranges). */
 const batchDeletePayload = z.object({ ids: documentIds });
 
 export interface RepositoryJobDeps {
-  config: Pick<RepositoryJobConfig, 'pageSize' | 'batchSize' | 'maxDeletesPerStep'>;
+  config: Pick<RepositoryJobConfig, 'pageSize' | 'batchSize' | 'maxDeletesPerStep' | 'recheckIntervalMinutes'>;
   registry: Pick<
     NxrgRegistry,
     'pendingRangeEnd' | 'doneRepositoryPage' | 'settlePendingRange' | 'settleDoneRange' | 'settleRepositoryDeletions'
@@ -40,30 +45,41 @@ export interface RepositoryJobDeps {
  * while the invocation's time budget and the per-step cap allow (issue 15).
  *
  * "Not yet deleted in OpenXDS" (seed 001) is a fact about OpenXDS, not about the mark: a copy can
- * come back after its deletion was marked done (a restore, a re-upload). So each fill also pushes a
- * recheck, which goes through up to a page of the deletions marked done in id order, a batch at a
+ * come back after its deletion was marked done (a restore, a re-upload). So a fill also pushes a
+ * recheck (when one is due, below), which goes through up to a page of the deletions marked done in id order, a batch at a
  * time, asks OpenXDS which of them it holds, and pushes a `resettle` for each id range of done
- * deletions holding such copies (issue 12, item 9).
+ * deletions holding such copies (issue 12, item 9). That reads every done deletion again, so a fill
+ * pushes it only when `recheckIntervalMinutes` have passed since the start of the last pass that
+ * finished: its last page pushes a `recheck-done`, which records that start as the job's mark
+ * `recheck` beside the stack. A pass that died on the way (dead-lettered) records nothing.
  */
 export function repositoryJob({ config, registry, repository, report }: RepositoryJobDeps): JobDefinition {
   const pendingKind: OperationKind<z.infer<typeof pendingPayload>> = {
     payload: pendingPayload,
-    async execute({ after }) {
+    async execute({ after }, context) {
       // An earlier version's id cursor cannot be placed in time order: that fill's page starts over.
       const cursor = typeof after === 'string' ? null : after;
       const end = await registry.pendingRangeEnd(cursor, config.pageSize);
       const children: Operation[] = [];
       if (end) children.push({ kind: 'settle', payload: { after: cursor, through: end.through } });
       if (end?.full) children.push({ kind: 'default', payload: { after: end.through } });
-      // The first page of a fill starts one recheck of the deletions already done.
-      if (after === null) children.push({ kind: 'recheck', payload: { after: null } });
+      // The first page of a fill starts a recheck of the deletions already done, when one is due.
+      if (after === null && (await recheckDue(context))) {
+        children.push({ kind: 'recheck', payload: { after: null, started: context.now().toISOString() } });
+      }
       return children;
     },
   };
 
+  const intervalMs = config.recheckIntervalMinutes * 60_000;
+  async function recheckDue(context: OperationContext): Promise<boolean> {
+    const last = await context.marks.get(recheckMark(context.dryRun));
+    return last === undefined || context.now().getTime() - last.getTime() >= intervalMs;
+  }
+
   const recheckKind: OperationKind<z.infer<typeof recheckPayload>> = {
     payload: recheckPayload,
-    async execute({ after }, context) {
+    async execute({ after, started }, context) {
       const size = Math.min(config.batchSize, config.pageSize);
       const children: Operation[] = [];
       const next = await inRounds<string>(context, {
@@ -79,8 +95,18 @@ export function repositoryJob({ config, registry, repository, report }: Reposito
           return done.length === size ? done.at(-1)! : null;
         },
       });
-      if (next !== null) children.push({ kind: 'recheck', payload: { after: next } });
+      if (next !== null) children.push({ kind: 'recheck', payload: { after: next, started } });
+      // Pushed beside the last page's resettles: it runs only once they are on the stack.
+      else if (started !== undefined) children.push({ kind: 'recheck-done', payload: { started } });
       return children;
+    },
+  };
+
+  const recheckDoneKind: OperationKind<z.infer<typeof recheckDonePayload>> = {
+    payload: recheckDonePayload,
+    async execute({ started }, context) {
+      await context.marks.advance(recheckMark(context.dryRun), new Date(started));
+      return [];
     },
   };
 
@@ -136,6 +162,7 @@ export function repositoryJob({ config, registry, repository, report }: Reposito
     kinds: {
       default: pendingKind,
       recheck: recheckKind,
+      'recheck-done': recheckDoneKind,
       settle: settleKind<TimeCursor, PendingRange>('settle', settlePayload, (...args) =>
         registry.settlePendingRange(...args),
       ),
@@ -146,6 +173,9 @@ export function repositoryJob({ config, registry, repository, report }: Reposito
     },
   };
 }
+
+/** A dry run keeps its own mark: its resettles delete nothing, so its pass must not stand in for a real one. */
+const recheckMark = (dryRun: boolean) => (dryRun ? 'recheck-dry-run' : 'recheck');
 
 /**
  * Id ranges (after, through] over a page of done deletions (`done`, in id order after `after`) that

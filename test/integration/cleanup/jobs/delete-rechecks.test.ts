@@ -10,10 +10,11 @@ import { nxrgSchemaSql } from '../../../../lib/nxrg/schema';
 import { defaultOpenxdsNames } from '../../../../lib/openxds/names';
 import { OpenxdsRepository } from '../../../../lib/openxds/repository';
 import { openxdsSchemaSql } from '../../../../lib/openxds/schema';
+import { noMarks } from '../../../harness/job-marks';
 import { createTestSchema, type TestSchema } from '../../../harness/postgres';
 
 const NOW = new Date('2026-06-01T00:00:00Z');
-const context: OperationContext = { job: 'test', dryRun: false, now: () => NOW };
+const context: OperationContext = { job: 'test', dryRun: false, now: () => NOW, marks: noMarks };
 const uuid = (n: number) => `00000000-0000-0000-0000-${String(n).padStart(12, '0')}`;
 
 /** Executes one operation of `job` and returns what it supplies. */
@@ -260,7 +261,7 @@ describe('deletes re-check their condition at delete time', () => {
     const repository = () => new OpenxdsRepository(openxds.pool, defaultOpenxdsNames);
     const job = () =>
       repositoryJob({
-        config: { pageSize: 100, batchSize: 100, maxDeletesPerStep: 100 },
+        config: { pageSize: 100, batchSize: 100, maxDeletesPerStep: 100, recheckIntervalMinutes: 60 },
         registry,
         repository: repository(),
         report,
@@ -319,7 +320,7 @@ describe('deletes re-check their condition at delete time', () => {
     it('leaves the record pending when the OpenXDS delete fails, and a retry completes it', async () => {
       const [op] = await settlesOf(job());
       const failing = repositoryJob({
-        config: { pageSize: 100, batchSize: 100, maxDeletesPerStep: 100 },
+        config: { pageSize: 100, batchSize: 100, maxDeletesPerStep: 100, recheckIntervalMinutes: 60 },
         registry,
         repository: {
           presentIds: async () => [],
@@ -341,7 +342,7 @@ describe('deletes re-check their condition at delete time', () => {
     it('a crash between the OpenXDS delete and the mark leaves the records pending, and a retry marks them', async () => {
       const [op] = await settlesOf(job());
       const crashing = repositoryJob({
-        config: { pageSize: 100, batchSize: 100, maxDeletesPerStep: 100 },
+        config: { pageSize: 100, batchSize: 100, maxDeletesPerStep: 100, recheckIntervalMinutes: 60 },
         registry,
         repository: {
           presentIds: async () => [],
@@ -360,7 +361,7 @@ describe('deletes re-check their condition at delete time', () => {
     });
 
     it('a crash in a later round of a settle keeps the earlier rounds done, and a retry settles the rest once', async () => {
-      const rounds = { pageSize: 100, batchSize: 1, maxDeletesPerStep: 100 };
+      const rounds = { pageSize: 100, batchSize: 1, maxDeletesPerStep: 100, recheckIntervalMinutes: 60 };
       const [op] = await settlesOf(repositoryJob({ config: rounds, registry, repository: repository(), report }));
       const asked: string[][] = [];
       const crashing = repositoryJob({

@@ -1,5 +1,4 @@
-import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { operationKey } from '../../../../lib/cleanup/engine/keys';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { cleanupJob } from '../../../../lib/cleanup/jobs';
 import { REPOSITORY_JOB } from '../../../../lib/cleanup/jobs/repository';
 import type { DeletionEvent, JobReport } from '../../../../lib/cleanup/report';
@@ -9,6 +8,8 @@ import { nxrgNamesSchema } from '../../../../lib/nxrg/names';
 import { nxrgSchemaSql } from '../../../../lib/nxrg/schema';
 import { silentCleanupReport } from '../../../harness/cleanup-report';
 import { type EmbeddedDynamo, startDynamo } from '../../../harness/dynamo';
+import { leftByEarlierVersion } from '../../../harness/earlier-stack';
+import { noMarks } from '../../../harness/job-marks';
 import { createTestSchema, type TestSchema } from '../../../harness/postgres';
 import { generateRegistry } from '../../../harness/registry/generate';
 import { stepToEmpty } from '../../../harness/registry/step-to-empty';
@@ -135,7 +136,7 @@ describe('repository-cleanup on the stack (real PostgreSQL, dynalite)', () => {
       { nxrg: nxrg.pool, openxds: counted },
       report,
     );
-    const context = { job: REPOSITORY_JOB, dryRun: false, now: () => new Date() };
+    const context = { job: REPOSITORY_JOB, dryRun: false, now: () => new Date(), marks: noMarks };
     const execute = async (op: { kind: string; payload: unknown }) => {
       const kind = job.kinds[op.kind]!;
       return (await kind.execute(kind.payload.parse(op.payload), context)) ?? [];
@@ -174,18 +175,10 @@ describe('repository-cleanup on the stack (real PostgreSQL, dynalite)', () => {
       [uuid(4)],
     );
     await openxds.pool.query('INSERT INTO repository_documents SELECT unnest($1::uuid[])', [[1, 2, 3, 4, 5].map(uuid)]);
-    await dynamo.doc.send(
-      new PutCommand({
-        TableName: TABLE,
-        Item: {
-          pk: REPOSITORY_JOB,
-          sk: operationKey(999_999, 0),
-          attempts: 0,
-          kind: 'batch-delete',
-          payload: JSON.stringify({ ids: [1, 2, 3, 4].map(uuid) }),
-        },
-      }),
-    );
+    await leftByEarlierVersion(dynamo.doc, TABLE, REPOSITORY_JOB, {
+      kind: 'batch-delete',
+      payload: { ids: [1, 2, 3, 4].map(uuid) },
+    });
     const [result] = await runnerFor(1)();
     expect(result).toMatchObject({ kind: 'batch-delete', outcome: 'executed' });
     const stored = await openxds.pool.query<{ id: string }>(

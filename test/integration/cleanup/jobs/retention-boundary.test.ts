@@ -4,13 +4,14 @@ import type { DeletionEvent } from '../../../../lib/cleanup/report';
 import { defaultNxrgNames } from '../../../../lib/nxrg/names';
 import { NxrgRegistry, type RetentionBasis } from '../../../../lib/nxrg/registry';
 import { nxrgSchemaSql } from '../../../../lib/nxrg/schema';
+import { noMarks } from '../../../harness/job-marks';
 import { createTestSchema, type TestSchema } from '../../../harness/postgres';
 
 const NOW = new Date('2026-06-01T00:00:00Z');
 const RETENTION_DAYS = 10;
 /** now − retention: a document with exactly this time is not yet *older than* its retention. */
 const BOUNDARY = '2026-05-22 00:00:00+00';
-const context: OperationContext = { job: 'test', dryRun: false, now: () => NOW };
+const context: OperationContext = { job: 'test', dryRun: false, now: () => NOW, marks: noMarks };
 
 const AT_BOUNDARY = '00000000-0000-0000-0000-000000000001';
 const JUST_OLDER = '00000000-0000-0000-0000-000000000002';

@@ -161,6 +161,26 @@ describe('cleanup job configuration', () => {
       { CLEANUP_REPOSITORY_PAGE_SIZE: '1000000', CLEANUP_REPOSITORY_BATCH_SIZE: '1000' },
       'CLEANUP_REPOSITORY_PAGE_SIZE: page size 1000000 ÷ batch size 1000 would push more than 200 operations in one step',
     ],
+    [
+      loadRepositoryJobConfig,
+      { CLEANUP_REPOSITORY_RECHECK_INTERVAL_MINUTES: '0' },
+      'CLEANUP_REPOSITORY_RECHECK_INTERVAL_MINUTES: must be at least 1',
+    ],
+    [
+      loadRepositoryJobConfig,
+      { CLEANUP_REPOSITORY_RECHECK_INTERVAL_MINUTES: '1441' },
+      'CLEANUP_REPOSITORY_RECHECK_INTERVAL_MINUTES: must be at most 1440',
+    ],
+    [
+      loadRepositoryJobConfig,
+      { CLEANUP_REPOSITORY_RECHECK_INTERVAL_MINUTES: '1.5' },
+      'CLEANUP_REPOSITORY_RECHECK_INTERVAL_MINUTES: must be an integer',
+    ],
+    [
+      loadRepositoryJobConfig,
+      { CLEANUP_REPOSITORY_RECHECK_INTERVAL_MINUTES: 'hourly' },
+      'CLEANUP_REPOSITORY_RECHECK_INTERVAL_MINUTES: must be an integer',
+    ],
   ])('rejects a bad status90 or repository setting (%#)', (load, env, message) => {
     expect(problems(() => load(env))).toContain(message);
   });
@@ -177,6 +197,19 @@ describe('cleanup job configuration', () => {
       pageSize: 10_000_000,
       batchSize: 50_000,
     });
+  });
+
+  it('rechecks the done deletions hourly unless told otherwise, and takes from a minute to a day', () => {
+    expect(loadRepositoryJobConfig({}).recheckIntervalMinutes).toBe(60);
+    expect(loadRepositoryJobConfig({ CLEANUP_REPOSITORY_RECHECK_INTERVAL_MINUTES: '' }).recheckIntervalMinutes).toBe(
+      60,
+    );
+    expect(loadRepositoryJobConfig({ CLEANUP_REPOSITORY_RECHECK_INTERVAL_MINUTES: '1' }).recheckIntervalMinutes).toBe(
+      1,
+    );
+    expect(
+      loadRepositoryJobConfig({ CLEANUP_REPOSITORY_RECHECK_INTERVAL_MINUTES: '1440' }).recheckIntervalMinutes,
+    ).toBe(1440);
   });
 
   it('never quotes a value in its errors', () => {

@@ -14,9 +14,10 @@ import type {
   ExpiryRule,
   TimeCursor,
 } from '../../../../lib/nxrg/registry';
+import { memoryMarks, noMarks } from '../../../harness/job-marks';
 
 const NOW = new Date('2026-06-01T00:00:00Z');
-const context: OperationContext = { job: 'test', dryRun: false, now: () => NOW };
+const context: OperationContext = { job: 'test', dryRun: false, now: () => NOW, marks: noMarks };
 const ids = (n: number, from = 0) => Array.from({ length: n }, (_, i) => `doc-${String(from + i).padStart(6, '0')}`);
 
 /** Executes an operation as the engine would: the payload round-trips through JSON and the kind's schema. */
@@ -328,7 +329,8 @@ describe('repository-cleanup operations', () => {
    * holds `back`; the fake settles every id of a range but 'doc-000001' (back in NXRG), at most `limit`.
    * `removed` and `asked` hold what each OpenXDS delete and lookup was given.
    */
-  function setup(config = { pageSize: 5, batchSize: 2, maxDeletesPerStep: 3 }) {
+  function setup(sizes = { pageSize: 5, batchSize: 2, maxDeletesPerStep: 3 }) {
+    const config = { ...sizes, recheckIntervalMinutes: 60 };
     const pending = ids(9);
     const done = ids(7, 20);
     const back = ['doc-000021', 'doc-000024'];
@@ -401,7 +403,9 @@ describe('repository-cleanup operations', () => {
     ]);
     expect(ofKind(first, 'default')).toEqual([{ kind: 'default', payload: { after: cursorOf('doc-000004') } }]);
     // The first page of a fill also starts the recheck of the deletions marked done; a continuation does not.
-    expect(ofKind(first, 'recheck')).toEqual([{ kind: 'recheck', payload: { after: null } }]);
+    expect(ofKind(first, 'recheck')).toEqual([
+      { kind: 'recheck', payload: { after: null, started: NOW.toISOString() } },
+    ]);
     // The last page falls short: it runs to the last pending deletion, and nothing follows it.
     expect(await run(job, ofKind(first, 'default')[0]!)).toEqual([
       { kind: 'settle', payload: { after: cursorOf('doc-000004'), through: cursorOf('doc-000008') } },
@@ -468,6 +472,41 @@ describe('repository-cleanup operations', () => {
     expect(settled).toEqual([['doc-000021']]);
   });
 
+  it('a recheck pass carries its start to its last page, which pushes a recheck-done recording it as the mark', async () => {
+    const { job } = setup();
+    const started = NOW.toISOString();
+    const first = await run(job, { kind: 'recheck', payload: { after: null, started } });
+    expect(ofKind(first, 'recheck')).toEqual([{ kind: 'recheck', payload: { after: 'doc-000023', started } }]);
+    expect(ofKind(first, 'recheck-done')).toEqual([]);
+    const last = await run(job, ofKind(first, 'recheck')[0]!);
+    expect(last).toEqual([
+      { kind: 'resettle', payload: { after: 'doc-000023', through: 'doc-000024' } },
+      { kind: 'recheck-done', payload: { started } },
+    ]);
+    const marks = memoryMarks();
+    expect(await run(job, last[1]!, { ...context, marks })).toEqual([]);
+    expect(marks.recorded).toEqual(new Map([['recheck', NOW]]));
+    // A dry run's pass (its resettles delete nothing) never stands in for a real one.
+    const dryMarks = memoryMarks();
+    await run(job, last[1]!, { ...context, dryRun: true, marks: dryMarks });
+    expect(dryMarks.recorded).toEqual(new Map([['recheck-dry-run', NOW]]));
+  });
+
+  it.each([
+    ['no recheck within the interval of the last finished one', 59, []],
+    ['a recheck once the interval has passed', 60, ['recheck']],
+  ])('a fill starts %s', async (_, minutes, kinds) => {
+    const { job } = setup();
+    const marks = memoryMarks();
+    await marks.advance('recheck', NOW);
+    const later = new Date(NOW.getTime() + minutes * 60_000);
+    const ops = await run(job, job.defaultOperation, { ...context, now: () => later, marks });
+    expect(ofKind(ops, 'recheck').map((op) => op.kind)).toEqual(kinds);
+    // A dry run keeps its own mark: the real one does not hold it back.
+    const dry = await run(job, job.defaultOperation, { ...context, dryRun: true, now: () => later, marks });
+    expect(ofKind(dry, 'recheck')).toHaveLength(1);
+  });
+
   it('still runs the id-list batch deletes an earlier version left on the stack, within the cap', async () => {
     const { job, settled, events } = setup();
     expect(await run(job, { kind: 'batch-delete', payload: { ids: ids(5) } })).toEqual([
@@ -490,6 +529,9 @@ describe('repository-cleanup operations', () => {
     ['settle', { after: 'doc-000001', through: cursorOf('doc-000002') }],
     ['resettle', { after: null, through: '' }],
     ['recheck', { after: cursorOf('doc-000001') }],
+    ['recheck', { after: null, started: 'yesterday' }],
+    ['recheck-done', {}],
+    ['recheck-done', { started: '2026-06-01' }],
     ['default', { after: { id: 'doc-000001' } }],
   ])('rejects a malformed %s payload', (kind, payload) => {
     expect(setup().job.kinds[kind]!.payload.safeParse(payload).success).toBe(false);
