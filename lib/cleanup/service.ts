@@ -73,9 +73,10 @@ export function createCleanupReport({ logger, metrics }: Observability, job: str
 
 /**
  * One small pool per database per container. pg connects lazily, so building them at cold start
- * costs nothing; a step uses one connection of each at most. A connection attempt or statement
- * that takes longer than CLEANUP_DATABASE_TIMEOUT_SECONDS fails (client and server side), so a
- * hung database ends the step before the Lambda timeout instead of freezing it mid-statement.
+ * costs nothing; a step uses two at most (a time-based step walks the next range while it deletes
+ * one). A connection attempt or statement that takes longer than CLEANUP_DATABASE_TIMEOUT_SECONDS
+ * fails (client and server side), so a hung database ends the step before the Lambda timeout instead
+ * of freezing it mid-statement.
  */
 export function jobDatabases(
   config: Pick<CleanupConfig, 'NXRG_DATABASE_URL' | 'OPENXDS_DATABASE_URL' | 'CLEANUP_DATABASE_TIMEOUT_SECONDS'>,

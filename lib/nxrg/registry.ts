@@ -137,12 +137,14 @@ export class NxrgRegistry {
     let keyset = '';
     if (after) {
       params.push(after.at, after.id);
-      keyset = `AND (${time}, ${d.id}) > ($4::timestamptz, $5)`;
+      keyset = `AND (doc.${time}, doc.${d.id}) > ($4::timestamptz, $5)`;
     }
+    // Qualified: a bare ORDER BY name binds to an output column first ("id" to `id::text`), which
+    // sorts the walk's entries by text instead of reading them in index order.
     const { rows } = await this.query<{ id: string; at: string }>(
-      `SELECT ${d.id}::text AS id, ${time}::text AS at FROM ${d.table}
-       WHERE ${d.type} = $1 AND ${time} < $2 ${keyset}
-       ORDER BY ${time}, ${d.id} OFFSET $3 LIMIT 1`,
+      `SELECT doc.${d.id}::text AS id, doc.${time}::text AS at FROM ${d.table} doc
+       WHERE doc.${d.type} = $1 AND doc.${time} < $2 ${keyset}
+       ORDER BY doc.${time}, doc.${d.id} OFFSET $3 LIMIT 1`,
       params,
     );
     return rows[0] ?? null;

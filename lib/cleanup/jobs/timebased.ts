@@ -54,21 +54,37 @@ export function timebasedJob({ config, registry, report }: TimebasedJobDeps): Jo
         report.dropped({ job: TIMEBASED_JOB, documentType });
         return [];
       }
-      const next = await deleteRanges<TimeCursor>(context, {
-        after,
-        size: rule.batchSize,
-        cap: config.maxDeletesPerStep,
-        report,
-        async round(cursor, deletion) {
-          // Retention is re-computed for every range, from the time the range is deleted.
-          const current = expiry(rule, deletion.at);
-          const through = await registry.expiredRangeEnd(current, cursor, rule.batchSize);
-          const range = { after: cursor, through };
-          const deleted = await registry.deleteExpiredRange(current, range, { reason: TIMEBASED_JOB, ...deletion });
-          return { through, deleted };
-        },
-      });
-      return next === null ? [] : [typeBased({ documentType, after: next })];
+      // The end of the range after this one, walked on another connection while this one is deleted.
+      let ahead: { after: TimeCursor; end: Promise<TimeCursor | null> } | undefined;
+      try {
+        const next = await deleteRanges<TimeCursor>(context, {
+          after,
+          size: rule.batchSize,
+          cap: config.maxDeletesPerStep,
+          report,
+          async round(cursor, deletion) {
+            // Retention is re-computed for every range, from the time the range is deleted (the DELETE's
+            // re-check). An end walked ahead counted from the round before: the same end as one walked
+            // now, or none (the range then runs to this cutoff) if fewer than a batch were expired then.
+            const current = expiry(rule, deletion.at);
+            const walked = ahead?.after === cursor ? ahead.end : undefined;
+            const through = await (walked ?? registry.expiredRangeEnd(current, cursor, rule.batchSize));
+            if (through === null) ahead = undefined;
+            else {
+              ahead = { after: through, end: registry.expiredRangeEnd(current, through, rule.batchSize) };
+              // Awaited by the next round or when the step ends; its failure must not go unhandled meanwhile.
+              ahead.end.catch(() => undefined);
+            }
+            const range = { after: cursor, through };
+            const deleted = await registry.deleteExpiredRange(current, range, { reason: TIMEBASED_JOB, ...deletion });
+            return { through, deleted };
+          },
+        });
+        return next === null ? [] : [typeBased({ documentType, after: next })];
+      } finally {
+        // A walk for a round that will not come (the step stops or failed): no statement outlives the step.
+        await ahead?.end.catch(() => undefined);
+      }
     },
   };
 

@@ -163,6 +163,19 @@ describe('NXRG cleanup queries use their indexes', () => {
     },
   );
 
+  it.each([
+    ['created, from the start', 'created', null],
+    ['created, after a cursor', 'created', cursor],
+    ['service, from the start', 'service', null],
+  ] as const)(
+    'a time-based range end %s walks its index in order and sorts no documents',
+    async (_name, basis, after) => {
+      await registry.expiredRangeEnd({ documentType: 'referral', basis, cutoff }, after, 1_000);
+      // The walk stops at the range's end in index order: a sort would read and order every entry up to it.
+      expect(sortsOfDocuments(plans[0]!)).toEqual([]);
+    },
+  );
+
   it('range deletes scan only their keyset range of their index; an id-list delete finds its documents by primary key', async () => {
     const ids = ['00000000-0000-0000-0000-000000000001', '00000000-0000-0000-0000-000000000002'];
     const deletion = { reason: 'test', at: now, dryRun: false };
