@@ -49,7 +49,9 @@ describe('the deletion record, appended or keyed (real PostgreSQL, dynalite)', (
        SELECT unnest($1::uuid[]), 'referral', '0101010101', '2010-01-01'`,
       [ns.map(uuid)],
     );
-    await openxds.pool.query('INSERT INTO repository_documents SELECT unnest($1::uuid[])', [ns.map(uuid)]);
+    await openxds.pool.query('INSERT INTO repository_documents SELECT unnest($1::uuid[]) ON CONFLICT DO NOTHING', [
+      ns.map(uuid),
+    ]);
   };
   const records = async () =>
     (
@@ -74,12 +76,12 @@ describe('the deletion record, appended or keyed (real PostgreSQL, dynalite)', (
 
   it('appends a second, pending record for a document deleted again after a restore, and the repository job deletes its copy', async () => {
     const registry = new NxrgRegistry(nxrg.pool, defaultNxrgNames);
-    expect(await registry.recordShape()).toBe('appended');
     await restore(1, 2);
     expect(await registry.deleteExpiredRange(rule, { after: null, through: null }, deletion('2026-01-01'))).toEqual([
       uuid(1),
       uuid(2),
     ]);
+    expect(await registry.recordShape()).toBe('appended');
     await settleAll();
     expect(await copies()).toEqual([]);
     // Document 1 is restored (NXRG and OpenXDS) and deleted again.
@@ -93,6 +95,19 @@ describe('the deletion record, appended or keyed (real PostgreSQL, dynalite)', (
     await settleAll();
     expect(await copies()).toEqual([]);
     expect((await records()).map((r) => r.done)).toEqual([true, true, true]);
+
+    // Document 3 deleted, restored and deleted again before the repository job runs: two pending
+    // records in one range, one OpenXDS delete, both marked.
+    for (const at of ['2026-03-01', '2026-03-02']) {
+      await restore(3);
+      await registry.deleteExpiredRange(rule, { after: null, through: null }, deletion(at));
+    }
+    await settleAll();
+    expect(await copies()).toEqual([]);
+    expect((await records()).filter((r) => r.id === uuid(3))).toEqual([
+      { id: uuid(3), done: true },
+      { id: uuid(3), done: true },
+    ]);
   });
 
   it('on a table that still has the primary key, resets the one record as before; after the key is dropped, the retry appends', async () => {
