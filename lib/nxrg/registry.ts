@@ -129,8 +129,11 @@ export class NxrgRegistry {
     this.x = quoteAll(names.deletedDocuments);
   }
 
-  /** What is missing or of the wrong type among the tables and columns `columns` names (empty: all there). */
-  schemaProblems(columns: NxrgColumns): Promise<string[]> {
+  /**
+   * What is missing or of the wrong type among the tables and columns `columns` names, and, for a job
+   * that writes deletion records, a unique index on document_id it cannot work with (empty: all well).
+   */
+  async schemaProblems(columns: NxrgColumns): Promise<string[]> {
     const tables = (Object.entries(columns) as [keyof NxrgNames, string[]][]).map(([table, keys]) => {
       const names = this.names[table] as Record<string, string>;
       const kinds = nxrgColumnKinds[table] as Record<string, ColumnKind>;
@@ -140,7 +143,36 @@ export class NxrgRegistry {
         columns: Object.fromEntries(keys.map((key) => [key, { name: names[key]!, kind: kinds[key]! }])),
       };
     });
-    return schemaProblems(this.pool, 'NXRG', tables);
+    const problems = await schemaProblems(this.pool, 'NXRG', tables);
+    // The jobs that write deletion records (they name `reason`) need a table a second record fits in.
+    if (problems.length === 0 && columns.deletedDocuments?.includes('reason')) {
+      problems.push(...(await this.recordKeyProblems()));
+    }
+    return problems;
+  }
+
+  /**
+   * A unique index on the deletion table's document_id other than a plain key (valid, immediate, on
+   * document_id alone: what `ON CONFLICT (document_id)` uses) would fail a document's second record
+   * without the upsert being able to use it: refused at cold start rather than failing every delete.
+   */
+  private async recordKeyProblems(): Promise<string[]> {
+    const { x } = this;
+    const { rows } = await this.query<{ name: string }>(
+      `SELECT c.relname AS name FROM pg_index i
+       JOIN pg_class c ON c.oid = i.indexrelid
+       JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attname = $2
+       WHERE i.indrelid = to_regclass($1) AND i.indisunique AND a.attnum = ANY(i.indkey::int2[])
+         AND NOT (i.indnkeyatts = 1 AND i.indisvalid AND i.indimmediate AND i.indpred IS NULL AND i.indexprs IS NULL)
+       ORDER BY 1`,
+      [x.table, this.names.deletedDocuments.documentId],
+    );
+    return rows.map(
+      ({ name }) =>
+        `NXRG table ${x.table} (NXRG_NAMES deletedDocuments.table) has unique index "${name}" on ${x.documentId}, which ` +
+        'is not a plain key: a document deleted again after a restore needs a second record; drop it ' +
+        '(docs/cleanup.md, Operating: migrating to the appended record)',
+    );
   }
 
   /**

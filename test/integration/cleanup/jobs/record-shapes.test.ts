@@ -1,5 +1,6 @@
 import { cleanupJob } from '../../../../lib/cleanup/jobs';
 import { REPOSITORY_JOB } from '../../../../lib/cleanup/jobs/repository';
+import { TIMEBASED_JOB } from '../../../../lib/cleanup/jobs/timebased';
 import { DatabaseError } from '../../../../lib/errors';
 import { defaultNxrgNames } from '../../../../lib/nxrg/names';
 import { type ExpiryRule, NxrgRegistry } from '../../../../lib/nxrg/registry';
@@ -140,6 +141,35 @@ describe('the deletion record, appended or keyed (real PostgreSQL, dynalite)', (
       { id: uuid(1), done: true },
       { id: uuid(1), done: false },
     ]);
+  });
+
+  it('a job that writes records refuses at cold start a unique index on document_id that a second record would violate', async () => {
+    await nxrg.pool.query(
+      'CREATE UNIQUE INDEX deleted_documents_once ON deleted_documents (document_id) WHERE openxds_deleted_at IS NULL',
+    );
+    try {
+      const job = (name: typeof TIMEBASED_JOB | typeof REPOSITORY_JOB) =>
+        cleanupJob(
+          name,
+          {
+            NXRG_DOCUMENT_TYPES: 'referral',
+            CLEANUP_TIMEBASED_DOCUMENT_TYPES: JSON.stringify({ referral: { retentionDays: 3650 } }),
+          },
+          { nxrg: nxrg.pool, openxds: openxds.pool },
+          silentCleanupReport,
+        );
+      await expect(job(TIMEBASED_JOB).verify!()).rejects.toThrow(
+        /NXRG table "deleted_documents" \(NXRG_NAMES deletedDocuments\.table\) has unique index "deleted_documents_once" on "document_id", which is not a plain key/,
+      );
+      // The repository job writes no records: the index is no concern of it.
+      await expect(job(REPOSITORY_JOB).verify!()).resolves.toBeUndefined();
+      // The plain key of an earlier version is not refused: the jobs keep its upsert.
+      await nxrg.pool.query(`DROP INDEX deleted_documents_once;
+        ALTER TABLE deleted_documents ADD CONSTRAINT deleted_documents_pkey PRIMARY KEY (document_id)`);
+      await expect(job(TIMEBASED_JOB).verify!()).resolves.toBeUndefined();
+    } finally {
+      await nxrg.pool.query('DROP INDEX IF EXISTS deleted_documents_once');
+    }
   });
 
   it('runs an id-range resettle and an id-cursor recheck an earlier version left on the stack, on the appended table', async () => {
