@@ -68,11 +68,28 @@ export interface PendingRange {
   through: TimeCursor;
 }
 
-/** A range of deletion records in document id order: after `after` (exclusive; null: from the start) through `through`. */
+/**
+ * A keyset range of deletions marked done, in (openxds_deleted_at, document_id) order (the order of
+ * the done index, which a mark joins at its right edge): after `after` (exclusive; null: from the
+ * start) through `through`.
+ */
 export interface DoneRange {
+  after: TimeCursor | null;
+  through: TimeCursor;
+}
+
+/** A range of done deletions in document id order: only the `resettle` items an earlier version left on a deployed stack. */
+export interface DoneIdRange {
   after: string | null;
   through: string;
 }
+
+/**
+ * How the deletion table is keyed: `appended` (no unique index on document_id: every deletion
+ * appends a record, a document deleted again after a restore gets a second one) or `keyed` (the
+ * primary key of an earlier version: a deletion of a document already recorded resets its record).
+ */
+export type RecordShape = 'appended' | 'keyed';
 
 /** Deletes the copies of the confirmed deletions in OpenXDS (a dry run only finds them); returns those it deleted. */
 export type RemoveCopies = (confirmed: string[]) => Promise<string[]>;
@@ -100,6 +117,7 @@ export class NxrgRegistry {
   private readonly d: NxrgNames['documents'];
   private readonly c: NxrgNames['citizens'];
   private readonly x: NxrgNames['deletedDocuments'];
+  private shape: Promise<RecordShape> | undefined;
 
   constructor(
     private readonly pool: Pool,
@@ -111,8 +129,11 @@ export class NxrgRegistry {
     this.x = quoteAll(names.deletedDocuments);
   }
 
-  /** What is missing or of the wrong type among the tables and columns `columns` names (empty: all there). */
-  schemaProblems(columns: NxrgColumns): Promise<string[]> {
+  /**
+   * What is missing or of the wrong type among the tables and columns `columns` names, and, for a job
+   * that writes deletion records, a unique index on document_id it cannot work with (empty: all well).
+   */
+  async schemaProblems(columns: NxrgColumns): Promise<string[]> {
     const tables = (Object.entries(columns) as [keyof NxrgNames, string[]][]).map(([table, keys]) => {
       const names = this.names[table] as Record<string, string>;
       const kinds = nxrgColumnKinds[table] as Record<string, ColumnKind>;
@@ -122,7 +143,36 @@ export class NxrgRegistry {
         columns: Object.fromEntries(keys.map((key) => [key, { name: names[key]!, kind: kinds[key]! }])),
       };
     });
-    return schemaProblems(this.pool, 'NXRG', tables);
+    const problems = await schemaProblems(this.pool, 'NXRG', tables);
+    // The jobs that write deletion records (they name `reason`) need a table a second record fits in.
+    if (problems.length === 0 && columns.deletedDocuments?.includes('reason')) {
+      problems.push(...(await this.recordKeyProblems()));
+    }
+    return problems;
+  }
+
+  /**
+   * A unique index on the deletion table's document_id other than a plain key (valid, immediate, on
+   * document_id alone: what `ON CONFLICT (document_id)` uses) would fail a document's second record
+   * without the upsert being able to use it: refused at cold start rather than failing every delete.
+   */
+  private async recordKeyProblems(): Promise<string[]> {
+    const { x } = this;
+    const { rows } = await this.query<{ name: string }>(
+      `SELECT c.relname AS name FROM pg_index i
+       JOIN pg_class c ON c.oid = i.indexrelid
+       JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attname = $2
+       WHERE i.indrelid = to_regclass($1) AND i.indisunique AND a.attnum = ANY(i.indkey::int2[])
+         AND NOT (i.indnkeyatts = 1 AND i.indisvalid AND i.indimmediate AND i.indpred IS NULL AND i.indexprs IS NULL)
+       ORDER BY 1`,
+      [x.table, this.names.deletedDocuments.documentId],
+    );
+    return rows.map(
+      ({ name }) =>
+        `NXRG table ${x.table} (NXRG_NAMES deletedDocuments.table) has unique index "${name}" on ${x.documentId}, which ` +
+        'is not a plain key: a document deleted again after a restore needs a second record; drop it ' +
+        '(docs/cleanup.md, Operating: migrating to the appended record)',
+    );
   }
 
   /**
@@ -306,7 +356,7 @@ export class NxrgRegistry {
     const { x } = this;
     const params: unknown[] = [size - 1];
     const pending = `FROM ${x.table} rec
-      WHERE rec.${x.openxdsDeletedAt} IS NULL ${after ? this.deletionBound('>', after, params) : ''}`;
+      WHERE rec.${x.openxdsDeletedAt} IS NULL ${after ? this.keyBound(x.deletedAt, '>', after, params) : ''}`;
     const key = `rec.${x.documentId}::text AS id, rec.${x.deletedAt}::text AS at`;
     const { rows } = await this.query<TimeCursor & { full: boolean }>(
       `(SELECT ${key}, true AS full ${pending} ORDER BY rec.${x.deletedAt}, rec.${x.documentId} OFFSET $1 LIMIT 1)
@@ -320,20 +370,20 @@ export class NxrgRegistry {
   }
 
   /**
-   * One page of ids whose OpenXDS deletion is marked done, in id order after `after`: the recheck
-   * asks OpenXDS whether a copy came back (a restore, a re-upload) since.
+   * One page of the deletions marked done after `after`, in (openxds_deleted_at, document_id) order
+   * (the done index's): the recheck asks OpenXDS whether a copy came back (a restore, a re-upload)
+   * since. A document deleted again after a restore may appear twice (one record per deletion).
    */
-  async doneRepositoryPage(after: string | null, limit: number): Promise<string[]> {
+  async doneRepositoryPage(after: TimeCursor | null, limit: number): Promise<TimeCursor[]> {
     const { x } = this;
     const params: unknown[] = [limit];
-    if (after !== null) params.push(after);
-    const { rows } = await this.query<{ id: string }>(
-      `SELECT ${x.documentId}::text AS id FROM ${x.table}
-       WHERE ${x.openxdsDeletedAt} IS NOT NULL ${after !== null ? `AND ${x.documentId} > $2` : ''}
-       ORDER BY ${x.documentId} LIMIT $1`,
+    const { rows } = await this.query<TimeCursor>(
+      `SELECT rec.${x.documentId}::text AS id, rec.${x.openxdsDeletedAt}::text AS at FROM ${x.table} rec
+       WHERE rec.${x.openxdsDeletedAt} IS NOT NULL ${after ? this.keyBound(x.openxdsDeletedAt, '>', after, params) : ''}
+       ORDER BY rec.${x.openxdsDeletedAt}, rec.${x.documentId} LIMIT $1`,
       params,
     );
-    return rows.map((r) => r.id);
+    return rows;
   }
 
   /**
@@ -347,28 +397,53 @@ export class NxrgRegistry {
     deletion: Pick<Deletion, 'at' | 'dryRun'>,
     remove: RemoveCopies,
   ): Promise<Settled<TimeCursor>> {
+    return this.settleKeyset(this.x.deletedAt, 'IS NULL', range, limit, deletion, remove);
+  }
+
+  /**
+   * Settles again the deletions marked done in the keyset range (after, through] of
+   * (openxds_deleted_at, document_id) order, at most `limit` of them (`next`: the key to go on after):
+   * the recheck found copies of some back in OpenXDS. Those it deletes are marked anew, which moves
+   * them past the range's end (to the right edge of the done index).
+   */
+  async settleDoneRange(
+    range: DoneRange,
+    limit: number,
+    deletion: Pick<Deletion, 'at' | 'dryRun'>,
+    remove: RemoveCopies,
+  ): Promise<Settled<TimeCursor>> {
+    return this.settleKeyset(this.x.openxdsDeletedAt, 'IS NOT NULL', range, limit, deletion, remove);
+  }
+
+  /** Settles the records in `state` (pending: `IS NULL`) in a keyset range of (`time`, document_id) order. */
+  private async settleKeyset(
+    time: string,
+    state: 'IS NULL' | 'IS NOT NULL',
+    range: { after: TimeCursor | null; through: TimeCursor },
+    limit: number,
+    deletion: Pick<Deletion, 'at' | 'dryRun'>,
+    remove: RemoveCopies,
+  ): Promise<Settled<TimeCursor>> {
     const { x } = this;
     const params: unknown[] = [];
-    const keyset = `${range.after ? this.deletionBound('>', range.after, params) : ''} ${this.deletionBound('<=', range.through, params)}`;
-    const { settled, deleted } = await this.settle(
-      `rec.${x.openxdsDeletedAt} IS NULL ${keyset}`,
-      params,
-      `rec.${x.deletedAt}, rec.${x.documentId}`,
-      limit,
-      deletion,
-      remove,
-    );
+    const keyset = `${range.after ? this.keyBound(time, '>', range.after, params) : ''} ${this.keyBound(time, '<=', range.through, params)}`;
+    const where = `rec.${x.openxdsDeletedAt} ${state} ${keyset}`;
+    const { settled, deleted } = await this.settle(where, params, time, limit, deletion, remove);
     const last = settled.at(-1);
+    // Keys need not be unique (a document's records may share one): records after a duplicate the
+    // limit split are the same document's, whose copy this round deleted.
     const more = settled.length === limit && (last?.at !== range.through.at || last.id !== range.through.id);
     return { settled: settled.map((r) => r.id), deleted, next: more ? last! : null };
   }
 
   /**
-   * Settles again the deletions marked done in the id range (after, through], at most `limit` of
-   * them (`next`: the id to go on after): the recheck found copies of some back in OpenXDS.
+   * {@link settleDoneRange} for a range of document ids: the `resettle` items an earlier version
+   * left on a deployed stack. Without the primary key on document_id the range is found by reading
+   * every done deletion (the done index or the table) and sorting those in range: slower, but the
+   * same records and the same re-checks.
    */
-  async settleDoneRange(
-    range: DoneRange,
+  async settleDoneIdRange(
+    range: DoneIdRange,
     limit: number,
     deletion: Pick<Deletion, 'at' | 'dryRun'>,
     remove: RemoveCopies,
@@ -379,7 +454,7 @@ export class NxrgRegistry {
     const { settled, deleted } = await this.settle(
       `rec.${x.openxdsDeletedAt} IS NOT NULL AND rec.${x.documentId} <= $1 ${range.after !== null ? `AND rec.${x.documentId} > $2` : ''}`,
       params,
-      `rec.${x.documentId}`,
+      null,
       limit,
       deletion,
       remove,
@@ -394,7 +469,8 @@ export class NxrgRegistry {
 
   /**
    * Settles those of `ids` that are still deleted in NXRG, whether or not marked done: the id lists
-   * of `batch-delete` operations an earlier version left on a deployed stack.
+   * of `batch-delete` operations an earlier version left on a deployed stack. Without the primary
+   * key on document_id this reads the whole deletion table once per call.
    */
   async settleRepositoryDeletions(
     ids: readonly string[],
@@ -402,30 +478,26 @@ export class NxrgRegistry {
     remove: RemoveCopies,
   ): Promise<string[]> {
     const { x } = this;
-    const { deleted } = await this.settle(
-      `rec.${x.documentId} = ANY($1)`,
-      [ids],
-      `rec.${x.documentId}`,
-      null,
-      deletion,
-      remove,
-    );
+    const { deleted } = await this.settle(`rec.${x.documentId} = ANY($1)`, [ids], null, null, deletion, remove);
     return deleted;
   }
 
   /**
    * Runs `remove` (the OpenXDS delete; it returns what it deleted) on the deletion records that meet
    * `where` ($1… are `params`; the record is `rec`) and are still deleted in NXRG (no document of that
-   * id in the registry again), in `order`, at most `limit` (null: all), holding those records locked
+   * id in the registry again), in (`time`, document_id) order (`time` null: document_id order; the
+   * keys returned carry `time`), at most `limit` (null: all), holding those records locked
    * meanwhile; then (unless a dry run) marks them done: those that were pending, and those whose copy
-   * it deleted (a copy that came back is marked anew). The two databases cannot share a statement;
-   * the lock keeps the condition true until the mark. A crash between the OpenXDS delete and the mark
-   * leaves them as they were: the retry finds nothing left in OpenXDS and marks the pending ones.
+   * it deleted (a copy that came back is marked anew). The mark finds the locked rows by their tuple
+   * id, which the lock keeps fixed, so it needs no index on document_id (a document may have several
+   * records). The two databases cannot share a statement; the lock keeps the condition true until
+   * the mark. A crash between the OpenXDS delete and the mark leaves them as they were: the retry
+   * finds nothing left in OpenXDS and marks the pending ones.
    */
   private async settle(
     where: string,
     params: unknown[],
-    order: string,
+    time: string | null,
     limit: number | null,
     deletion: Pick<Deletion, 'at' | 'dryRun'>,
     remove: RemoveCopies,
@@ -434,25 +506,26 @@ export class NxrgRegistry {
     const client = await DatabaseError.wrap('NXRG', () => this.pool.connect());
     try {
       await client.query('BEGIN');
-      const { rows } = await client.query<TimeCursor>(
-        `SELECT rec.${x.documentId}::text AS id, rec.${x.deletedAt}::text AS at FROM ${x.table} rec
+      const { rows } = await client.query<TimeCursor & { row: string }>(
+        `SELECT rec.${x.documentId}::text AS id, rec.${time ?? x.deletedAt}::text AS at, rec.ctid::text AS row
+         FROM ${x.table} rec
          WHERE ${where}
            AND NOT EXISTS (SELECT 1 FROM ${d.table} doc WHERE doc.${d.id} = rec.${x.documentId})
-         ORDER BY ${order} LIMIT $${params.length + 1}
+         ORDER BY ${time ? `rec.${time}, ` : ''}rec.${x.documentId} LIMIT $${params.length + 1}
          FOR UPDATE OF rec`,
         [...params, limit],
       );
-      const confirmed = rows.map((r) => r.id);
+      const confirmed = [...new Set(rows.map((r) => r.id))];
       const deleted = await remove(confirmed);
-      if (!deletion.dryRun && confirmed.length > 0) {
+      if (!deletion.dryRun && rows.length > 0) {
         await client.query(
           `UPDATE ${x.table} SET ${x.openxdsDeletedAt} = $2
-           WHERE ${x.documentId} = ANY($1) AND (${x.openxdsDeletedAt} IS NULL OR ${x.documentId} = ANY($3))`,
-          [confirmed, deletion.at, deleted],
+           WHERE ctid = ANY($1::tid[]) AND (${x.openxdsDeletedAt} IS NULL OR ${x.documentId} = ANY($3))`,
+          [rows.map((r) => r.row), deletion.at, deleted],
         );
       }
       await client.query('COMMIT');
-      return { settled: rows, deleted };
+      return { settled: rows.map(({ id, at }) => ({ id, at })), deleted };
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
       throw error instanceof DatabaseError ? error : new DatabaseError('NXRG', error);
@@ -476,25 +549,60 @@ export class NxrgRegistry {
       return rows.map((r) => r.id);
     }
     const at = params.length + 1;
+    const keyed = (await this.recordShape()) === 'keyed';
     const { rows } = await this.query<{ id: string }>(
       `WITH gone AS (DELETE FROM ${d.table} doc WHERE ${where} RETURNING doc.${d.id} AS id),
        recorded AS (
          INSERT INTO ${x.table} (${x.documentId}, ${x.deletedAt}, ${x.reason})
          SELECT id, $${at}, $${at + 1} FROM gone
-         ON CONFLICT (${x.documentId}) DO UPDATE
-           SET ${x.deletedAt} = EXCLUDED.${x.deletedAt}, ${x.reason} = EXCLUDED.${x.reason}, ${x.openxdsDeletedAt} = NULL
+         ${keyed ? this.resetRecord() : ''}
        )
        SELECT id FROM gone`,
       [...params, deletion.at, deletion.reason],
-    );
+    ).catch((error: unknown) => {
+      // The statement failed as a whole (nothing deleted): the table's keys changed since they were
+      // read (a migration while this container was warm). Read them again for the retry.
+      if (shapeChanged(error)) this.shape = undefined;
+      throw error;
+    });
     return rows.map((r) => r.id);
   }
 
-  /** A keyset bound on a deletion record `rec` in (deleted_at, document_id) order; pushes its two parameters. */
-  private deletionBound(op: '>' | '<=', cursor: TimeCursor, params: unknown[]): string {
+  /**
+   * The deletion table's shape (see {@link RecordShape}), read from the catalogue once: `keyed` when
+   * a plain unique index on document_id alone exists (what `ON CONFLICT (document_id)` infers).
+   */
+  recordShape(): Promise<RecordShape> {
+    const { x } = this;
+    this.shape ??= this.query<{ keyed: boolean }>(
+      `SELECT EXISTS (
+         SELECT 1 FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
+         WHERE i.indrelid = to_regclass($1) AND i.indisunique AND i.indisvalid AND i.indimmediate
+           AND i.indnkeyatts = 1 AND i.indpred IS NULL AND i.indexprs IS NULL AND a.attname = $2
+       ) AS keyed`,
+      [x.table, this.names.deletedDocuments.documentId],
+    ).then(
+      ({ rows }) => (rows[0]?.keyed ? 'keyed' : 'appended'),
+      (error: unknown) => {
+        this.shape = undefined;
+        throw error;
+      },
+    );
+    return this.shape;
+  }
+
+  /** On a keyed table (an earlier version's), a document deleted again resets its one record to pending. */
+  private resetRecord(): string {
+    const { x } = this;
+    return `ON CONFLICT (${x.documentId}) DO UPDATE
+           SET ${x.deletedAt} = EXCLUDED.${x.deletedAt}, ${x.reason} = EXCLUDED.${x.reason}, ${x.openxdsDeletedAt} = NULL`;
+  }
+
+  /** A keyset bound on a deletion record `rec` in (`time`, document_id) order; pushes its two parameters. */
+  private keyBound(time: string, op: '>' | '<=', cursor: TimeCursor, params: unknown[]): string {
     const { x } = this;
     params.push(cursor.at, cursor.id);
-    return `AND (rec.${x.deletedAt}, rec.${x.documentId}) ${op} ($${params.length - 1}::timestamptz, $${params.length})`;
+    return `AND (rec.${time}, rec.${x.documentId}) ${op} ($${params.length - 1}::timestamptz, $${params.length})`;
   }
 
   /** A statement on the registry; its errors name NXRG and NXRG_DATABASE_URL. */
@@ -505,4 +613,13 @@ export class NxrgRegistry {
   private timeColumn(basis: RetentionBasis): string {
     return basis === 'created' ? this.d.createdAt : this.d.serviceTime;
   }
+}
+
+/**
+ * A record insert failed because the table's keys are not what was read: no unique index for
+ * `ON CONFLICT` (42P10), or a unique one the plain insert violated (23505; the DELETE raises none).
+ */
+function shapeChanged(error: unknown): boolean {
+  const code = (error instanceof DatabaseError ? error.cause : error) as { code?: unknown } | undefined;
+  return code?.code === '42P10' || code?.code === '23505';
 }

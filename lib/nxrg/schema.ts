@@ -37,18 +37,22 @@ CREATE INDEX IF NOT EXISTS ${indexName(names.documents.table, 'type_service_idx'
 -- Citizen batch operation: the documents of deceased citizens.
 CREATE INDEX IF NOT EXISTS ${indexName(names.documents.table, 'citizen_idx')} ON ${d.table} (${d.citizenId}, ${d.id});
 
--- One row per document a registry cleanup deleted; the repository cleanup sets ${x.openxdsDeletedAt}.
+-- One row per deletion a registry cleanup made (appended: a document deleted again after a restore gets
+-- a second row); the repository cleanup sets ${x.openxdsDeletedAt}. No primary key: a random uuid insert
+-- into one was most of what recording a deletion cost (docs/cleanup.md, Data model).
 CREATE TABLE IF NOT EXISTS ${x.table} (
-  ${x.documentId} uuid PRIMARY KEY,
+  ${x.documentId} uuid NOT NULL,
   ${x.deletedAt} timestamptz NOT NULL,
   ${x.reason} text NOT NULL,
   ${x.openxdsDeletedAt} timestamptz
 );
 -- Repository cleanup: the deletions not yet done in OpenXDS, in (deleted_at, document_id) order. A new
--- record joins this index at its right edge (deleted_at is the deleting step's clock), so recording a
--- deletion costs one random insert (the primary key), not two. It replaces the earlier pending index on
--- (${x.documentId}) alone (docs/cleanup.md, Operating: migrating from an earlier version).
+-- record joins this index at its right edge (deleted_at is the deleting step's clock). It replaces the
+-- earlier pending index on (${x.documentId}) alone (docs/cleanup.md, Operating: migrating from an earlier version).
 CREATE INDEX IF NOT EXISTS ${indexName(names.deletedDocuments.table, 'pending_time_idx')} ON ${x.table} (${x.deletedAt}, ${x.documentId}) WHERE ${x.openxdsDeletedAt} IS NULL;
+-- The recheck: the deletions done in OpenXDS, in (${x.openxdsDeletedAt}, document_id) order. The mark joins
+-- it at its right edge (${x.openxdsDeletedAt} is the settling step's clock); a pending record is not in it.
+CREATE INDEX IF NOT EXISTS ${indexName(names.deletedDocuments.table, 'done_idx')} ON ${x.table} (${x.openxdsDeletedAt}, ${x.documentId}) WHERE ${x.openxdsDeletedAt} IS NOT NULL;
 DROP INDEX IF EXISTS ${siblingName(names.deletedDocuments.table, 'pending_idx')};
 `;
 }

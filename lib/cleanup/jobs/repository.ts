@@ -1,6 +1,14 @@
 import { z } from 'zod';
 import type { RepositoryJobConfig } from '../../config/cleanup-jobs';
-import type { DoneRange, NxrgRegistry, PendingRange, RemoveCopies, Settled, TimeCursor } from '../../nxrg/registry';
+import type {
+  DoneIdRange,
+  DoneRange,
+  NxrgRegistry,
+  PendingRange,
+  RemoveCopies,
+  Settled,
+  TimeCursor,
+} from '../../nxrg/registry';
 import type { OpenxdsRepository } from '../../openxds/repository';
 import type { JobDefinition, Operation, OperationContext, OperationKind } from '../engine/job-definition';
 import type { JobReport } from '../report';
@@ -17,13 +25,17 @@ const timeCursor = z.object({ at: z.string().min(1), id });
  */
 const pendingPayload = z.object({ after: z.union([timeCursor, id]).nullable() });
 /**
- * `started`: when the recheck's pass started (the fill that pushed it). A continuation an earlier
- * version left has none: its pass never counts as finished, so the next fill rechecks again.
+ * `after`: the (openxds_deleted_at, id) cursor of the next page; a string is the id cursor of a
+ * continuation an earlier version left, which starts its pass over. `started`: when the recheck's
+ * pass started (the fill that pushed it). A continuation an earlier version left may have none: its
+ * pass never counts as finished, so the next fill rechecks again.
  */
-const recheckPayload = z.object({ after: id.nullable(), started: z.iso.datetime().optional() });
+const recheckPayload = z.object({ after: z.union([timeCursor, id]).nullable(), started: z.iso.datetime().optional() });
 const recheckDonePayload = z.object({ started: z.iso.datetime() });
 const settlePayload: z.ZodType<PendingRange> = z.object({ after: timeCursor.nullable(), through: timeCursor });
-const resettlePayload: z.ZodType<DoneRange> = z.object({ after: id.nullable(), through: id });
+const resettlePayload: z.ZodType<DoneRange> = z.object({ after: timeCursor.nullable(), through: timeCursor });
+/** A range of document ids: only the `resettle` items an earlier version left on a deployed stack. */
+const resettleIdPayload: z.ZodType<DoneIdRange> = z.object({ after: id.nullable(), through: id });
 /** Id lists: only the `batch-delete` items an earlier version left on a deployed stack (the job pushes ranges). */
 const batchDeletePayload = z.object({ ids: documentIds });
 
@@ -31,7 +43,12 @@ export interface RepositoryJobDeps {
   config: Pick<RepositoryJobConfig, 'pageSize' | 'batchSize' | 'maxDeletesPerStep' | 'recheckIntervalMinutes'>;
   registry: Pick<
     NxrgRegistry,
-    'pendingRangeEnd' | 'doneRepositoryPage' | 'settlePendingRange' | 'settleDoneRange' | 'settleRepositoryDeletions'
+    | 'pendingRangeEnd'
+    | 'doneRepositoryPage'
+    | 'settlePendingRange'
+    | 'settleDoneRange'
+    | 'settleDoneIdRange'
+    | 'settleRepositoryDeletions'
   >;
   repository: Pick<OpenxdsRepository, 'presentIds' | 'deleteDocuments'>;
   report: Pick<JobReport, 'deleted'>;
@@ -46,9 +63,9 @@ export interface RepositoryJobDeps {
  *
  * "Not yet deleted in OpenXDS" (seed 001) is a fact about OpenXDS, not about the mark: a copy can
  * come back after its deletion was marked done (a restore, a re-upload). So a fill also pushes a
- * recheck (when one is due, below), which goes through up to a page of the deletions marked done in id order, a batch at a
- * time, asks OpenXDS which of them it holds, and pushes a `resettle` for each id range of done
- * deletions holding such copies (issue 12, item 9). That reads every done deletion again, so a fill
+ * recheck (when one is due, below), which goes through up to a page of the deletions marked done in
+ * (openxds_deleted_at, id) order, a batch at a time, asks OpenXDS which of them it holds, and pushes a
+ * `resettle` for each keyset range of done deletions holding such copies (issue 12, item 9). That reads every done deletion again, so a fill
  * pushes it only when `recheckIntervalMinutes` have passed since the start of the last pass that
  * finished: its last page pushes a `recheck-done`, which records that start as the job's mark
  * `recheck` beside the stack. A pass that died on the way (dead-lettered) records nothing.
@@ -82,14 +99,15 @@ export function repositoryJob({ config, registry, repository, report }: Reposito
     async execute({ after, started }, context) {
       const size = Math.min(config.batchSize, config.pageSize);
       const children: Operation[] = [];
-      const next = await inRounds<string>(context, {
-        after,
+      const next = await inRounds<TimeCursor>(context, {
+        // An earlier version's id cursor cannot be placed in done order: its pass starts over.
+        after: typeof after === 'string' ? null : after,
         size,
         cap: config.pageSize,
         async round(cursor) {
           const done = await registry.doneRepositoryPage(cursor, size);
-          const back = new Set(await repository.presentIds(done));
-          for (const range of rangesHolding(done, back, cursor, size)) {
+          const back = new Set(await repository.presentIds([...new Set(done.map((key) => key.id))]));
+          for (const range of rangesHolding(done, (key) => back.has(key.id), cursor, size)) {
             children.push({ kind: 'resettle', payload: range });
           }
           return done.length === size ? done.at(-1)! : null;
@@ -147,6 +165,19 @@ export function repositoryJob({ config, registry, repository, report }: Reposito
     };
   }
 
+  const resettle = settleKind<TimeCursor, DoneRange>('resettle', resettlePayload, (...args) =>
+    registry.settleDoneRange(...args),
+  );
+  // Kept in the id form it came in: its continuation is an id range too.
+  const resettleIds = settleKind<string, DoneIdRange>('resettle', resettleIdPayload, (...args) =>
+    registry.settleDoneIdRange(...args),
+  );
+  const resettleKind: OperationKind<DoneRange | DoneIdRange> = {
+    payload: z.union([resettlePayload, resettleIdPayload]),
+    execute: (range, context) =>
+      isIdRange(range) ? resettleIds.execute(range, context) : resettle.execute(range, context),
+  };
+
   const batchDelete = batchDeleteKind(batchDeletePayload, {
     cap: config.maxDeletesPerStep,
     report,
@@ -166,9 +197,7 @@ export function repositoryJob({ config, registry, repository, report }: Reposito
       settle: settleKind<TimeCursor, PendingRange>('settle', settlePayload, (...args) =>
         registry.settlePendingRange(...args),
       ),
-      resettle: settleKind<string, DoneRange>('resettle', resettlePayload, (...args) =>
-        registry.settleDoneRange(...args),
-      ),
+      resettle: resettleKind,
       'batch-delete': batchDelete,
     },
   };
@@ -177,23 +206,26 @@ export function repositoryJob({ config, registry, repository, report }: Reposito
 /** A dry run keeps its own mark: its resettles delete nothing, so its pass must not stand in for a real one. */
 const recheckMark = (dryRun: boolean) => (dryRun ? 'recheck-dry-run' : 'recheck');
 
+const isIdRange = (range: DoneRange | DoneIdRange): range is DoneIdRange => typeof range.through === 'string';
+
 /**
- * Id ranges (after, through] over a page of done deletions (`done`, in id order after `after`) that
- * cover every id in `back`, each spanning at most `size` of the page's ids and ending on one in
- * `back`: a range starts just after the done id before its first copy, so it holds few that need nothing.
+ * Keyset ranges (after, through] over a page of done deletions (`done`, in key order after `after`)
+ * that cover every key that `back` holds, each spanning at most `size` of the page's keys and ending on
+ * one it holds: a range starts just after the done key before its first copy, so it holds few that
+ * need nothing.
  */
-export function rangesHolding(
-  done: readonly string[],
-  back: ReadonlySet<string>,
-  after: string | null,
+export function rangesHolding<K>(
+  done: readonly K[],
+  back: (key: K) => boolean,
+  after: K | null,
   size: number,
-): DoneRange[] {
-  const ranges: DoneRange[] = [];
+): { after: K | null; through: K }[] {
+  const ranges: { after: K | null; through: K }[] = [];
   let first = -1;
   let last = -1;
   const close = () => ranges.push({ after: first === 0 ? after : done[first - 1]!, through: done[last]! });
-  done.forEach((id, i) => {
-    if (!back.has(id)) return;
+  done.forEach((key, i) => {
+    if (!back(key)) return;
     if (first >= 0 && i - first >= size) {
       close();
       first = -1;

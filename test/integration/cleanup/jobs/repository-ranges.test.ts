@@ -198,7 +198,9 @@ describe('repository-cleanup on the stack (real PostgreSQL, dynalite)', () => {
       // Schema-qualified, as a deployment whose tables live outside search_path names them.
       const names = nxrgNamesSchema.parse({ deletedDocuments: { table: `${legacy.schema}.deleted_documents` } });
       await legacy.pool.query(nxrgSchemaSql(names));
-      await legacy.pool.query(`DROP INDEX deleted_documents_pending_time_idx;
+      // The earlier version's table: a primary key, the pending index on (document_id), no done index.
+      await legacy.pool.query(`DROP INDEX deleted_documents_pending_time_idx, deleted_documents_done_idx;
+        ALTER TABLE deleted_documents ADD PRIMARY KEY (document_id);
         CREATE INDEX deleted_documents_pending_idx ON deleted_documents (document_id) WHERE openxds_deleted_at IS NULL`);
       await openxds.pool.query('TRUNCATE repository_documents');
       await legacy.pool.query(
@@ -226,7 +228,12 @@ describe('repository-cleanup on the stack (real PostgreSQL, dynalite)', () => {
         `SELECT indexname AS name FROM pg_indexes WHERE schemaname = $1 AND tablename = 'deleted_documents' ORDER BY 1`,
         [legacy.schema],
       );
-      expect(rows.map((r) => r.name)).toEqual(['deleted_documents_pending_time_idx', 'deleted_documents_pkey']);
+      // The DDL keeps the primary key (dropping it is a step of the migration, docs/cleanup.md).
+      expect(rows.map((r) => r.name)).toEqual([
+        'deleted_documents_done_idx',
+        'deleted_documents_pending_time_idx',
+        'deleted_documents_pkey',
+      ]);
     } finally {
       await legacy.drop();
     }

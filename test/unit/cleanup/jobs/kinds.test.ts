@@ -363,7 +363,10 @@ describe('repository-cleanup operations', () => {
           return { through: cursorOf(full ? rest[size - 1]! : rest.at(-1)!), full };
         },
         async doneRepositoryPage(after, limit) {
-          return done.filter((id) => after === null || id > after).slice(0, limit);
+          return done
+            .filter((id) => after === null || id > after.id)
+            .slice(0, limit)
+            .map(cursorOf);
         },
         settlePendingRange: (range, limit, _deletion, remove) =>
           settle(
@@ -374,6 +377,8 @@ describe('repository-cleanup operations', () => {
             cursorOf,
           ),
         settleDoneRange: (range, limit, _deletion, remove) =>
+          settle(inRange(done, range.after?.id ?? null, range.through.id), range.through.id, limit, remove, cursorOf),
+        settleDoneIdRange: (range, limit, _deletion, remove) =>
           settle(inRange(done, range.after, range.through), range.through, limit, remove, (id) => id),
         async settleRepositoryDeletions(batch, _deletion, remove) {
           settled.push([...batch]);
@@ -461,12 +466,12 @@ describe('repository-cleanup operations', () => {
     // Rounds of two within the page of five: 20–21 (21 is back), 22–23; then a continuation.
     const first = await run(job, { kind: 'recheck', payload: { after: null } });
     expect(first).toEqual([
-      { kind: 'resettle', payload: { after: 'doc-000020', through: 'doc-000021' } },
-      { kind: 'recheck', payload: { after: 'doc-000023' } },
+      { kind: 'resettle', payload: { after: cursorOf('doc-000020'), through: cursorOf('doc-000021') } },
+      { kind: 'recheck', payload: { after: cursorOf('doc-000023') } },
     ]);
     expect(asked).toEqual([ids(2, 20), ids(2, 22)]);
     expect(await run(job, first[1]!)).toEqual([
-      { kind: 'resettle', payload: { after: 'doc-000023', through: 'doc-000024' } },
+      { kind: 'resettle', payload: { after: cursorOf('doc-000023'), through: cursorOf('doc-000024') } },
     ]);
     expect(await run(job, first[0]!)).toEqual([]);
     expect(settled).toEqual([['doc-000021']]);
@@ -476,11 +481,13 @@ describe('repository-cleanup operations', () => {
     const { job } = setup();
     const started = NOW.toISOString();
     const first = await run(job, { kind: 'recheck', payload: { after: null, started } });
-    expect(ofKind(first, 'recheck')).toEqual([{ kind: 'recheck', payload: { after: 'doc-000023', started } }]);
+    expect(ofKind(first, 'recheck')).toEqual([
+      { kind: 'recheck', payload: { after: cursorOf('doc-000023'), started } },
+    ]);
     expect(ofKind(first, 'recheck-done')).toEqual([]);
     const last = await run(job, ofKind(first, 'recheck')[0]!);
     expect(last).toEqual([
-      { kind: 'resettle', payload: { after: 'doc-000023', through: 'doc-000024' } },
+      { kind: 'resettle', payload: { after: cursorOf('doc-000023'), through: cursorOf('doc-000024') } },
       { kind: 'recheck-done', payload: { started } },
     ]);
     const marks = memoryMarks();
@@ -523,12 +530,28 @@ describe('repository-cleanup operations', () => {
     expect(ofKind(ops, 'recheck')).toEqual([]);
   });
 
+  it('still runs the id-range resettles and the id-cursor recheck an earlier version left on the stack', async () => {
+    const { job, settled } = setup({ pageSize: 5, batchSize: 2, maxDeletesPerStep: 1 });
+    // An id range settles in id order and continues as an id range.
+    expect(await run(job, { kind: 'resettle', payload: { after: 'doc-000020', through: 'doc-000022' } })).toEqual([
+      { kind: 'resettle', payload: { after: 'doc-000021', through: 'doc-000022' } },
+    ]);
+    expect(settled).toEqual([['doc-000021']]);
+    // An id cursor cannot be placed in done order: the pass starts over from the first done deletion.
+    const ops = await run(job, { kind: 'recheck', payload: { after: 'doc-000023', started: NOW.toISOString() } });
+    expect(ofKind(ops, 'resettle')[0]!.payload).toEqual({
+      after: cursorOf('doc-000020'),
+      through: cursorOf('doc-000021'),
+    });
+  });
+
   it.each([
     ['settle', { after: null }],
     ['settle', { after: null, through: { at: '2026-05-01 00:00:00+00' } }],
     ['settle', { after: 'doc-000001', through: cursorOf('doc-000002') }],
     ['resettle', { after: null, through: '' }],
-    ['recheck', { after: cursorOf('doc-000001') }],
+    ['resettle', { after: 'doc-000001', through: cursorOf('doc-000002') }],
+    ['recheck', { after: { id: 'doc-000001' } }],
     ['recheck', { after: null, started: 'yesterday' }],
     ['recheck-done', {}],
     ['recheck-done', { started: '2026-06-01' }],
@@ -547,7 +570,7 @@ describe('repository-cleanup operations', () => {
         (numbers, isBack, size, after) => {
           const done = numbers.sort((a, b) => a - b).map((n) => `doc-${String(n).padStart(6, '0')}`);
           const back = new Set(done.filter((id) => isBack(id)));
-          const ranges = rangesHolding(done, back, after, size);
+          const ranges = rangesHolding(done, (id) => back.has(id), after, size);
           const within = (r: { after: string | null; through: string }) =>
             done.filter((id) => (r.after === null || id > r.after) && id <= r.through);
           expect(ranges.flatMap((r) => within(r).filter((id) => back.has(id)))).toEqual([...back]);
