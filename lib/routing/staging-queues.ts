@@ -96,22 +96,33 @@ export class CachedStagingQueues implements StagingQueues {
 
   private async declare(staging: string, target: string): Promise<void> {
     const shape = await this.shapeOf(target);
+    const options = {
+      durable: shape.durable,
+      exclusive: false,
+      autoDelete: false,
+      arguments: stagingArguments(shape.arguments),
+    };
     // One long-lived channel declares every staging queue of the container: a cold batch of new
     // queues costs one declare round trip each, not a channel open and close around each.
-    const channel = await this.session.sharedChannel();
-    try {
-      await channel.assertQueue(staging, {
-        durable: shape.durable,
-        exclusive: false,
-        autoDelete: false,
-        arguments: stagingArguments(shape.arguments),
-      });
-    } catch (cause) {
-      const error = brokerError(`RabbitMQ did not declare the staging queue ${JSON.stringify(staging)}`, cause);
-      // Precondition failed: the queue exists with other arguments. It exists, which is all routing
-      // needs; the broker has closed the channel (the session opens another next time).
-      if (error.replyCode !== ReplyCode.preconditionFailed) throw error;
-      this.report.stagingQueueKept({ stagingQueue: staging, target });
+    let channel = await this.session.sharedChannel();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await channel.assertQueue(staging, options);
+        break;
+      } catch (cause) {
+        const error = brokerError(`RabbitMQ did not declare the staging queue ${JSON.stringify(staging)}`, cause);
+        // Precondition failed: the queue exists with other arguments. It exists, which is all routing
+        // needs; the broker has closed the channel (the session opens another next time).
+        if (error.replyCode === ReplyCode.preconditionFailed) {
+          this.report.stagingQueueKept({ stagingQueue: staging, target });
+          break;
+        }
+        // A concurrent declare's refusal closed the shared channel under this one, which the broker
+        // never answered: declared again, once, on the channel the session opens in its place.
+        const replaced = error.replyCode === undefined && attempt === 1 ? await this.session.sharedChannel() : channel;
+        if (replaced === channel) throw error;
+        channel = replaced;
+      }
     }
     this.remember(staging);
   }

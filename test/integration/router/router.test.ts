@@ -186,6 +186,17 @@ describe('router, end to end through the handler (real RabbitMQ, dynalite)', () 
     expect(recorded.kept).toEqual([{ stagingQueue: 'worker-in»/preset', target: 'worker-in' }]);
   });
 
+  it('declares the new staging queues of a batch beside one kept as it is (its refusal closes the shared channel)', async () => {
+    await channel.assertQueue('worker-in»/preset-beside', { durable: true });
+    const fresh = ['fresh1', 'fresh2', 'fresh3'];
+    const records = [event('worker-in', 'preset-beside', 'kept'), ...fresh.map((t) => event('worker-in', t, t))];
+    expect(await invoke(records.map((record) => sqsRecord(record)))).toEqual({ batchItemFailures: [] });
+    for (const tenant of fresh) {
+      expect((await drain(`worker-in»/${tenant}`)).map((m) => m.content.toString())).toEqual([tenant]);
+    }
+    expect(recorded.kept).toEqual([{ stagingQueue: 'worker-in»/preset-beside', target: 'worker-in' }]);
+  });
+
   it('takes a staging queue shape from ROUTER_TARGETS over the management API', async () => {
     expect(await invoke([sqsRecord(event('configured', 't1', 'x'))])).toEqual({ batchItemFailures: [] });
     const queue = await rabbit.api<{ durable: boolean; arguments: object }>(
