@@ -1,3 +1,4 @@
+import type { Options } from 'amqplib';
 import { InvalidEventError } from '../errors';
 import { brokerError, ReplyCode } from '../rabbitmq/broker-error';
 import type { AmqpSession } from '../rabbitmq/connection';
@@ -72,7 +73,7 @@ export class CachedStagingQueues implements StagingQueues {
   private readonly shapesInFlight = new Map<string, Promise<QueueShape>>();
 
   constructor(
-    private readonly session: Pick<AmqpSession, 'sharedChannel'>,
+    private readonly session: Pick<AmqpSession, 'sharedChannel' | 'connection'>,
     private readonly management: Pick<ManagementClient, 'getQueue'>,
     private readonly targets: Readonly<Record<string, TargetSettings>>,
     private readonly cacheMs: number,
@@ -102,29 +103,41 @@ export class CachedStagingQueues implements StagingQueues {
       autoDelete: false,
       arguments: stagingArguments(shape.arguments),
     };
-    // One long-lived channel declares every staging queue of the container: a cold batch of new
-    // queues costs one declare round trip each, not a channel open and close around each.
-    let channel = await this.session.sharedChannel();
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await channel.assertQueue(staging, options);
-        break;
-      } catch (cause) {
-        const error = brokerError(`RabbitMQ did not declare the staging queue ${JSON.stringify(staging)}`, cause);
-        // Precondition failed: the queue exists with other arguments. It exists, which is all routing
-        // needs; the broker has closed the channel (the session opens another next time).
-        if (error.replyCode === ReplyCode.preconditionFailed) {
-          this.report.stagingQueueKept({ stagingQueue: staging, target });
-          break;
+    const failure = (cause: unknown) =>
+      brokerError(`RabbitMQ did not declare the staging queue ${JSON.stringify(staging)}`, cause);
+    try {
+      // One long-lived channel declares every staging queue of the container: a cold batch of new
+      // queues costs one declare round trip each, not a channel open and close around each.
+      await (await this.session.sharedChannel()).assertQueue(staging, options);
+    } catch (cause) {
+      let error = failure(cause);
+      // No reply code: the channel closed under this declare, unanswered, most likely because the
+      // broker refused another declare of the batch on it (a kept queue below). Declared again on
+      // a channel of its own, which no other declare's refusal can close.
+      if (error.replyCode === undefined) {
+        try {
+          await this.declareAlone(staging, options);
+          return this.remember(staging);
+        } catch (again) {
+          error = failure(again);
         }
-        // A concurrent declare's refusal closed the shared channel under this one, which the broker
-        // never answered: declared again, once, on the channel the session opens in its place.
-        const replaced = error.replyCode === undefined && attempt === 1 ? await this.session.sharedChannel() : channel;
-        if (replaced === channel) throw error;
-        channel = replaced;
       }
+      // Precondition failed: the queue exists with other arguments. It exists, which is all routing
+      // needs; the broker has closed the channel (the session opens another next time).
+      if (error.replyCode !== ReplyCode.preconditionFailed) throw error;
+      this.report.stagingQueueKept({ stagingQueue: staging, target });
     }
     this.remember(staging);
+  }
+
+  private async declareAlone(staging: string, options: Options.AssertQueue): Promise<void> {
+    const channel = await (await this.session.connection()).createChannel();
+    channel.on('error', () => undefined); // the declare itself rejects
+    try {
+      await channel.assertQueue(staging, options);
+    } finally {
+      await channel.close().catch(() => undefined); // already closed by a refusal
+    }
   }
 
   /** A warm container may see many tenants: expired names are dropped so the cache stays bounded. */

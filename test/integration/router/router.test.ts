@@ -186,15 +186,16 @@ describe('router, end to end through the handler (real RabbitMQ, dynalite)', () 
     expect(recorded.kept).toEqual([{ stagingQueue: 'worker-in»/preset', target: 'worker-in' }]);
   });
 
-  it('declares the new staging queues of a batch beside one kept as it is (its refusal closes the shared channel)', async () => {
-    await channel.assertQueue('worker-in»/preset-beside', { durable: true });
+  it('declares the new staging queues of a batch beside several kept as they are (each refusal closes the declare channel)', async () => {
+    const kept = ['kept1', 'kept2', 'kept3'];
+    for (const tenant of kept) await channel.assertQueue(`worker-in»/${tenant}`, { durable: true });
     const fresh = ['fresh1', 'fresh2', 'fresh3'];
-    const records = [event('worker-in', 'preset-beside', 'kept'), ...fresh.map((t) => event('worker-in', t, t))];
+    const records = [...kept, ...fresh].flatMap((t) => [event('worker-in', t, t), event('worker-in', t, t)]);
     expect(await invoke(records.map((record) => sqsRecord(record)))).toEqual({ batchItemFailures: [] });
-    for (const tenant of fresh) {
-      expect((await drain(`worker-in»/${tenant}`)).map((m) => m.content.toString())).toEqual([tenant]);
+    for (const tenant of [...kept, ...fresh]) {
+      expect((await drain(`worker-in»/${tenant}`)).map((m) => m.content.toString())).toEqual([tenant, tenant]);
     }
-    expect(recorded.kept).toEqual([{ stagingQueue: 'worker-in»/preset-beside', target: 'worker-in' }]);
+    expect(recorded.kept.map((k) => k.stagingQueue).sort()).toEqual(kept.map((t) => `worker-in»/${t}`));
   });
 
   it('takes a staging queue shape from ROUTER_TARGETS over the management API', async () => {

@@ -19,6 +19,9 @@ function fakes() {
       channelsOpened++;
       return channel;
     },
+    connection: async () => {
+      throw new Error('these declares never fail: no channel of their own');
+    },
   };
   const management = {
     getQueue: async (name: string): Promise<QueueInfo | undefined> => {
