@@ -38,6 +38,13 @@ export class AmqpSession {
     return channel;
   }
 
+  /** A new plain channel (no confirms) on the live connection; the caller closes it when done. */
+  async openChannel(): Promise<Channel> {
+    const channel = await (await this.connection()).createChannel();
+    channel.on('error', () => undefined); // the failing operation itself rejects
+    return channel;
+  }
+
   /**
    * The container's long-lived confirm channel, opened on first use and again after it (or its
    * connection) closed, so a warm invocation saves a channel open and close. Do not close it
@@ -61,11 +68,7 @@ export class AmqpSession {
    */
   sharedChannel(): Promise<Channel> {
     if (!this.plain) {
-      const opening = this.connection().then(async (model) => {
-        const channel = await model.createChannel();
-        channel.on('error', () => undefined); // the failing operation itself rejects
-        return channel;
-      });
+      const opening = this.openChannel();
       const forget = () => {
         if (this.plain === opening) this.plain = undefined;
       };

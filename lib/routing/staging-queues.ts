@@ -73,7 +73,7 @@ export class CachedStagingQueues implements StagingQueues {
   private readonly shapesInFlight = new Map<string, Promise<QueueShape>>();
 
   constructor(
-    private readonly session: Pick<AmqpSession, 'sharedChannel' | 'connection'>,
+    private readonly session: Pick<AmqpSession, 'sharedChannel' | 'openChannel'>,
     private readonly management: Pick<ManagementClient, 'getQueue'>,
     private readonly targets: Readonly<Record<string, TargetSettings>>,
     private readonly cacheMs: number,
@@ -131,8 +131,7 @@ export class CachedStagingQueues implements StagingQueues {
   }
 
   private async declareAlone(staging: string, options: Options.AssertQueue): Promise<void> {
-    const channel = await (await this.session.connection()).createChannel();
-    channel.on('error', () => undefined); // the declare itself rejects
+    const channel = await this.session.openChannel();
     try {
       await channel.assertQueue(staging, options);
     } finally {

@@ -19,7 +19,7 @@ function fakes() {
       channelsOpened++;
       return channel;
     },
-    connection: async () => {
+    openChannel: async () => {
       throw new Error('these declares never fail: no channel of their own');
     },
   };
