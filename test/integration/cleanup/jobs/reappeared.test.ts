@@ -2,13 +2,10 @@ import { cleanupJob } from '../../../../lib/cleanup/jobs';
 import { REPOSITORY_JOB } from '../../../../lib/cleanup/jobs/repository';
 import { createStepRunner } from '../../../../lib/cleanup/step-runner';
 import { loadCleanupConfig } from '../../../../lib/config/cleanup';
-import { defaultNxrgNames } from '../../../../lib/nxrg/names';
-import { nxrgSchemaSql } from '../../../../lib/nxrg/schema';
-import { defaultOpenxdsNames } from '../../../../lib/openxds/names';
-import { openxdsSchemaSql } from '../../../../lib/openxds/schema';
 import { silentCleanupReport as report } from '../../../harness/cleanup-report';
-import { type EmbeddedDynamo, startDynamo } from '../../../harness/dynamo';
-import { createTestSchema, type TestSchema } from '../../../harness/postgres';
+import { type CleanupStores, startCleanupStores } from '../../../harness/cleanup-stores';
+import type { EmbeddedDynamo } from '../../../harness/dynamo';
+import type { TestSchema } from '../../../harness/postgres';
 
 const uuid = (n: number) => `00000000-0000-0000-0000-${String(n).padStart(12, '0')}`;
 
@@ -19,15 +16,14 @@ const uuid = (n: number) => `00000000-0000-0000-0000-${String(n).padStart(12, '0
  * restore, a re-upload) was never deleted again: the job trusted the mark, not OpenXDS.
  */
 describe('repository-cleanup and copies that re-appeared in OpenXDS (real PostgreSQL)', () => {
+  let stores: CleanupStores;
   let dynamo: EmbeddedDynamo;
   let nxrg: TestSchema;
   let openxds: TestSchema;
 
   beforeAll(async () => {
-    [dynamo, nxrg, openxds] = await Promise.all([startDynamo(), createTestSchema(), createTestSchema()]);
-    await dynamo.createTables();
-    await nxrg.pool.query(nxrgSchemaSql(defaultNxrgNames));
-    await openxds.pool.query(openxdsSchemaSql(defaultOpenxdsNames));
+    stores = await startCleanupStores();
+    ({ dynamo, nxrg, openxds } = stores);
     // 1: done long ago, and back in OpenXDS. 2: done, and gone from OpenXDS. 3: done, but restored
     // in NXRG as well (the registry holds it again, so OpenXDS may too). 4: pending, as usual.
     await nxrg.pool.query(
@@ -44,9 +40,7 @@ describe('repository-cleanup and copies that re-appeared in OpenXDS (real Postgr
     );
     await openxds.pool.query('INSERT INTO repository_documents SELECT unnest($1::uuid[])', [[1, 3, 4, 5].map(uuid)]);
   });
-  afterAll(async () => {
-    await Promise.all([dynamo?.stop(), nxrg?.drop(), openxds?.drop()]);
-  });
+  afterAll(() => stores?.stop());
 
   it('deletes a re-appeared copy, keeps what NXRG holds again, and marks every deletion done', async () => {
     const config = loadCleanupConfig({

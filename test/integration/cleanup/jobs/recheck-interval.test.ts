@@ -7,14 +7,11 @@ import { cleanupJob } from '../../../../lib/cleanup/jobs';
 import { REPOSITORY_JOB } from '../../../../lib/cleanup/jobs/repository';
 import { createStepRunner } from '../../../../lib/cleanup/step-runner';
 import { loadCleanupConfig } from '../../../../lib/config/cleanup';
-import { defaultNxrgNames } from '../../../../lib/nxrg/names';
-import { nxrgSchemaSql } from '../../../../lib/nxrg/schema';
-import { defaultOpenxdsNames } from '../../../../lib/openxds/names';
-import { openxdsSchemaSql } from '../../../../lib/openxds/schema';
 import { silentCleanupReport as report } from '../../../harness/cleanup-report';
-import { type EmbeddedDynamo, startDynamo } from '../../../harness/dynamo';
+import { type CleanupStores, startCleanupStores } from '../../../harness/cleanup-stores';
+import type { EmbeddedDynamo } from '../../../harness/dynamo';
 import { leftByEarlierVersion } from '../../../harness/earlier-stack';
-import { createTestSchema, type TestSchema } from '../../../harness/postgres';
+import type { TestSchema } from '../../../harness/postgres';
 
 const TABLE = 'CleanupStackTable';
 const T0 = Date.parse('2026-06-01T00:00:00Z');
@@ -27,6 +24,7 @@ const uuid = (n: number) => `00000000-0000-0000-0000-${String(n).padStart(12, '0
  * counted from the start of the last recheck that finished, and still finds a copy that came back.
  */
 describe('repository-cleanup rechecks the done deletions once per interval (real PostgreSQL, dynalite)', () => {
+  let stores: CleanupStores;
   let dynamo: EmbeddedDynamo;
   let nxrg: TestSchema;
   let openxds: TestSchema;
@@ -36,10 +34,8 @@ describe('repository-cleanup rechecks the done deletions once per interval (real
   let runSteps: () => Promise<StepResult[]>;
 
   beforeAll(async () => {
-    [dynamo, nxrg, openxds] = await Promise.all([startDynamo(), createTestSchema(), createTestSchema()]);
-    await dynamo.createTables();
-    await nxrg.pool.query(nxrgSchemaSql(defaultNxrgNames));
-    await openxds.pool.query(openxdsSchemaSql(defaultOpenxdsNames));
+    stores = await startCleanupStores();
+    ({ dynamo, nxrg, openxds } = stores);
     // Pages of two done deletions, rounds of one: a recheck of six takes several steps.
     const job = cleanupJob(
       REPOSITORY_JOB,
@@ -55,9 +51,7 @@ describe('repository-cleanup rechecks the done deletions once per interval (real
     });
     runSteps = createStepRunner(job, config, { doc: dynamo.doc, report, clock: () => clock });
   });
-  afterAll(async () => {
-    await Promise.all([dynamo?.stop(), nxrg?.drop(), openxds?.drop()]);
-  });
+  afterAll(() => stores?.stop());
   beforeEach(async () => {
     lookupsFail = false;
     await Promise.all([clearPartition(REPOSITORY_JOB), clearPartition(`${REPOSITORY_JOB}#dead`)]);

@@ -4,13 +4,11 @@ import { TIMEBASED_JOB } from '../../../../lib/cleanup/jobs/timebased';
 import { DatabaseError } from '../../../../lib/errors';
 import { defaultNxrgNames } from '../../../../lib/nxrg/names';
 import { type ExpiryRule, NxrgRegistry } from '../../../../lib/nxrg/registry';
-import { nxrgSchemaSql } from '../../../../lib/nxrg/schema';
-import { defaultOpenxdsNames } from '../../../../lib/openxds/names';
-import { openxdsSchemaSql } from '../../../../lib/openxds/schema';
 import { silentCleanupReport } from '../../../harness/cleanup-report';
-import { type EmbeddedDynamo, startDynamo } from '../../../harness/dynamo';
+import { type CleanupStores, startCleanupStores } from '../../../harness/cleanup-stores';
+import type { EmbeddedDynamo } from '../../../harness/dynamo';
 import { leftByEarlierVersion } from '../../../harness/earlier-stack';
-import { createTestSchema, type TestSchema } from '../../../harness/postgres';
+import type { TestSchema } from '../../../harness/postgres';
 import { stepToEmpty } from '../../../harness/registry/step-to-empty';
 
 const TABLE = 'CleanupStackTable';
@@ -24,19 +22,16 @@ const deletion = (at: string) => ({ reason: 'registry-timebased-cleanup', at: ne
  * a table that still has an earlier version's primary key keeps working (its record is reset, as before).
  */
 describe('the deletion record, appended or keyed (real PostgreSQL, dynalite)', () => {
+  let stores: CleanupStores;
   let dynamo: EmbeddedDynamo;
   let nxrg: TestSchema;
   let openxds: TestSchema;
 
   beforeAll(async () => {
-    [dynamo, nxrg, openxds] = await Promise.all([startDynamo(), createTestSchema(), createTestSchema()]);
-    await dynamo.createTables();
-    await nxrg.pool.query(nxrgSchemaSql(defaultNxrgNames));
-    await openxds.pool.query(openxdsSchemaSql(defaultOpenxdsNames));
+    stores = await startCleanupStores();
+    ({ dynamo, nxrg, openxds } = stores);
   });
-  afterAll(async () => {
-    await Promise.all([dynamo?.stop(), nxrg?.drop(), openxds?.drop()]);
-  });
+  afterAll(() => stores?.stop());
   beforeEach(async () => {
     await nxrg.pool.query(`TRUNCATE documents, deleted_documents;
       ALTER TABLE deleted_documents DROP CONSTRAINT IF EXISTS deleted_documents_pkey`);
