@@ -1,6 +1,6 @@
 import { type ChannelModel, connect } from 'amqplib';
 import type { PassSummary } from '../lib/distributor/distributor';
-import type { PassRequestEvent } from '../lib/distributor/pass-trigger';
+import type { PassRequestEvent } from '../lib/pass-requests/pass-trigger';
 import { ManagementClient } from '../lib/rabbitmq/management';
 import { type Outgoing, publishConfirmed, rawPump, taskMessage } from './lib/amqp';
 import type { Benchmark } from './lib/benchmark';

@@ -1,5 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { DistributorConfig } from '../config/distributor';
+import type { LeaseStore } from '../pass-requests/lease-store';
+import type { PassRequestEvent } from '../pass-requests/pass-trigger';
+import { type RequestPass, schedulesOnly } from '../pass-requests/requester';
 import type { QueueInfo } from '../rabbitmq/management';
 import { fitToBudget, type MoveCosts } from './budget';
 import { targetCapacity } from './capacity';
@@ -7,10 +10,8 @@ import { type ChannelSlots, channelSlots } from './channel-slots';
 import { groupByTarget, type TargetGroup } from './discovery';
 import { type FollowUpSettings, followUpDelay } from './follow-up';
 import { type MoveResult, moveOn, type OpenChannel, type StopReason } from './mover';
-import { type RequestPass, schedulesOnly } from './pass-requests';
-import type { PassRequestEvent } from './pass-trigger';
 import { createQueue, readyCounts } from './queue-probe';
-import type { DistributorState } from './state-store';
+import type { RotationStore } from './stores/rotation-store';
 import { planTarget, type TargetMeasurement, type TargetPlan, type TargetShares } from './target-plan';
 import { controlledWeight, type TenantControlStore } from './tenant-controls';
 import { tuneLength } from './tuned-length';
@@ -81,7 +82,9 @@ export interface DistributorDeps {
   listQueues: () => Promise<QueueInfo[]>;
   /** A confirm channel on the pass's connection (AmqpSession.openConfirmChannel). */
   openChannel: OpenChannel;
-  state: DistributorState;
+  /** The targets' leases, and the requests for passes on them. */
+  leases: LeaseStore;
+  rotations: RotationStore;
   /** Operators' run-time controls (`fairway tenants pause|resume|weight`), read once per pass. */
   controls: TenantControlStore;
   tuning: TuningDeps;
@@ -165,7 +168,7 @@ const errorMessage = (error: unknown) => (error instanceof Error ? error.message
 
 /** Builds the distributor from its settings and adapters (SPEC §3). */
 export function createDistributor(deps: DistributorDeps): Distributor {
-  const { settings, state, openChannel, report } = deps;
+  const { settings, leases, rotations, openChannel, report } = deps;
   const now = deps.now ?? Date.now;
   const requestPass = deps.requestPass ?? schedulesOnly;
   const configuredWeight = weightOf(settings.DISTRIBUTOR_WEIGHTS);
@@ -233,7 +236,7 @@ export function createDistributor(deps: DistributorDeps): Distributor {
       return failed(error);
     } finally {
       // An unreleased lease only delays the next pass until it expires.
-      await state.releaseLease(group.target, pass.owner).then(
+      await leases.releaseLease(group.target, pass.owner).then(
         (released) => (wanted = released.wanted),
         (error: unknown) => report.leaseNotReleased(group.target, error),
       );
@@ -245,11 +248,11 @@ export function createDistributor(deps: DistributorDeps): Distributor {
   /** Takes the lease; a requested pass that finds it held hands its request to the holder. */
   async function acquire(target: string, pass: Pass): Promise<boolean> {
     const requestId = pass.request?.target === target ? pass.request.requestId : undefined;
-    if (await state.acquireLease(target, pass.owner, now(), pass.leaseUntil, requestId)) return true;
+    if (await leases.acquireLease(target, pass.owner, now(), pass.leaseUntil, requestId)) return true;
     // Handed over: the holder asks for the next pass. Not handed over: the lease was freed meanwhile (or the
     // request was replaced as overdue), so try it once more.
-    if (requestId === undefined || (await state.handOver(target, requestId, now()))) return false;
-    return state.acquireLease(target, pass.owner, now(), pass.leaseUntil, requestId);
+    if (requestId === undefined || (await leases.handOver(target, requestId, now()))) return false;
+    return leases.acquireLease(target, pass.owner, now(), pass.leaseUntil, requestId);
   }
 
   async function followUp(summary: TargetSummary, staged: number, wanted: boolean, pass: Pass): Promise<void> {
@@ -270,7 +273,7 @@ export function createDistributor(deps: DistributorDeps): Distributor {
   async function measure(group: TargetGroup): Promise<TargetMeasurement> {
     const [depths, rotation] = await Promise.all([
       readyCounts(openChannel, [group.target, ...group.staging]),
-      state.readRotation(group.target),
+      rotations.readRotation(group.target),
     ]);
     return {
       target: group.target,
@@ -332,7 +335,7 @@ export function createDistributor(deps: DistributorDeps): Distributor {
    */
   async function move(measured: TargetMeasurement, plan: TargetShares, pass: Pass): Promise<QueueSummary[]> {
     if (plan.rotationCursor !== undefined) {
-      if (!(await state.writeRotation(measured.target, plan.rotationCursor, measured.rotation))) {
+      if (!(await rotations.writeRotation(measured.target, plan.rotationCursor, measured.rotation))) {
         report.rotationConflict(measured.target);
       }
     }

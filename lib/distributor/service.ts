@@ -2,9 +2,11 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { documentClient } from '../aws/dynamo';
-import type { PassRequestConfig } from '../config/common';
 import type { DistributorConfig } from '../config/distributor';
 import { errorText } from '../errors';
+import { lambdaPassTrigger, passRequests } from '../pass-requests/adapters';
+import { DynamoLeaseStore } from '../pass-requests/lease-store';
+import { type PassRequestEvent, type PassTrigger, parsePassRequestEvent } from '../pass-requests/pass-trigger';
 import { amqpUser } from '../rabbitmq/amqp-url';
 import { AmqpSession } from '../rabbitmq/connection';
 import { ManagementClient, type QueueInfo } from '../rabbitmq/management';
@@ -17,11 +19,8 @@ import {
   type PassSummary,
   type TuningDeps,
 } from './distributor';
-import { LambdaPassTrigger } from './lambda-pass-trigger';
 import type { OpenChannel } from './mover';
-import { passRequester, type RequestPass, schedulesOnly } from './pass-requests';
-import { type PassRequestEvent, type PassTrigger, parsePassRequestEvent } from './pass-trigger';
-import { DynamoDistributorState } from './state-store';
+import { DynamoRotationStore } from './stores/rotation-store';
 import { DynamoTenantControlStore } from './tenant-control-store';
 import { DynamoTunedLengthStore } from './tuned-length-store';
 
@@ -119,29 +118,6 @@ export interface DistributorAdapters {
   trigger?: PassTrigger;
 }
 
-/**
- * How a function asks for passes: through the lease items of DISTRIBUTOR_TABLE and an async invoke
- * of DISTRIBUTOR_FUNCTION_NAME (or the given trigger); on the schedule alone when neither is set.
- */
-export function passRequests(
-  config: PassRequestConfig,
-  doc: DynamoDBDocumentClient,
-  trigger: PassTrigger | undefined,
-): RequestPass {
-  if (trigger === undefined || config.DISTRIBUTOR_TABLE === undefined) return schedulesOnly;
-  const state = new DynamoDistributorState(doc, config.DISTRIBUTOR_TABLE);
-  return passRequester({ state, trigger, graceMs: config.DISTRIBUTOR_REQUEST_GRACE_MS });
-}
-
-/** The async invoke of DISTRIBUTOR_FUNCTION_NAME, if set. */
-export function lambdaPassTrigger(config: PassRequestConfig): LambdaPassTrigger | undefined {
-  if (config.DISTRIBUTOR_FUNCTION_NAME === undefined) return undefined;
-  return new LambdaPassTrigger(config.DISTRIBUTOR_FUNCTION_NAME, {
-    region: config.AWS_REGION,
-    endpoint: config.LAMBDA_ENDPOINT,
-  });
-}
-
 /** The distributor over given adapters: the container's (below), or a test's on its own vhost and table. */
 export function buildDistributor(
   config: DistributorConfig,
@@ -152,7 +128,8 @@ export function buildDistributor(
     settings: config,
     listQueues: adapters.listQueues,
     openChannel: adapters.openChannel,
-    state: new DynamoDistributorState(adapters.doc, config.DISTRIBUTOR_TABLE),
+    leases: new DynamoLeaseStore(adapters.doc, config.DISTRIBUTOR_TABLE),
+    rotations: new DynamoRotationStore(adapters.doc, config.DISTRIBUTOR_TABLE),
     publisherUser: amqpUser(config.AMQP_URL),
     controls: new DynamoTenantControlStore(adapters.doc, config.DISTRIBUTOR_TABLE),
     tuning: {

@@ -1,7 +1,7 @@
 import type { DistributorConfig } from '../config/distributor';
 import { targetCapacity } from './capacity';
 import { type PlanQueue, planShares } from './planner';
-import type { Rotation } from './state-store';
+import type { Rotation } from './stores/rotation-store';
 
 export type TargetPlanSettings = Pick<
   DistributorConfig,

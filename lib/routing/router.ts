@@ -1,7 +1,7 @@
 import type { ConfirmChannel } from 'amqplib';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import type { RequestPass } from '../distributor/pass-requests';
 import { BatchFailedError, errorText, InvalidEventError } from '../errors';
+import type { RequestPass } from '../pass-requests/requester';
 import type { TenantCounterStore } from '../priority/counter-store';
 import type { PriorityMapping } from '../priority/rules';
 import { parseAfterProcessRecord, type RoutableMessage } from './event';

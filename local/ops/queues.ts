@@ -3,7 +3,7 @@ import { distributorSettingsSchema } from '../../lib/config/distributor';
 import { type Env, parseEnv } from '../../lib/config/env';
 import { targetCapacity } from '../../lib/distributor/capacity';
 import { planShares } from '../../lib/distributor/planner';
-import type { DistributorState } from '../../lib/distributor/state-store';
+import type { RotationStore } from '../../lib/distributor/stores/rotation-store';
 import { controlledWeight, queueControl, type TenantControls } from '../../lib/distributor/tenant-controls';
 import { weightOf } from '../../lib/distributor/weights';
 import type { QueueInfo } from '../../lib/rabbitmq/management';
@@ -54,7 +54,7 @@ export async function describeQueues(
     | 'DISTRIBUTOR_WEIGHTS'
     | 'DISTRIBUTOR_REFILL_THRESHOLD_PERCENT'
   >,
-  state?: Pick<DistributorState, 'readRotation'>,
+  state?: Pick<RotationStore, 'readRotation'>,
   controls: TenantControls = {},
 ): Promise<{ targets: TargetView[]; staging: StagingView[] }> {
   const weight = controlledWeight(weightOf(settings.DISTRIBUTOR_WEIGHTS), controls);

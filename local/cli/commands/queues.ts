@@ -1,4 +1,4 @@
-import { DynamoDistributorState } from '../../../lib/distributor/state-store';
+import { DynamoRotationStore } from '../../../lib/distributor/stores/rotation-store';
 import { DynamoTenantControlStore } from '../../../lib/distributor/tenant-control-store';
 import { ManagementClient } from '../../../lib/rabbitmq/management';
 import { cliDocumentClient } from '../../ops/dynamo';
@@ -21,7 +21,7 @@ export const queuesCommand: Command = {
       const view = await describeQueues(
         await management.listQueues(),
         settings,
-        new DynamoDistributorState(doc, settings.DISTRIBUTOR_TABLE),
+        new DynamoRotationStore(doc, settings.DISTRIBUTOR_TABLE),
         await new DynamoTenantControlStore(doc, settings.DISTRIBUTOR_TABLE).read(),
       );
       return {

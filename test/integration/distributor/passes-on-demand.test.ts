@@ -1,13 +1,15 @@
 import { createDistributor, type Distributor, type PassSummary } from '../../../lib/distributor/distributor';
-import { passRequester, type RequestPass } from '../../../lib/distributor/pass-requests';
-import { inProcessPassTrigger, type PassRequestEvent } from '../../../lib/distributor/pass-trigger';
 import { warningReport } from '../../../lib/distributor/service';
-import { type DistributorState, DynamoDistributorState } from '../../../lib/distributor/state-store';
+import { DynamoRotationStore } from '../../../lib/distributor/stores/rotation-store';
 import { DynamoTenantControlStore } from '../../../lib/distributor/tenant-control-store';
 import { DynamoTunedLengthStore } from '../../../lib/distributor/tuned-length-store';
+import { DynamoLeaseStore, type LeaseStore } from '../../../lib/pass-requests/lease-store';
+import type { PassRequestEvent } from '../../../lib/pass-requests/pass-trigger';
+import { passRequester, type RequestPass } from '../../../lib/pass-requests/requester';
 import { amqpUser } from '../../../lib/rabbitmq/amqp-url';
 import { ManagementClient } from '../../../lib/rabbitmq/management';
 import { eventually } from '../../harness/eventually';
+import { inProcessPassTrigger } from '../../harness/pass-trigger';
 import { type DistributorFixture, STATE_TABLE, scenario, tally } from './fixture';
 
 const target = 'worker-input';
@@ -31,14 +33,11 @@ function onDemand(
     DISTRIBUTOR_IDLE_STOP_MS: '200',
     ...overrides,
   });
-  const inner = new DynamoDistributorState(f.dynamo.doc, STATE_TABLE);
+  const inner = new DynamoLeaseStore(f.dynamo.doc, STATE_TABLE);
   const watch = { holding: 0, maxHolding: 0, released: 0, started: 0, failed: 0, passes: [] as PassSummary[] };
-  const state: DistributorState = {
+  const state: LeaseStore = {
     ...Object.fromEntries(
-      (['readRotation', 'writeRotation', 'requestPass', 'handOver', 'dropRequest'] as const).map((name) => [
-        name,
-        inner[name].bind(inner),
-      ]),
+      (['requestPass', 'handOver', 'dropRequest'] as const).map((name) => [name, inner[name].bind(inner)]),
     ),
     async acquireLease(...args) {
       const acquired = await inner.acquireLease(...args);
@@ -50,7 +49,7 @@ function onDemand(
       watch.released++;
       return inner.releaseLease(...args);
     },
-  } as DistributorState;
+  } as LeaseStore;
   const management = new ManagementClient(f.rabbit.managementUrl, f.rabbit.vhost);
   let failuresLeft = failFirst;
   let distributor: Distributor;
@@ -64,7 +63,11 @@ function onDemand(
       if (error) watch.failed++;
     },
   );
-  const requestPass: RequestPass = passRequester({ state, trigger, graceMs: config.DISTRIBUTOR_REQUEST_GRACE_MS });
+  const requestPass: RequestPass = passRequester({
+    leases: state,
+    trigger,
+    graceMs: config.DISTRIBUTOR_REQUEST_GRACE_MS,
+  });
   // The pass asks for its follow-ups through the same requester as the router.
   distributor = createDistributor({
     settings: config,
@@ -74,7 +77,8 @@ function onDemand(
       if (failuresLeft-- > 0) throw new Error('management API unavailable');
       return management.listQueues();
     },
-    state,
+    leases: state,
+    rotations: new DynamoRotationStore(f.dynamo.doc, STATE_TABLE),
     report: warningReport((message, details) => f.warnings.push({ message, details })),
     controls: new DynamoTenantControlStore(f.dynamo.doc, STATE_TABLE),
     tuning: {

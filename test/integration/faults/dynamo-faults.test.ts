@@ -7,7 +7,7 @@ import {
 import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { StackStore } from '../../../lib/cleanup/engine/stack-store';
-import { DynamoDistributorState } from '../../../lib/distributor/state-store';
+import { DynamoLeaseStore } from '../../../lib/pass-requests/lease-store';
 import { DynamoTenantCounterStore } from '../../../lib/priority/counter-store';
 import { defaultRules } from '../../../lib/priority/rules';
 import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
@@ -104,7 +104,7 @@ describe('DynamoDB throttling and 5xx on Fairway’s stores (aws-sdk-client-mock
   });
 
   describe('distributor lease', () => {
-    const state = () => new DynamoDistributorState(doc, 'DistributorStateTable');
+    const state = () => new DynamoLeaseStore(doc, 'DistributorStateTable');
 
     it('retries a throttled acquire and holds the lease', async () => {
       mock

@@ -1,5 +1,5 @@
 import { createServer } from 'node:net';
-import { DynamoDistributorState } from '../../../lib/distributor/state-store';
+import { DynamoLeaseStore } from '../../../lib/pass-requests/lease-store';
 import { createRouterService } from '../../../lib/routing/service';
 import { startLambdaInvokeServer } from '../../../local/lambda-invoke-server';
 import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
@@ -68,7 +68,7 @@ describe('router: asking for distributor passes (real RabbitMQ, dynalite, the La
       expect(recorded.passRequestFailures.map((f) => f.target)).toEqual(['worker-out']);
       expect(String(recorded.passRequestFailures[0]!.error)).toMatch(/lambda:InvokeFunction/);
       // The failed start dropped its pending mark: the next request starts a pass at once.
-      const state = new DynamoDistributorState(dynamo.doc, 'DistributorStateTable');
+      const state = new DynamoLeaseStore(dynamo.doc, 'DistributorStateTable');
       expect(await state.requestPass('worker-out', 'next', Date.now(), Date.now() + 10_000)).toBe('start');
     } finally {
       await service.close();

@@ -1,7 +1,7 @@
 import { loadDistributorConfig } from '../../../lib/config/distributor';
 import { createDistributor, type DistributorReport } from '../../../lib/distributor/distributor';
-import type { DistributorState } from '../../../lib/distributor/state-store';
 import { noControls } from '../../../lib/distributor/tenant-controls';
+import type { LeaseStore } from '../../../lib/pass-requests/lease-store';
 import type { QueueInfo } from '../../../lib/rabbitmq/management';
 
 const queue = (name: string, ready: number): QueueInfo => ({
@@ -28,14 +28,12 @@ describe('createDistributor: targets it cannot lease', () => {
       passed: jest.fn(),
     };
     const openChannel = jest.fn();
-    const state: DistributorState = {
+    const state: LeaseStore = {
       acquireLease: async (target) => {
         if (target === 'a') throw new Error('DynamoDB throttled');
         return false;
       },
       releaseLease: jest.fn(),
-      readRotation: jest.fn(),
-      writeRotation: jest.fn(),
       requestPass: jest.fn(),
       handOver: jest.fn(),
       dropRequest: jest.fn(),
@@ -48,7 +46,8 @@ describe('createDistributor: targets it cannot lease', () => {
       }),
       listQueues: async () => [queue('a', 0), queue('a»/t1', 5), queue('b»/t1', 7)],
       openChannel,
-      state,
+      leases: state,
+      rotations: { readRotation: jest.fn(), writeRotation: jest.fn() },
       publisherUser: 'guest',
       controls: noControls,
       tuning: { rate: jest.fn(), lengths: { read: jest.fn(), write: jest.fn() } },

@@ -1,15 +1,13 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { DynamoDistributorState } from '../../../lib/distributor/state-store';
-import { FairwayError } from '../../../lib/errors';
+import { DynamoLeaseStore } from '../../../lib/pass-requests/lease-store';
 import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
 
-describe('DynamoDistributorState (dynalite)', () => {
+describe('DynamoLeaseStore (dynalite)', () => {
   let dynamo: EmbeddedDynamo;
-  let state: DynamoDistributorState;
+  let state: DynamoLeaseStore;
   beforeAll(async () => {
     dynamo = await startDynamo();
     await dynamo.createTables();
-    state = new DynamoDistributorState(dynamo.doc, 'DistributorStateTable');
+    state = new DynamoLeaseStore(dynamo.doc, 'DistributorStateTable');
   });
   afterAll(() => dynamo?.stop());
 
@@ -34,27 +32,6 @@ describe('DynamoDistributorState (dynalite)', () => {
       Array.from({ length: 10 }, (_, i) => state.acquireLease('t4', `pass-${i}`, 1_000, 60_000)),
     );
     expect(wins.filter(Boolean)).toHaveLength(1);
-  });
-
-  it('the rotation cursor is written over the version read, and a stale writer loses', async () => {
-    const empty = await state.readRotation('t5');
-    expect(empty).toEqual({ cursor: undefined, version: 0 });
-    expect(await state.writeRotation('t5', 't5»/a', empty)).toBe(true);
-    const read = await state.readRotation('t5');
-    expect(read).toEqual({ cursor: 't5»/a', version: 1 });
-    expect(await state.writeRotation('t5', 't5»/b', read)).toBe(true);
-    expect(await state.writeRotation('t5', 't5»/c', read)).toBe(false);
-    expect(await state.writeRotation('t5', 't5»/c', empty)).toBe(false);
-    expect(await state.readRotation('t5')).toEqual({ cursor: 't5»/b', version: 2 });
-  });
-
-  it('a malformed rotation item is an error naming the item and the field, never coerced', async () => {
-    await dynamo.doc.send(
-      new PutCommand({ TableName: 'DistributorStateTable', Item: { pk: 'rotation#t6', cursor: 7, version: '2' } }),
-    );
-    const read = state.readRotation('t6');
-    await expect(read).rejects.toThrow(FairwayError);
-    await expect(state.readRotation('t6')).rejects.toThrow(/rotation#t6 .*cursor.*version/);
   });
 
   it('a request starts a pass only when no pass holds or awaits the lease; a holder learns of requests at release', async () => {

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import type { LeaseStore, PassRequestOutcome } from './lease-store';
 import type { PassTrigger } from './pass-trigger';
-import type { DistributorState, PassRequestOutcome } from './state-store';
 
 /** Asks for a distribution pass over one target, debounced by its lease item (docs/distributor.md "Passes on demand"). */
 export type RequestPass = (target: string, delayMs: number) => Promise<PassRequestOutcome | 'off'>;
 
 export interface PassRequesterDeps {
-  state: DistributorState;
+  leases: LeaseStore;
   trigger: PassTrigger;
   /** How long a started pass may take to reach the lease before a new request presumes it lost. */
   graceMs: number;
@@ -18,16 +18,16 @@ export interface PassRequesterDeps {
  * lease, so that a storm of requests starts at most one pass per target at a time. A start that
  * fails drops its pending mark, so the next request tries again at once.
  */
-export function passRequester({ state, trigger, graceMs, now = Date.now }: PassRequesterDeps): RequestPass {
+export function passRequester({ leases, trigger, graceMs, now = Date.now }: PassRequesterDeps): RequestPass {
   return async (target, delayMs) => {
     const requestId = randomUUID();
     const at = now();
-    const outcome = await state.requestPass(target, requestId, at, at + delayMs + graceMs);
+    const outcome = await leases.requestPass(target, requestId, at, at + delayMs + graceMs);
     if (outcome !== 'start') return outcome;
     try {
       await trigger.start({ source: 'fairway.pass-request', requestId, target, delayMs });
     } catch (error) {
-      await state.dropRequest(target, requestId).catch(() => undefined);
+      await leases.dropRequest(target, requestId).catch(() => undefined);
       throw error;
     }
     return outcome;

@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import { isConditionFailure } from '../aws/dynamo';
 import {
@@ -9,12 +9,6 @@ import {
   withBackOff,
 } from '../aws/dynamo-faults';
 import { FairwayError } from '../errors';
-
-export interface Rotation {
-  cursor?: string;
-  /** Optimistic lock: a write succeeds only over the version it read. */
-  version: number;
-}
 
 /** What the lease item said when its holder gave it back. */
 export interface Released {
@@ -32,10 +26,10 @@ export type PassRequestOutcome =
   | 'pending';
 
 /**
- * What a pass keeps between invocations: one lease per target, the planner's rotation cursor, and
- * on the lease item the requests for passes (docs/distributor.md "Passes on demand").
+ * One lease per target, and on the lease item the requests for passes (docs/distributor.md
+ * "Passes on demand"): the router asks through it, the distributor's passes hold it.
  */
-export interface DistributorState {
+export interface LeaseStore {
   /**
    * True if `owner` now holds the target until `expiresAt` (no one held it, or their lease expired
    * before `now`). Taking it clears `wanted`: the new holder measures after this and sees that work.
@@ -57,19 +51,9 @@ export interface DistributorState {
   handOver(target: string, requestId: string, now: number): Promise<boolean>;
   /** Clears the pending mark of `requestId` (its invoke failed), so that the next request starts a pass at once. */
   dropRequest(target: string, requestId: string): Promise<void>;
-  readRotation(target: string): Promise<Rotation>;
-  /** False if another pass wrote the rotation since `read` (the write is then dropped). */
-  writeRotation(target: string, cursor: string, read: Rotation): Promise<boolean>;
 }
 
 const leaseKey = (target: string) => `lease#${target}`;
-const rotationKey = (target: string) => `rotation#${target}`;
-
-/** A rotation item as the store writes it; anything else in the table is a fault, not a value to coerce. */
-const rotationItem = z.object({
-  cursor: z.string().optional(),
-  version: z.number().int().min(0),
-});
 
 /** The lease item: a holder (owner, expiresAt), a pending request (requestId, dueBy), a `wanted` time. */
 const leaseItem = z.object({
@@ -86,12 +70,12 @@ const NO_PENDING = '(attribute_not_exists(requestId) OR dueBy < :now)';
 const REQUEST_TRIES = 5;
 
 /**
- * DistributorState in the DistributorStateTable (key `pk`), single-item conditional writes only.
+ * LeaseStore in the DistributorStateTable (key `pk`), single-item conditional writes only.
  * Every call is retried with back-off when throttled (nothing was written). Lease writes are also
  * retried after a 5xx: they name their owner, so a retried acquire whose condition fails reads the
  * lease back and knows whether its earlier try won, and a retried release removes only its own.
  */
-export class DynamoDistributorState implements DistributorState {
+export class DynamoLeaseStore implements LeaseStore {
   private readonly doc: DocumentPort;
 
   constructor(
@@ -225,35 +209,9 @@ export class DynamoDistributorState implements DistributorState {
     );
   }
 
-  async readRotation(target: string): Promise<Rotation> {
-    const { Item } = await this.doc.send(
-      new GetCommand({ TableName: this.table, Key: { pk: rotationKey(target) }, ConsistentRead: true }),
-    );
-    if (Item === undefined) return { version: 0 };
-    const parsed = rotationItem.safeParse(Item);
-    if (!parsed.success) {
-      const fields = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
-      throw new FairwayError(
-        `The rotation item ${rotationKey(target)} in ${this.table} is malformed (${fields}); delete it and the next pass starts a new rotation.`,
-      );
-    }
-    return parsed.data;
-  }
-
-  async writeRotation(target: string, cursor: string, read: Rotation): Promise<boolean> {
-    return this.conditional(
-      new PutCommand({
-        TableName: this.table,
-        Item: { pk: rotationKey(target), cursor, version: read.version + 1 },
-        ConditionExpression: 'attribute_not_exists(pk) OR version = :version',
-        ExpressionAttributeValues: { ':version': read.version },
-      }),
-    );
-  }
-
-  private async conditional(command: PutCommand | UpdateCommand): Promise<boolean> {
+  private async conditional(command: UpdateCommand): Promise<boolean> {
     try {
-      await this.doc.send(command as PutCommand);
+      await this.doc.send(command);
       return true;
     } catch (error) {
       if (isConditionFailure(error)) return false;
