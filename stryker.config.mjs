@@ -6,9 +6,9 @@ export default {
     'lib/routing/queue-names.ts',
     'lib/routing/event.ts',
     'lib/routing/task-message.ts',
-    'lib/distributor/planner.ts',
-    'lib/distributor/capacity.ts',
-    'lib/distributor/weights.ts',
+    'lib/distributor/planning/planner.ts',
+    'lib/distributor/planning/capacity.ts',
+    'lib/distributor/planning/weights.ts',
     'lib/cleanup/engine/codec.ts',
     'lib/cleanup/engine/keys.ts',
     // The one pure part of the jobs' SQL: the statements themselves are built inside the adapters' methods.

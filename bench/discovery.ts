@@ -1,8 +1,9 @@
 import { connect } from 'amqplib';
 import { loadDistributorConfig } from '../lib/config/distributor';
 import { groupByTarget } from '../lib/distributor/discovery';
-import { planTarget } from '../lib/distributor/target-plan';
-import { weightOf } from '../lib/distributor/weights';
+import { planTarget } from '../lib/distributor/planning/target-plan';
+import { weightOf } from '../lib/distributor/planning/weights';
+import { distributorSettings } from '../lib/distributor/service';
 import { ManagementClient, type QueueInfo } from '../lib/rabbitmq/management';
 import { startDynamo } from '../local/embedded-dynamo';
 import { publishConfirmed } from './lib/amqp';
@@ -135,11 +136,13 @@ export const discoveryBench: Benchmark<Flags> = {
 };
 
 /** The settings and weights a pass reads once, at cold start (the planner's defaults). */
-const planSettings = loadDistributorConfig({
-  DISTRIBUTOR_TABLE: 'unused',
-  AMQP_URL: 'amqp://unused',
-  RABBITMQ_MANAGEMENT_URL: 'http://unused',
-});
+const planSettings = distributorSettings(
+  loadDistributorConfig({
+    DISTRIBUTOR_TABLE: 'unused',
+    AMQP_URL: 'amqp://unused',
+    RABBITMQ_MANAGEMENT_URL: 'http://unused',
+  }),
+);
 const planWeight = weightOf([{ pattern: 'worker-0-in»/tenant1/*', weight: 3 }]);
 
 /** What a pass computes from a listing before it moves anything (planTarget, with depths from the listing). */
@@ -153,7 +156,6 @@ function plan(listing: QueueInfo[]): number {
         maxLengthArgument: group.targetQueue?.arguments['x-max-length'],
         depth: group.targetQueue?.messages_ready ?? 0,
         staging: group.staging.map((name) => ({ name, depth: depths.get(name) ?? 0 })),
-        rotation: { version: 0 },
       },
       planSettings,
       planWeight,

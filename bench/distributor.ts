@@ -1,5 +1,5 @@
 import { type ChannelModel, connect } from 'amqplib';
-import type { PassSummary } from '../lib/distributor/distributor';
+import type { PassSummary } from '../lib/distributor/report';
 import type { PassRequestEvent } from '../lib/pass-requests/pass-trigger';
 import { ManagementClient } from '../lib/rabbitmq/management';
 import { type Outgoing, publishConfirmed, rawPump, taskMessage } from './lib/amqp';

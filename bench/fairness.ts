@@ -1,4 +1,4 @@
-import { type PlannerMode, planShares } from '../lib/distributor/planner';
+import { type PlannerMode, planShares } from '../lib/distributor/planning/planner';
 import { type Benchmark, ratio } from './lib/benchmark';
 import type { Row } from './lib/report';
 import {

@@ -3,7 +3,7 @@ import { type Channel, type ChannelModel, connect } from 'amqplib';
 import type { ScheduledEvent } from 'aws-lambda';
 import { loadDistributorConfig } from '../lib/config/distributor';
 import { loadRouterConfig } from '../lib/config/router';
-import type { PassSummary } from '../lib/distributor/distributor';
+import type { PassSummary } from '../lib/distributor/report';
 import { createDistributorService, distributorInvocation, warningReport } from '../lib/distributor/service';
 import type { PassRequestEvent } from '../lib/pass-requests/pass-trigger';
 import { stagingQueueName } from '../lib/routing/queue-names';

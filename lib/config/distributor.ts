@@ -1,7 +1,9 @@
 import { z } from 'zod';
-import { WEIGHT_DECIMALS } from '../distributor/weights';
 import { checkVhostRule, dynamoSettings, passRequestSettings, rabbitSettings } from './common';
 import { type Env, parseEnv, setting } from './env';
+
+/** Weights have at most this many decimals; the distributor's planner works in whole thousandths. */
+export const WEIGHT_DECIMALS = 3;
 
 const queueArguments = z.record(z.string(), z.unknown());
 
@@ -64,7 +66,7 @@ const regexText = z
 /**
  * Weights by staging queue name: a glob `pattern` (whole name) or a `regex` (anywhere in the name,
  * as upstream's CAF_ADJUST_QUEUE_WEIGHT). The most specific match wins, a tie goes to the higher
- * weight (lib/distributor/weights.ts); unmatched queues weigh 1.
+ * weight (lib/distributor/planning/weights.ts); unmatched queues weigh 1.
  */
 const weightSettings = z.array(
   z.union([

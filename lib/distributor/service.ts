@@ -12,17 +12,14 @@ import { AmqpSession } from '../rabbitmq/connection';
 import { ManagementClient, type QueueInfo } from '../rabbitmq/management';
 import { functionHandler } from '../runtime/lambda';
 import type { Observability } from '../runtime/observability';
-import {
-  createDistributor,
-  type Distributor,
-  type DistributorReport,
-  type PassSummary,
-  type TuningDeps,
-} from './distributor';
 import type { OpenChannel } from './mover';
+import { createDistributor, type Distributor } from './pass';
+import type { DistributorReport, PassSummary } from './report';
+import type { DistributorSettings } from './settings';
 import { DynamoRotationStore } from './stores/rotation-store';
-import { DynamoTenantControlStore } from './tenant-control-store';
-import { DynamoTunedLengthStore } from './tuned-length-store';
+import { DynamoTenantControlStore } from './stores/tenant-control-store';
+import { DynamoTunedLengthStore } from './stores/tuned-length-store';
+import type { TuningDeps } from './target-pass';
 
 /**
  * The distributor's composition root, the one file of the part that touches Powertools: it builds
@@ -118,6 +115,25 @@ export interface DistributorAdapters {
   trigger?: PassTrigger;
 }
 
+/** The configuration as the distributor's code reads it: the one place its environment names are translated. */
+export function distributorSettings(config: DistributorConfig): DistributorSettings {
+  return {
+    planner: config.DISTRIBUTOR_PLANNER,
+    defaultMaxLength: config.DISTRIBUTOR_DEFAULT_MAX_LENGTH,
+    targets: config.DISTRIBUTOR_TARGETS,
+    weights: config.DISTRIBUTOR_WEIGHTS,
+    refillThresholdPercent: config.DISTRIBUTOR_REFILL_THRESHOLD_PERCENT,
+    missingTarget: config.DISTRIBUTOR_MISSING_TARGET,
+    newTargetArguments: config.DISTRIBUTOR_NEW_TARGET_ARGUMENTS,
+    moveConcurrency: config.DISTRIBUTOR_MOVE_CONCURRENCY,
+    maxPrefetch: config.DISTRIBUTOR_MAX_PREFETCH,
+    safetyMarginMs: config.DISTRIBUTOR_SAFETY_MARGIN_MS,
+    idleStopMs: config.DISTRIBUTOR_IDLE_STOP_MS,
+    followUpDelayMs: config.DISTRIBUTOR_FOLLOW_UP_DELAY_MS,
+    followUpMaxDelayMs: config.DISTRIBUTOR_FOLLOW_UP_MAX_DELAY_MS,
+  };
+}
+
 /** The distributor over given adapters: the container's (below), or a test's on its own vhost and table. */
 export function buildDistributor(
   config: DistributorConfig,
@@ -125,7 +141,7 @@ export function buildDistributor(
   report: DistributorReport,
 ): Distributor {
   return createDistributor({
-    settings: config,
+    settings: distributorSettings(config),
     listQueues: adapters.listQueues,
     openChannel: adapters.openChannel,
     leases: new DynamoLeaseStore(adapters.doc, config.DISTRIBUTOR_TABLE),

@@ -1,11 +1,11 @@
 import type { z } from 'zod';
 import { distributorSettingsSchema } from '../../lib/config/distributor';
 import { type Env, parseEnv } from '../../lib/config/env';
-import { targetCapacity } from '../../lib/distributor/capacity';
-import { planShares } from '../../lib/distributor/planner';
+import { targetCapacity } from '../../lib/distributor/planning/capacity';
+import { planShares } from '../../lib/distributor/planning/planner';
+import { weightOf } from '../../lib/distributor/planning/weights';
 import type { RotationStore } from '../../lib/distributor/stores/rotation-store';
 import { controlledWeight, queueControl, type TenantControls } from '../../lib/distributor/tenant-controls';
-import { weightOf } from '../../lib/distributor/weights';
 import type { QueueInfo } from '../../lib/rabbitmq/management';
 import { parseStagingQueueName } from '../../lib/routing/queue-names';
 

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { dynamoSettings } from '../../lib/config/common';
 import { distributorSettingsSchema, weightValue } from '../../lib/config/distributor';
 import { type Env, parseEnv } from '../../lib/config/env';
-import { type ControlChange, DynamoTenantControlStore } from '../../lib/distributor/tenant-control-store';
+import { type ControlChange, DynamoTenantControlStore } from '../../lib/distributor/stores/tenant-control-store';
 import type { TenantControl } from '../../lib/distributor/tenant-controls';
 import { DISCRIMINATOR_SEPARATOR, STAGING_SEPARATOR } from '../../lib/routing/queue-names';
 

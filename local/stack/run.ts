@@ -1,7 +1,7 @@
 import { createWriteStream } from 'node:fs';
 import { connect } from 'amqplib';
 import { createCleanupOperator } from '../../lib/cleanup/operator';
-import type { PassSummary } from '../../lib/distributor/distributor';
+import type { PassSummary } from '../../lib/distributor/report';
 import { ManagementClient } from '../../lib/rabbitmq/management';
 import { startDynamo } from '../embedded-dynamo';
 import { loadHandler } from '../functions';

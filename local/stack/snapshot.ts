@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { cleanupJobNames } from '../../lib/cleanup/jobs';
 import type { CleanupOperator } from '../../lib/cleanup/operator';
-import type { PassSummary } from '../../lib/distributor/distributor';
+import type { PassSummary } from '../../lib/distributor/report';
 import type { TenantPriorityRules } from '../../lib/priority/rules';
 import type { ManagementClient } from '../../lib/rabbitmq/management';
 import { describeQueues, type QueueSettings } from '../ops/queues';

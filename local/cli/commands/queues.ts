@@ -1,5 +1,5 @@
 import { DynamoRotationStore } from '../../../lib/distributor/stores/rotation-store';
-import { DynamoTenantControlStore } from '../../../lib/distributor/tenant-control-store';
+import { DynamoTenantControlStore } from '../../../lib/distributor/stores/tenant-control-store';
 import { ManagementClient } from '../../../lib/rabbitmq/management';
 import { cliDocumentClient } from '../../ops/dynamo';
 import { describeQueues, loadQueueSettings } from '../../ops/queues';

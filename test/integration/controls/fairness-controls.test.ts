@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { TargetSummary } from '../../../lib/distributor/distributor';
+import type { TargetSummary } from '../../../lib/distributor/report';
 import { ManagementClient } from '../../../lib/rabbitmq/management';
 import { createRouterService } from '../../../lib/routing/service';
 import { runCli } from '../../../local/cli/cli';

@@ -1,6 +1,6 @@
 import type { ConfirmChannel, Options } from 'amqplib';
 import { type DistributorConfig, loadDistributorConfig } from '../../../lib/config/distributor';
-import type { Distributor } from '../../../lib/distributor/distributor';
+import type { Distributor } from '../../../lib/distributor/pass';
 import { buildDistributor, warningReport } from '../../../lib/distributor/service';
 import { AmqpSession } from '../../../lib/rabbitmq/connection';
 import { ManagementClient } from '../../../lib/rabbitmq/management';

@@ -1,5 +1,5 @@
 import type { Context, ScheduledEvent } from 'aws-lambda';
-import type { PassSummary } from '../../../lib/distributor/distributor';
+import type { PassSummary } from '../../../lib/distributor/report';
 import { type DistributorFixture, distributorFixture } from './fixture';
 
 type Handler = (event: ScheduledEvent, context: Context) => Promise<PassSummary>;

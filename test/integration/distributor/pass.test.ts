@@ -1,5 +1,5 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { TargetSummary } from '../../../lib/distributor/distributor';
+import type { TargetSummary } from '../../../lib/distributor/report';
 import { STATE_TABLE, scenario, tally } from './fixture';
 
 const byQueue = (target: TargetSummary | undefined) =>

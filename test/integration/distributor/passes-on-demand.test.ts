@@ -1,8 +1,9 @@
-import { createDistributor, type Distributor, type PassSummary } from '../../../lib/distributor/distributor';
-import { warningReport } from '../../../lib/distributor/service';
+import { createDistributor, type Distributor } from '../../../lib/distributor/pass';
+import type { PassSummary } from '../../../lib/distributor/report';
+import { distributorSettings, warningReport } from '../../../lib/distributor/service';
 import { DynamoRotationStore } from '../../../lib/distributor/stores/rotation-store';
-import { DynamoTenantControlStore } from '../../../lib/distributor/tenant-control-store';
-import { DynamoTunedLengthStore } from '../../../lib/distributor/tuned-length-store';
+import { DynamoTenantControlStore } from '../../../lib/distributor/stores/tenant-control-store';
+import { DynamoTunedLengthStore } from '../../../lib/distributor/stores/tuned-length-store';
 import { DynamoLeaseStore, type LeaseStore } from '../../../lib/pass-requests/lease-store';
 import type { PassRequestEvent } from '../../../lib/pass-requests/pass-trigger';
 import { passRequester, type RequestPass } from '../../../lib/pass-requests/requester';
@@ -70,7 +71,7 @@ function onDemand(
   });
   // The pass asks for its follow-ups through the same requester as the router.
   distributor = createDistributor({
-    settings: config,
+    settings: distributorSettings(config),
     publisherUser: amqpUser(config.AMQP_URL),
     openChannel,
     listQueues: async () => {

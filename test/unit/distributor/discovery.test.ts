@@ -1,5 +1,5 @@
 import { groupByTarget } from '../../../lib/distributor/discovery';
-import { weightOf } from '../../../lib/distributor/weights';
+import { weightOf } from '../../../lib/distributor/planning/weights';
 import type { QueueInfo } from '../../../lib/rabbitmq/management';
 
 const queue = (name: string, ready: number, args: Record<string, unknown> = {}): QueueInfo => ({

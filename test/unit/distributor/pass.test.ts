@@ -1,5 +1,7 @@
 import { loadDistributorConfig } from '../../../lib/config/distributor';
-import { createDistributor, type DistributorReport } from '../../../lib/distributor/distributor';
+import { createDistributor } from '../../../lib/distributor/pass';
+import type { DistributorReport } from '../../../lib/distributor/report';
+import { distributorSettings } from '../../../lib/distributor/service';
 import { noControls } from '../../../lib/distributor/tenant-controls';
 import type { LeaseStore } from '../../../lib/pass-requests/lease-store';
 import type { QueueInfo } from '../../../lib/rabbitmq/management';
@@ -39,11 +41,13 @@ describe('createDistributor: targets it cannot lease', () => {
       dropRequest: jest.fn(),
     };
     const distributor = createDistributor({
-      settings: loadDistributorConfig({
-        DISTRIBUTOR_TABLE: 't',
-        AMQP_URL: 'amqp://h',
-        RABBITMQ_MANAGEMENT_URL: 'http://h',
-      }),
+      settings: distributorSettings(
+        loadDistributorConfig({
+          DISTRIBUTOR_TABLE: 't',
+          AMQP_URL: 'amqp://h',
+          RABBITMQ_MANAGEMENT_URL: 'http://h',
+        }),
+      ),
       listQueues: async () => [queue('a', 0), queue('a»/t1', 5), queue('b»/t1', 7)],
       openChannel,
       leases: state,
@@ -56,7 +60,7 @@ describe('createDistributor: targets it cannot lease', () => {
 
     const summary = await distributor.runPass(60_000);
     expect(summary.targets.map((t) => [t.target, t.outcome, t.error])).toEqual([
-      ['a', 'failed', 'DynamoDB throttled'],
+      ['a', 'failed', 'Error: DynamoDB throttled'],
       ['b', 'leased-elsewhere', undefined],
     ]);
     expect(summary.moved).toBe(0);

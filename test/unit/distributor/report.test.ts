@@ -1,6 +1,6 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
-import type { PassSummary, TargetOutcome } from '../../../lib/distributor/distributor';
+import type { PassSummary, TargetOutcome } from '../../../lib/distributor/report';
 import { powertoolsDistributorReport } from '../../../lib/distributor/service';
 
 const target = (name: string, outcome: TargetOutcome) => ({

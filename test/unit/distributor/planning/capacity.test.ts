@@ -1,4 +1,4 @@
-import { type CapacityInput, targetCapacity } from '../../../lib/distributor/capacity';
+import { type CapacityInput, targetCapacity } from '../../../../lib/distributor/planning/capacity';
 
 const base: CapacityInput = {
   maxLengthArgument: undefined,

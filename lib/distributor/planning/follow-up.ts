@@ -1,10 +1,11 @@
-import type { DistributorConfig } from '../config/distributor';
-import type { TargetOutcome } from './distributor';
+import type { TargetOutcome } from '../report';
 
-export type FollowUpSettings = Pick<
-  DistributorConfig,
-  'DISTRIBUTOR_FOLLOW_UP_DELAY_MS' | 'DISTRIBUTOR_FOLLOW_UP_MAX_DELAY_MS'
->;
+export interface FollowUpSettings {
+  /** After a pass that moved messages and left some in staging, the next pass starts this much later. */
+  followUpDelayMs: number;
+  /** A follow-up after a pass that moved nothing waits twice as long as the last, up to this. */
+  followUpMaxDelayMs: number;
+}
 
 export interface TargetEnd {
   outcome: TargetOutcome;
@@ -28,9 +29,9 @@ export function followUpDelay(end: TargetEnd, settings: FollowUpSettings): numbe
   if (end.outcome === 'leased-elsewhere' || end.outcome === 'target-missing') return undefined;
   const left = end.staged - end.moved;
   if (end.outcome !== 'failed' && left <= 0) return end.wanted ? 0 : undefined;
-  const base = settings.DISTRIBUTOR_FOLLOW_UP_DELAY_MS;
+  const base = settings.followUpDelayMs;
   if (end.moved > 0) return base;
   const backedOff = Math.max(base, 2 * (end.previousDelayMs ?? 0), 1);
   if (end.wanted && end.outcome !== 'failed') return Math.min(base, backedOff);
-  return Math.min(settings.DISTRIBUTOR_FOLLOW_UP_MAX_DELAY_MS, backedOff);
+  return Math.min(settings.followUpMaxDelayMs, backedOff);
 }

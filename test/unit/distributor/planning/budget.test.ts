@@ -1,4 +1,4 @@
-import { fitToBudget } from '../../../lib/distributor/budget';
+import { fitToBudget } from '../../../../lib/distributor/planning/budget';
 
 const costs = { perQueueMs: 10, perMessageMs: 1, slots: 2 };
 const shares = ['a', 'b', 'c', 'd', 'e'].map((name) => ({ name, share: 10 }));

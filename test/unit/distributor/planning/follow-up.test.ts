@@ -1,6 +1,6 @@
-import { followUpDelay, type TargetEnd } from '../../../lib/distributor/follow-up';
+import { followUpDelay, type TargetEnd } from '../../../../lib/distributor/planning/follow-up';
 
-const settings = { DISTRIBUTOR_FOLLOW_UP_DELAY_MS: 1_000, DISTRIBUTOR_FOLLOW_UP_MAX_DELAY_MS: 20_000 };
+const settings = { followUpDelayMs: 1_000, followUpMaxDelayMs: 20_000 };
 const end = (over: Partial<TargetEnd>): TargetEnd => ({
   outcome: 'distributed',
   staged: 0,
@@ -31,7 +31,7 @@ describe('followUpDelay', () => {
   });
 
   it('with a base delay of 0 a full target still backs off', () => {
-    const zero = { ...settings, DISTRIBUTOR_FOLLOW_UP_DELAY_MS: 0 };
+    const zero = { ...settings, followUpDelayMs: 0 };
     expect(followUpDelay(end({ outcome: 'below-threshold', staged: 9, previousDelayMs: 0 }), zero)).toBe(1);
     expect(followUpDelay(end({ outcome: 'below-threshold', staged: 9, previousDelayMs: 1 }), zero)).toBe(2);
   });

@@ -4,7 +4,7 @@ export interface CapacityInput {
   /** Per-target configuration, used when the queue has no `x-max-length`. */
   configuredMaxLength?: number;
   defaultMaxLength: number;
-  /** The tuned length (DISTRIBUTOR_TARGETS tunedLength), which replaces the others but never passes `x-max-length`. */
+  /** The tuned length (the target's `tunedLength`), which replaces the others but never passes `x-max-length`. */
   tunedMaxLength?: number;
   /** Messages ready in the target now. */
   depth: number;
@@ -24,10 +24,21 @@ export interface Capacity {
   capacity: number;
 }
 
+const isLength = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isInteger(value) && value >= 0;
+
+/** A target's max length before tuning: its `x-max-length`, else the configured one, else the default. Pure. */
+export function untunedMaxLength(
+  input: Pick<CapacityInput, 'maxLengthArgument' | 'configuredMaxLength' | 'defaultMaxLength'>,
+): number {
+  if (isLength(input.maxLengthArgument)) return input.maxLengthArgument;
+  return input.configuredMaxLength ?? input.defaultMaxLength;
+}
+
 /** How many messages a target can take this pass. Pure. */
 export function targetCapacity(input: CapacityInput): Capacity {
   const argument = input.maxLengthArgument;
-  const hasArgument = typeof argument === 'number' && Number.isInteger(argument) && argument >= 0;
+  const hasArgument = isLength(argument);
   // The queue's own limit stays a ceiling: filling past it would drop or refuse messages.
   const [maxLength, maxLengthFrom]: [number, Capacity['maxLengthFrom']] =
     input.tunedMaxLength !== undefined && !(hasArgument && argument < input.tunedMaxLength)

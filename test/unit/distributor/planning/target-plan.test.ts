@@ -1,14 +1,22 @@
-import { loadDistributorConfig } from '../../../lib/config/distributor';
+import { loadDistributorConfig } from '../../../../lib/config/distributor';
 import {
   planTarget,
   type TargetMeasurement,
   type TargetPlan,
   type TargetShares,
-} from '../../../lib/distributor/target-plan';
-import { weightOf } from '../../../lib/distributor/weights';
+} from '../../../../lib/distributor/planning/target-plan';
+import { weightOf } from '../../../../lib/distributor/planning/weights';
+import { distributorSettings } from '../../../../lib/distributor/service';
 
 const settings = (env: Record<string, string> = {}) =>
-  loadDistributorConfig({ DISTRIBUTOR_TABLE: 't', AMQP_URL: 'amqp://h', RABBITMQ_MANAGEMENT_URL: 'http://h', ...env });
+  distributorSettings(
+    loadDistributorConfig({
+      DISTRIBUTOR_TABLE: 't',
+      AMQP_URL: 'amqp://h',
+      RABBITMQ_MANAGEMENT_URL: 'http://h',
+      ...env,
+    }),
+  );
 
 const measured = (overrides: Partial<TargetMeasurement> = {}): TargetMeasurement => ({
   target: 'work',
@@ -18,7 +26,6 @@ const measured = (overrides: Partial<TargetMeasurement> = {}): TargetMeasurement
     { name: 'work»/a', depth: 4 },
     { name: 'work»/b', depth: 8 },
   ],
-  rotation: { version: 0 },
   ...overrides,
 });
 
@@ -129,14 +136,14 @@ describe('planTarget (what a pass does with one target, without RabbitMQ)', () =
       'a remainder unit goes to the queue after the stored cursor, and the moved cursor is to be stored',
       {
         maxLengthArgument: 1,
-        rotation: { cursor: 'work»/a', version: 3 },
+        rotationCursor: 'work»/a',
       },
       {},
       distributed(1, { shares: shares(0, 1), rotationCursor: 'work»/b' }),
     ],
     [
       'without a remainder the cursor stays, and nothing is to be stored',
-      { maxLengthArgument: 2, rotation: { cursor: 'work»/a', version: 3 } },
+      { maxLengthArgument: 2, rotationCursor: 'work»/a' },
       {},
       distributed(2, { shares: shares(1, 1) }),
     ],
@@ -148,6 +155,6 @@ describe('planTarget (what a pass does with one target, without RabbitMQ)', () =
     ],
   ])('%s', (_name, measurement, env, expected) => {
     const config = settings(env);
-    expect(planTarget(measured(measurement), config, weightOf(config.DISTRIBUTOR_WEIGHTS))).toEqual(expected);
+    expect(planTarget(measured(measurement), config, weightOf(config.weights))).toEqual(expected);
   });
 });

@@ -4,9 +4,6 @@
  */
 export type WeightRule = { pattern: string; weight: number } | { regex: string; weight: number };
 
-/** Weights have at most this many decimals; the planner works in whole thousandths. */
-export const WEIGHT_DECIMALS = 3;
-
 interface CompiledRule {
   weight: number;
   /** How much of `queueName` the rule pins down, or undefined when it does not match. */

@@ -1,6 +1,6 @@
-import { loadDistributorConfig } from '../../../lib/config/distributor';
-import { weightOf } from '../../../lib/distributor/weights';
-import { ConfigError } from '../../../lib/errors';
+import { loadDistributorConfig } from '../../../../lib/config/distributor';
+import { weightOf } from '../../../../lib/distributor/planning/weights';
+import { ConfigError } from '../../../../lib/errors';
 
 const config = (weights: unknown) =>
   loadDistributorConfig({

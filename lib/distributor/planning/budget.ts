@@ -1,9 +1,5 @@
-/** What a mover costs, as the container has seen: time per staging queue, per message, and movers at once. */
-export interface MoveCosts {
-  perQueueMs: number;
-  perMessageMs: number;
-  slots: number;
-}
+import type { MoveCosts } from './move-costs';
+import { rotateAfter } from './rotation-order';
 
 export interface Share {
   name: string;
@@ -32,8 +28,7 @@ export function fitToBudget(
   costs: MoveCosts,
 ): FittedPlan {
   const moving = shares.filter((s) => s.share > 0).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  const start = moving.findIndex((s) => cursor === undefined || s.name > cursor);
-  const order = start <= 0 ? moving : [...moving.slice(start), ...moving.slice(0, start)];
+  const order = rotateAfter(moving, cursor);
   const room = Math.max(0, budgetMs) * Math.max(1, costs.slots);
   const kept = new Set<string>();
   let spent = 0;

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { type PlanQueue, planShares } from '../../../lib/distributor/planner';
+import { type PlanQueue, planShares } from '../../../../lib/distributor/planning/planner';
 
 const q = (name: string, depth: number, weight = 1): PlanQueue => ({ name, depth, weight });
 const sharesOf = (

@@ -1,6 +1,6 @@
-import { targetCapacity } from '../../../lib/distributor/capacity';
-import { type PlanQueue, planShares } from '../../../lib/distributor/planner';
-import { weightOf } from '../../../lib/distributor/weights';
+import { targetCapacity } from '../../../../lib/distributor/planning/capacity';
+import { type PlanQueue, planShares } from '../../../../lib/distributor/planning/planner';
+import { weightOf } from '../../../../lib/distributor/planning/weights';
 
 const q = (name: string, depth: number, weight = 1): PlanQueue => ({ name, depth, weight });
 

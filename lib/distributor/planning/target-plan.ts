@@ -1,17 +1,29 @@
-import type { DistributorConfig } from '../config/distributor';
 import { targetCapacity } from './capacity';
-import { type PlanQueue, planShares } from './planner';
-import type { Rotation } from './stores/rotation-store';
+import { type PlannerMode, type PlanQueue, planShares } from './planner';
+import type { TunedTargetSettings } from './tuned-length';
 
-export type TargetPlanSettings = Pick<
-  DistributorConfig,
-  | 'DISTRIBUTOR_PLANNER'
-  | 'DISTRIBUTOR_DEFAULT_MAX_LENGTH'
-  | 'DISTRIBUTOR_TARGETS'
-  | 'DISTRIBUTOR_REFILL_THRESHOLD_PERCENT'
-  | 'DISTRIBUTOR_MISSING_TARGET'
-  | 'DISTRIBUTOR_NEW_TARGET_ARGUMENTS'
->;
+/** What the distributor knows of one target from its configuration (DISTRIBUTOR_TARGETS). */
+export interface TargetSettings {
+  /** Used when the target has no `x-max-length` argument. */
+  maxLength?: number;
+  /** Arguments a missing target is created with (missing targets created). */
+  arguments?: Record<string, unknown>;
+  /** Tune the target's length to a processing-time goal (off when absent). */
+  tunedLength?: TunedTargetSettings;
+}
+
+export interface TargetPlanSettings {
+  planner: PlannerMode;
+  /** The max length of a target without `x-max-length` or a configured one. */
+  defaultMaxLength: number;
+  targets: Readonly<Record<string, TargetSettings>>;
+  /** A target whose free room is below this percentage of its max length is left alone this pass. */
+  refillThresholdPercent: number;
+  /** What a pass does with staging queues whose target does not exist. */
+  missingTarget: 'skip' | 'create';
+  /** Arguments of a created target, unless its TargetSettings name some. */
+  newTargetArguments: Record<string, unknown>;
+}
 
 /** What a pass measured of one target while holding its lease: exact depths (AMQP) and the rotation. */
 export interface TargetMeasurement {
@@ -22,13 +34,13 @@ export interface TargetMeasurement {
   depth: number | undefined;
   /** Each staging queue with its ready messages (0 when it is gone). */
   staging: readonly { name: string; depth: number }[];
-  /** Where the rotation of remainder units stands (DistributorState.readRotation). */
-  rotation: Rotation;
-  /** The length tuning set for this pass (DISTRIBUTOR_TARGETS tunedLength, mode apply). */
+  /** Where the rotation of remainder units stands (RotationStore.readRotation). */
+  rotationCursor?: string;
+  /** The length tuning set for this pass (the target's `tunedLength`, mode apply). */
   tunedMaxLength?: number;
 }
 
-/** Nothing moves: the target does not exist and DISTRIBUTOR_MISSING_TARGET=skip. */
+/** Nothing moves: the target does not exist and missing targets are skipped. */
 export interface SkipMissingTarget {
   outcome: 'target-missing';
 }
@@ -36,7 +48,7 @@ export interface SkipMissingTarget {
 export interface TargetShares {
   /** Messages may move (`distributed`), or the target's room is below the refill threshold. */
   outcome: 'distributed' | 'below-threshold';
-  /** Declare the target first, with these arguments (it is missing and DISTRIBUTOR_MISSING_TARGET=create). */
+  /** Declare the target first, with these arguments (it is missing and missing targets are created). */
   createWith?: Record<string, unknown>;
   maxLength: number;
   depth: number;
@@ -57,22 +69,22 @@ export function planTarget(
   settings: TargetPlanSettings,
   weight: (queue: string) => number,
 ): TargetPlan {
-  const configured = settings.DISTRIBUTOR_TARGETS[measured.target];
+  const configured = settings.targets[measured.target];
   let maxLengthArgument = measured.maxLengthArgument;
   let createWith: Record<string, unknown> | undefined;
   if (measured.depth === undefined) {
-    if (settings.DISTRIBUTOR_MISSING_TARGET === 'skip') return { outcome: 'target-missing' };
-    createWith = configured?.arguments ?? settings.DISTRIBUTOR_NEW_TARGET_ARGUMENTS;
+    if (settings.missingTarget === 'skip') return { outcome: 'target-missing' };
+    createWith = configured?.arguments ?? settings.newTargetArguments;
     maxLengthArgument = createWith['x-max-length'];
   }
   const depth = measured.depth ?? 0;
   const capacity = targetCapacity({
     maxLengthArgument,
     configuredMaxLength: configured?.maxLength,
-    defaultMaxLength: settings.DISTRIBUTOR_DEFAULT_MAX_LENGTH,
+    defaultMaxLength: settings.defaultMaxLength,
     ...(measured.tunedMaxLength === undefined ? {} : { tunedMaxLength: measured.tunedMaxLength }),
     depth,
-    refillThresholdPercent: settings.DISTRIBUTOR_REFILL_THRESHOLD_PERCENT,
+    refillThresholdPercent: settings.refillThresholdPercent,
   });
   const plan: TargetShares = {
     outcome: capacity.belowThreshold ? 'below-threshold' : 'distributed',
@@ -89,11 +101,11 @@ export function planTarget(
   const shares = planShares({
     capacity: capacity.capacity,
     queues: plan.queues,
-    mode: settings.DISTRIBUTOR_PLANNER,
-    rotationCursor: measured.rotation.cursor,
+    mode: settings.planner,
+    rotationCursor: measured.rotationCursor,
   });
   plan.shares = shares.shares;
-  if (shares.rotationCursor !== undefined && shares.rotationCursor !== measured.rotation.cursor) {
+  if (shares.rotationCursor !== undefined && shares.rotationCursor !== measured.rotationCursor) {
     plan.rotationCursor = shares.rotationCursor;
   }
   return plan;

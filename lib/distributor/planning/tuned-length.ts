@@ -13,6 +13,14 @@ export interface TunedLengthSettings {
   roundTo: number;
 }
 
+/** A target's tuning as configured: the length rule, where its rate comes from, and whether it applies. */
+export interface TunedTargetSettings extends TunedLengthSettings {
+  /** The consumption rate is the average over this many seconds (the management API's rate window). */
+  rateWindowSeconds: number;
+  /** `noop` only reports the length it would set (upstream's CAF_NOOP_MODE). */
+  mode: 'apply' | 'noop';
+}
+
 export interface TuningInput {
   /** Messages per second the target's consumers take (acks + no-ack deliveries); undefined when unknown. */
   rate: number | undefined;

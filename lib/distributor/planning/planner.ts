@@ -1,4 +1,5 @@
-import { WEIGHT_DECIMALS } from './weights';
+import { WEIGHT_DECIMALS } from '../../config/distributor';
+import { rotateAfter } from './rotation-order';
 
 /** A non-empty staging queue as the planner sees it. */
 export interface PlanQueue {
@@ -95,9 +96,7 @@ function fairShares(queues: PlanQueue[], capacity: number, rotationCursor?: stri
   // are fewer units left than such queues.
   let cursor = rotationCursor;
   if (leftOver > 0) {
-    const start = unsaturated.findIndex((q) => rotationCursor === undefined || q.name > rotationCursor);
-    const order = start <= 0 ? unsaturated : [...unsaturated.slice(start), ...unsaturated.slice(0, start)];
-    for (const q of order.slice(0, leftOver)) {
+    for (const q of rotateAfter(unsaturated, rotationCursor).slice(0, leftOver)) {
       share.set(q.name, share.get(q.name)! + 1);
       cursor = q.name;
     }

@@ -1,8 +1,8 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
-import { isConditionFailure } from '../aws/dynamo';
-import { FairwayError } from '../errors';
-import type { TenantControl, TenantControlStore, TenantControls } from './tenant-controls';
+import { isConditionFailure } from '../../aws/dynamo';
+import { FairwayError } from '../../errors';
+import type { TenantControl, TenantControlStore, TenantControls } from '../tenant-controls';
 
 /** One item of DISTRIBUTOR_TABLE holds every control, so a pass reads them all in one consistent read. */
 export const TENANT_CONTROLS_KEY = 'tenant-controls';

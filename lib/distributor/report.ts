@@ -1,0 +1,83 @@
+import type { StopReason } from './mover';
+import type { PlannerMode } from './planning/planner';
+
+/** What the distributor tells its operators; the service logs it and turns it into metrics. */
+export interface DistributorReport {
+  /** Distribution to a target failed; the next pass retries it. */
+  targetFailed(target: string, error: unknown): void;
+  /** Staging queues hold messages for a target that does not exist (missing targets are skipped). */
+  targetMissing(target: string, staging: readonly string[]): void;
+  /** Another pass wrote the target's rotation since this one read it; the other's stands. */
+  rotationConflict(target: string): void;
+  /** The lease could not be given back; it expires by itself. */
+  leaseNotReleased(target: string, error: unknown): void;
+  /** A closed channel or connection ended these staging queues' moves early; nothing is lost, the next pass goes on. */
+  movesCutShort(target: string, queues: readonly string[]): void;
+  /** The invocation has no time left beyond the safety margin: the pass plans but moves nothing. */
+  noTimeToMove(remainingMs: number, safetyMarginMs: number): void;
+  /** The pass could not ask for the target's next pass; the schedule's next pass covers it. */
+  followUpFailed(target: string, error: unknown): void;
+  /** A tuned target's length this pass: applied (mode apply) or only what it would be (mode noop). */
+  lengthTuned(tuned: LengthTuned): void;
+  /** A pass ended. */
+  passed(summary: PassSummary): void;
+}
+
+export interface LengthTuned {
+  target: string;
+  mode: 'apply' | 'noop';
+  /** Messages per second consumed, over the configured window; undefined when the broker has no rate yet. */
+  rate?: number;
+  /** rate × goal, rounded and clamped. */
+  goal?: number;
+  previous: number;
+  /** The length used this pass (apply), or that would be (noop). */
+  next: number;
+}
+
+export interface QueueSummary {
+  name: string;
+  depth: number;
+  weight: number;
+  planned: number;
+  moved: number;
+  requeued: number;
+  /** Set aside in the target's parking queue: the broker would refuse them from the distributor. */
+  parked: number;
+  stopReason?: StopReason;
+  error?: string;
+}
+
+export type TargetOutcome = 'distributed' | 'leased-elsewhere' | 'target-missing' | 'below-threshold' | 'failed';
+
+export interface TargetSummary {
+  target: string;
+  outcome: TargetOutcome;
+  created: boolean;
+  maxLength?: number;
+  depth?: number;
+  capacity?: number;
+  planned: number;
+  moved: number;
+  requeued: number;
+  /** Set aside in the target's parking queue: the broker would refuse them from the distributor. */
+  parked: number;
+  queues: QueueSummary[];
+  error?: string;
+  /** The next pass for this target was asked for, this many ms from the end of this one. */
+  followUpMs?: number;
+}
+
+export interface PassSummary {
+  owner: string;
+  /** The request that started this pass; absent for a scheduled pass. */
+  request?: { requestId: string; target: string; delayMs: number };
+  planner: PlannerMode;
+  durationMs: number;
+  planned: number;
+  moved: number;
+  requeued: number;
+  /** Set aside in the target's parking queue: the broker would refuse them from the distributor. */
+  parked: number;
+  targets: TargetSummary[];
+}

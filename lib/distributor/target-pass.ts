@@ -1,0 +1,239 @@
+import { errorText } from '../errors';
+import type { LeaseStore } from '../pass-requests/lease-store';
+import type { PassRequestEvent } from '../pass-requests/pass-trigger';
+import { type RequestPass, schedulesOnly } from '../pass-requests/requester';
+import type { ChannelSlots } from './channel-slots';
+import type { TargetGroup } from './discovery';
+import type { OpenChannel } from './mover';
+import { moveShares } from './moving/move-shares';
+import { fitToBudget } from './planning/budget';
+import { untunedMaxLength } from './planning/capacity';
+import { followUpDelay } from './planning/follow-up';
+import type { MoveCostModel } from './planning/move-costs';
+import { planTarget, type TargetMeasurement, type TargetPlan, type TargetShares } from './planning/target-plan';
+import { tuneLength } from './planning/tuned-length';
+import { createQueue, readyCounts } from './queue-probe';
+import type { DistributorReport, QueueSummary, TargetSummary } from './report';
+import type { DistributorSettings } from './settings';
+import type { Rotation, RotationStore } from './stores/rotation-store';
+import type { TunedLengthStore } from './stores/tuned-length-store';
+
+/** Where tuned targets' rates come from and their lengths are kept. */
+export interface TuningDeps {
+  /** Messages per second the target's consumers took over the last `windowSeconds` (management API). */
+  rate(target: string, windowSeconds: number): Promise<number | undefined>;
+  lengths: TunedLengthStore;
+}
+
+/** What a target's part of a pass needs from the outside world. */
+export interface TargetPassDeps {
+  settings: DistributorSettings;
+  /** A confirm channel on the pass's connection (AmqpSession.openConfirmChannel). */
+  openChannel: OpenChannel;
+  /** The targets' leases, and the requests for passes on them. */
+  leases: LeaseStore;
+  rotations: RotationStore;
+  tuning: TuningDeps;
+  report: DistributorReport;
+  /** Asks for a target's next pass (passRequester); by default passes run on the schedule alone. */
+  requestPass?: RequestPass;
+  /** The RabbitMQ user the distributor publishes as (the user of AMQP_URL). */
+  publisherUser: string;
+  now?: () => number;
+}
+
+/** One pass as its targets see it. */
+export interface Pass {
+  owner: string;
+  /** Epoch ms after which no mover takes a new delivery. */
+  deadline: number;
+  leaseUntil: number;
+  /** The movers of the whole pass, each on its slot's channel pair (the move concurrency). */
+  slots: ChannelSlots;
+  request?: PassRequestEvent;
+  /** Staging queue weights: the configured rules under this pass's tenant controls (paused: 0). */
+  weight: (queue: string) => number;
+}
+
+/**
+ * One target's part of a pass (SPEC §3): lease → measure → plan → move → release → follow-up. It
+ * only orchestrates: the rules are in planning/, the AMQP work in the movers, the state in the stores.
+ */
+export function targetPass(deps: TargetPassDeps, moveCosts: MoveCostModel) {
+  const { settings, leases, rotations, openChannel, report } = deps;
+  const now = deps.now ?? Date.now;
+  const requestPass = deps.requestPass ?? schedulesOnly;
+
+  /** Lease → measure → plan → move, for one target; a failure ends this target alone. */
+  async function distributeTarget(group: TargetGroup, pass: Pass): Promise<TargetSummary> {
+    const summary: TargetSummary = {
+      target: group.target,
+      outcome: 'leased-elsewhere',
+      created: false,
+      planned: 0,
+      moved: 0,
+      requeued: 0,
+      parked: 0,
+      queues: [],
+    };
+    const failed = (error: unknown) => {
+      summary.outcome = 'failed';
+      summary.error = errorText(error);
+      report.targetFailed(group.target, error);
+      return summary;
+    };
+    try {
+      if (!(await acquire(group.target, pass))) return summary;
+    } catch (error) {
+      return failed(error);
+    }
+    let staged = 0;
+    let wanted = false;
+    try {
+      const measured = await measure(group);
+      // A paused queue (weight 0) waits for its tenant to be resumed, not for a follow-up.
+      staged = measured.staging.reduce((n, q) => n + (pass.weight(q.name) > 0 ? q.depth : 0), 0);
+      const tunedMaxLength = await tune(measured);
+      const plan = fitPlan(planTarget({ ...measured, tunedMaxLength }, settings, pass.weight), measured, pass);
+      if (plan.outcome === 'target-missing') {
+        report.targetMissing(group.target, group.staging);
+        summary.outcome = 'target-missing';
+        return summary;
+      }
+      Object.assign(summary, { maxLength: plan.maxLength, depth: plan.depth, capacity: plan.capacity });
+      if (plan.createWith) {
+        await createQueue(openChannel, group.target, plan.createWith);
+        summary.created = true;
+      }
+      summary.outcome = plan.outcome;
+      summary.queues = await move(measured, plan, pass);
+      const cutShort = summary.queues.filter((q) => q.stopReason === 'channel-closed').map((q) => q.name);
+      if (cutShort.length > 0) report.movesCutShort(group.target, cutShort);
+      for (const q of summary.queues) {
+        summary.planned += q.planned;
+        summary.moved += q.moved;
+        summary.requeued += q.requeued;
+        summary.parked += q.parked;
+      }
+      return summary;
+    } catch (error) {
+      return failed(error);
+    } finally {
+      // An unreleased lease only delays the next pass until it expires.
+      await leases.releaseLease(group.target, pass.owner).then(
+        (released) => (wanted = released.wanted),
+        (error: unknown) => report.leaseNotReleased(group.target, error),
+      );
+      // After the release: a request that found the lease held set `wanted`, which the release returned.
+      await followUp(summary, staged, wanted, pass);
+    }
+  }
+
+  /** Takes the lease; a requested pass that finds it held hands its request to the holder. */
+  async function acquire(target: string, pass: Pass): Promise<boolean> {
+    const requestId = pass.request?.target === target ? pass.request.requestId : undefined;
+    if (await leases.acquireLease(target, pass.owner, now(), pass.leaseUntil, requestId)) return true;
+    // Handed over: the holder asks for the next pass. Not handed over: the lease was freed meanwhile (or the
+    // request was replaced as overdue), so try it once more.
+    if (requestId === undefined || (await leases.handOver(target, requestId, now()))) return false;
+    return leases.acquireLease(target, pass.owner, now(), pass.leaseUntil, requestId);
+  }
+
+  async function followUp(summary: TargetSummary, staged: number, wanted: boolean, pass: Pass): Promise<void> {
+    const previousDelayMs = pass.request?.target === summary.target ? pass.request.delayMs : undefined;
+    const delayMs = followUpDelay({ ...summary, staged, wanted, previousDelayMs }, settings);
+    if (delayMs === undefined) return;
+    try {
+      if ((await requestPass(summary.target, delayMs)) !== 'off') summary.followUpMs = delayMs;
+    } catch (error) {
+      report.followUpFailed(summary.target, error);
+    }
+  }
+
+  /**
+   * Exact depths (AMQP) and the rotation, read once the lease is held, so a pass that just finished
+   * on this target is seen in full: stale listing counts could overfill it.
+   */
+  async function measure(group: TargetGroup): Promise<TargetMeasurement & { rotation: Rotation }> {
+    const [depths, rotation] = await Promise.all([
+      readyCounts(openChannel, [group.target, ...group.staging]),
+      rotations.readRotation(group.target),
+    ]);
+    return {
+      target: group.target,
+      maxLengthArgument: group.targetQueue?.arguments['x-max-length'],
+      depth: depths.get(group.target),
+      staging: group.staging.map((name) => ({ name, depth: depths.get(name) ?? 0 })),
+      rotation,
+      ...(rotation.cursor === undefined ? {} : { rotationCursor: rotation.cursor }),
+    };
+  }
+
+  /**
+   * The tuned length of a target that has `tunedLength` (and exists): a step from the last pass's
+   * length toward rate × goal, stored for the next pass. In noop mode only reported.
+   */
+  async function tune(measured: TargetMeasurement): Promise<number | undefined> {
+    const configured = settings.targets[measured.target];
+    const tuned = configured?.tunedLength;
+    if (!tuned || measured.depth === undefined) return undefined;
+    const untuned = untunedMaxLength({
+      maxLengthArgument: measured.maxLengthArgument,
+      configuredMaxLength: configured.maxLength,
+      defaultMaxLength: settings.defaultMaxLength,
+    });
+    const [rate, stored] = await Promise.all([
+      deps.tuning.rate(measured.target, tuned.rateWindowSeconds),
+      tuned.mode === 'apply' ? deps.tuning.lengths.read(measured.target) : undefined,
+    ]);
+    const previous = stored ?? untuned;
+    const { goal, next } = tuneLength(tuned, { rate, previous });
+    report.lengthTuned({
+      target: measured.target,
+      mode: tuned.mode,
+      ...(rate === undefined ? {} : { rate }),
+      ...(goal === undefined ? {} : { goal }),
+      previous,
+      next,
+    });
+    if (tuned.mode === 'noop') return undefined;
+    if (next !== stored) await deps.tuning.lengths.write(measured.target, next, now());
+    return next;
+  }
+
+  /**
+   * Keeps the shares the movers can finish before the deadline, in rotation order; the rest go
+   * first in the next pass (the rotation cursor stops at the last share kept).
+   */
+  function fitPlan(plan: TargetPlan, measured: TargetMeasurement, pass: Pass): TargetPlan {
+    if (plan.outcome === 'target-missing' || plan.shares.length === 0) return plan;
+    const fitted = fitToBudget(plan.shares, measured.rotationCursor, pass.deadline - now(), moveCosts.costs);
+    if (fitted.deferred === 0) return plan;
+    return { ...plan, shares: fitted.shares, rotationCursor: fitted.rotationCursor ?? plan.rotationCursor };
+  }
+
+  /** Stores the moved rotation, then moves every planned share. */
+  async function move(
+    measured: TargetMeasurement & { rotation: Rotation },
+    plan: TargetShares,
+    pass: Pass,
+  ): Promise<QueueSummary[]> {
+    if (plan.rotationCursor !== undefined) {
+      if (!(await rotations.writeRotation(measured.target, plan.rotationCursor, measured.rotation))) {
+        report.rotationConflict(measured.target);
+      }
+    }
+    const queues = new Map(plan.queues.map((q) => [q.name, q]));
+    const moves = {
+      target: measured.target,
+      deadline: pass.deadline,
+      maxPrefetch: settings.maxPrefetch,
+      idleStopMs: settings.idleStopMs,
+      publisherUser: deps.publisherUser,
+    };
+    const results = await moveShares(pass.slots, plan.shares, moves, moveCosts.learn, now);
+    return plan.shares.map(({ name, share }, i) => ({ ...queues.get(name)!, planned: share, ...results[i]! }));
+  }
+
+  return distributeTarget;
+}
