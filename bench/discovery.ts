@@ -1,6 +1,6 @@
 import { connect } from 'amqplib';
 import { loadDistributorConfig } from '../lib/config/distributor';
-import { groupByTarget } from '../lib/distributor/discovery';
+import { groupByTarget } from '../lib/distributor/planning/discovery';
 import { planTarget } from '../lib/distributor/planning/target-plan';
 import { weightOf } from '../lib/distributor/planning/weights';
 import { distributorSettings } from '../lib/distributor/service';

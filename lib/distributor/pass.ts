@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { PassRequestEvent } from '../pass-requests/pass-trigger';
 import type { QueueInfo } from '../rabbitmq/management';
-import { channelSlots } from './channel-slots';
-import { groupByTarget } from './discovery';
+import { channelSlots } from './moving/channel-slots';
+import { groupByTarget } from './planning/discovery';
 import { moveCostModel } from './planning/move-costs';
+import { controlledWeight, type TenantControlStore } from './planning/tenant-controls';
 import { weightOf } from './planning/weights';
 import type { PassSummary } from './report';
 import { type Pass, type TargetPassDeps, targetPass } from './target-pass';
-import { controlledWeight, type TenantControlStore } from './tenant-controls';
 
 /** What a pass needs from the outside world; tests pass real adapters on their own vhost and table. */
 export interface DistributorDeps extends TargetPassDeps {

@@ -1,4 +1,4 @@
-import type { StopReason } from './mover';
+import type { StopReason } from './moving/move-request';
 import type { PlannerMode } from './planning/planner';
 
 /** What the distributor tells its operators; the service logs it and turns it into metrics. */

@@ -12,7 +12,7 @@ import { AmqpSession } from '../rabbitmq/connection';
 import { ManagementClient, type QueueInfo } from '../rabbitmq/management';
 import { functionHandler } from '../runtime/lambda';
 import type { Observability } from '../runtime/observability';
-import type { OpenChannel } from './mover';
+import type { OpenChannel } from './moving/channel-pair';
 import { createDistributor, type Distributor } from './pass';
 import type { DistributorReport, PassSummary } from './report';
 import type { DistributorSettings } from './settings';

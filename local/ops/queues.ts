@@ -3,9 +3,9 @@ import { distributorSettingsSchema } from '../../lib/config/distributor';
 import { type Env, parseEnv } from '../../lib/config/env';
 import { targetCapacity } from '../../lib/distributor/planning/capacity';
 import { planShares } from '../../lib/distributor/planning/planner';
+import { controlledWeight, queueControl, type TenantControls } from '../../lib/distributor/planning/tenant-controls';
 import { weightOf } from '../../lib/distributor/planning/weights';
 import type { RotationStore } from '../../lib/distributor/stores/rotation-store';
-import { controlledWeight, queueControl, type TenantControls } from '../../lib/distributor/tenant-controls';
 import { parseStagingQueueName } from '../../lib/queues/staging-names';
 import type { QueueInfo } from '../../lib/rabbitmq/management';
 

@@ -3,8 +3,8 @@ import { z } from 'zod';
 import { dynamoSettings } from '../../lib/config/common';
 import { distributorSettingsSchema, weightValue } from '../../lib/config/distributor';
 import { type Env, parseEnv } from '../../lib/config/env';
+import type { TenantControl } from '../../lib/distributor/planning/tenant-controls';
 import { type ControlChange, DynamoTenantControlStore } from '../../lib/distributor/stores/tenant-control-store';
-import type { TenantControl } from '../../lib/distributor/tenant-controls';
 import { DISCRIMINATOR_SEPARATOR, STAGING_SEPARATOR } from '../../lib/queues/staging-names';
 
 /** What the tenant controls need: the distributor's table, where the distributor reads them. */

@@ -1,6 +1,7 @@
 import { errorText } from '../../errors';
-import type { ChannelSlots } from '../channel-slots';
-import { type MoveRequest, type MoveResult, moveOn } from '../mover';
+import type { ChannelSlots } from './channel-slots';
+import type { MoveRequest, MoveResult } from './move-request';
+import { moveOn } from './mover';
 
 /** What every mover of one target's shares has in common. */
 export interface ShareMoves extends Omit<MoveRequest, 'source' | 'count' | 'prefetch'> {

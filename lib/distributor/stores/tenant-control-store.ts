@@ -2,7 +2,7 @@ import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/li
 import { z } from 'zod';
 import { isConditionFailure } from '../../aws/dynamo';
 import { FairwayError } from '../../errors';
-import type { TenantControl, TenantControlStore, TenantControls } from '../tenant-controls';
+import type { TenantControl, TenantControlStore, TenantControls } from '../planning/tenant-controls';
 
 /** One item of DISTRIBUTOR_TABLE holds every control, so a pass reads them all in one consistent read. */
 export const TENANT_CONTROLS_KEY = 'tenant-controls';

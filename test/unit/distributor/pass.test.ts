@@ -1,8 +1,8 @@
 import { loadDistributorConfig } from '../../../lib/config/distributor';
 import { createDistributor } from '../../../lib/distributor/pass';
+import { noControls } from '../../../lib/distributor/planning/tenant-controls';
 import type { DistributorReport } from '../../../lib/distributor/report';
 import { distributorSettings } from '../../../lib/distributor/service';
-import { noControls } from '../../../lib/distributor/tenant-controls';
 import type { LeaseStore } from '../../../lib/pass-requests/lease-store';
 import type { QueueInfo } from '../../../lib/rabbitmq/management';
 

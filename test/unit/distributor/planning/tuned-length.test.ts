@@ -1,5 +1,5 @@
+import { controlledWeight, queueControl } from '../../../../lib/distributor/planning/tenant-controls';
 import { type TunedLengthSettings, tuneLength } from '../../../../lib/distributor/planning/tuned-length';
-import { controlledWeight, queueControl } from '../../../../lib/distributor/tenant-controls';
 
 const settings: TunedLengthSettings = {
   goalSeconds: 10,

@@ -5,8 +5,8 @@ import { createRouterService } from '../../../lib/routing/service';
 import { runCli } from '../../../local/cli/cli';
 import { fixturePath } from '../../fixtures';
 import { eventually } from '../../harness/eventually';
-import { scenario } from '../distributor/fixture';
 import { recordingReport, routerConfig, sqsEvent, sqsRecord } from '../router/fixtures';
+import { scenario } from './fixture';
 
 /** Issue 14's acceptance tests: what a team moving from upstream relies on, and control at run time. */
 

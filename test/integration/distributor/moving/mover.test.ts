@@ -1,5 +1,6 @@
-import { type MoveRequest, moveMessages } from '../../../lib/distributor/mover';
-import { type DistributorFixture, distributorFixture, tally } from './fixture';
+import type { MoveRequest } from '../../../../lib/distributor/moving/move-request';
+import { moveMessages } from '../../../harness/move-messages';
+import { type DistributorFixture, distributorFixture, tally } from '../fixture';
 
 describe('moveMessages (real RabbitMQ)', () => {
   let f: DistributorFixture;

@@ -1,6 +1,6 @@
 import type { ConfirmChannel, ConsumeMessage, Message } from 'amqplib';
-import { moveMessages } from '../../../lib/distributor/mover';
-import { type DistributorFixture, distributorFixture } from './fixture';
+import { moveMessages } from '../../../harness/move-messages';
+import { type DistributorFixture, distributorFixture } from '../fixture';
 
 /**
  * The mover acks staging copies in bulk (`multiple`), and a bulk ack must never cover a delivery

@@ -1,4 +1,4 @@
-import { ackLedger } from '../../../lib/distributor/ack-ledger';
+import { ackLedger } from '../../../../lib/distributor/moving/ack-ledger';
 
 describe('ackLedger', () => {
   it('hands out the highest tag of a settled run, once', () => {

@@ -1,5 +1,5 @@
-import { moveMessages } from '../../../lib/distributor/mover';
-import { type DistributorFixture, distributorFixture } from './fixture';
+import { moveMessages } from '../../../harness/move-messages';
+import { type DistributorFixture, distributorFixture } from '../fixture';
 
 describe('moveMessages to a target that does not exist (real RabbitMQ)', () => {
   let f: DistributorFixture;

@@ -1,6 +1,6 @@
 import type { ConfirmChannel } from 'amqplib';
-import { DEPTH_READ_CHANNELS, readyCounts } from '../../../lib/distributor/queue-probe';
-import { type DistributorFixture, distributorFixture } from './fixture';
+import { DEPTH_READ_CHANNELS, readyCounts } from '../../../../lib/distributor/moving/queue-probe';
+import { type DistributorFixture, distributorFixture } from '../fixture';
 
 describe('readyCounts (real RabbitMQ)', () => {
   let f: DistributorFixture;

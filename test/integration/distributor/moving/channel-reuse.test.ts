@@ -1,7 +1,8 @@
 import type { ConfirmChannel } from 'amqplib';
-import { channelSlots } from '../../../lib/distributor/channel-slots';
-import { type MoveRequest, moveOn } from '../../../lib/distributor/mover';
-import { type DistributorFixture, distributorFixture } from './fixture';
+import { channelSlots } from '../../../../lib/distributor/moving/channel-slots';
+import type { MoveRequest } from '../../../../lib/distributor/moving/move-request';
+import { moveOn } from '../../../../lib/distributor/moving/mover';
+import { type DistributorFixture, distributorFixture } from '../fixture';
 
 describe('channel slots (real RabbitMQ)', () => {
   let f: DistributorFixture;

@@ -1,8 +1,8 @@
-import { parkingQueueName } from '../../../lib/queues/parking-names';
-import { managementPath } from '../../../lib/rabbitmq/api-path';
-import { AmqpSession } from '../../../lib/rabbitmq/connection';
-import { uniqueName } from '../../harness/services';
-import { type DistributorFixture, distributorFixture } from './fixture';
+import { parkingQueueName } from '../../../../lib/queues/parking-names';
+import { managementPath } from '../../../../lib/rabbitmq/api-path';
+import { AmqpSession } from '../../../../lib/rabbitmq/connection';
+import { uniqueName } from '../../../harness/services';
+import { type DistributorFixture, distributorFixture } from '../fixture';
 
 /**
  * Issue 12, item 1 (distributor): RabbitMQ refuses a publish whose `user-id` is not the

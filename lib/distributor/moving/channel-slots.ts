@@ -1,5 +1,5 @@
+import { type ChannelPair, closeChannelPair, type OpenChannel, openChannelPair } from './channel-pair';
 import { concurrencyLimit } from './concurrency';
-import { type ChannelPair, closeChannelPair, type OpenChannel, openChannelPair } from './mover';
 
 /** What a task on a slot reports back: its value, and whether its channels may serve the next task. */
 export interface SlotOutcome<T> {

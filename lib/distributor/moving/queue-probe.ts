@@ -1,6 +1,8 @@
 import type { ConfirmChannel } from 'amqplib';
-import { BrokerError } from '../errors';
-import type { OpenChannel } from './mover';
+import { brokerError } from '../../rabbitmq/broker-error';
+import { closeWithin } from '../../rabbitmq/close';
+import { ReplyCode } from '../../rabbitmq/reply-codes';
+import type { OpenChannel } from './channel-pair';
 
 /** Channels reading depths at once: enough to hide the round trip, few enough for the broker. */
 export const DEPTH_READ_CHANNELS = 8;
@@ -11,19 +13,6 @@ export const DEPTH_READ_CHANNELS = 8;
  * (20 reads on 2 channels took 110 ms in the bench's loaded runs).
  */
 const READS_PER_CHANNEL = 4;
-
-/** The AMQP reply code of a passive declare on a queue that does not exist. */
-const NOT_FOUND = 404;
-
-/** amqplib's channel errors carry the broker's reply code as `code`; Fairway's carry it typed. */
-function asBrokerError(error: unknown, queue: string): BrokerError {
-  if (error instanceof BrokerError) return error;
-  const code = (error as { code?: unknown }).code;
-  return new BrokerError(`Could not read the depth of ${queue}`, {
-    cause: error,
-    replyCode: typeof code === 'number' ? code : undefined,
-  });
-}
 
 /**
  * Exact ready counts over AMQP (a passive declare per queue), unlike the management listing
@@ -48,10 +37,10 @@ export async function readyCounts(
           counts.set(name, (await channel.checkQueue(name)).messageCount);
         } catch (error) {
           // Any refusal closes the channel: go on with a fresh one, or not at all.
-          await channel.close().catch(() => undefined);
+          await closeWithin(channel);
           channel = undefined;
-          const failure = asBrokerError(error, name);
-          if (failure.replyCode !== NOT_FOUND) {
+          const failure = brokerError(`Could not read the depth of ${name}`, error);
+          if (failure.replyCode !== ReplyCode.NOT_FOUND) {
             next = names.length; // the other readers stop too
             throw failure;
           }
@@ -59,7 +48,7 @@ export async function readyCounts(
         }
       }
     } finally {
-      await channel?.close().catch(() => undefined);
+      if (channel) await closeWithin(channel);
     }
   };
   const readers = Math.max(1, Math.min(channels, Math.ceil(names.length / READS_PER_CHANNEL)));
@@ -77,6 +66,6 @@ export async function createQueue(
   try {
     await channel.assertQueue(name, { durable: true, arguments: args });
   } finally {
-    await channel.close().catch(() => undefined);
+    await closeWithin(channel);
   }
 }

@@ -1,6 +1,6 @@
-import { groupByTarget } from '../../../lib/distributor/discovery';
-import { weightOf } from '../../../lib/distributor/planning/weights';
-import type { QueueInfo } from '../../../lib/rabbitmq/management';
+import { groupByTarget } from '../../../../lib/distributor/planning/discovery';
+import { weightOf } from '../../../../lib/distributor/planning/weights';
+import type { QueueInfo } from '../../../../lib/rabbitmq/management';
 
 const queue = (name: string, ready: number, args: Record<string, unknown> = {}): QueueInfo => ({
   name,

@@ -1,0 +1,94 @@
+import type { GetMessage } from 'amqplib';
+import { BrokerError, errorText } from '../../errors';
+import type { ConfirmOutcome } from '../../rabbitmq/confirms';
+import type { ChannelPair } from './channel-pair';
+import {
+  DRAIN_TIMEOUT_MS,
+  type Moved,
+  type MoveRequest,
+  type MoveResult,
+  refusalError,
+  type StopReason,
+  stopOnRefusal,
+} from './move-request';
+import { mustPark, publishMoved } from './publish-moved';
+
+/**
+ * Shares up to this many messages are taken one `basic.get` at a time: a get and a confirmed
+ * publish are two round trips a message, where a consumer costs four before the first message
+ * (prefetch, consume, confirm, cancel). Most staging queues of a busy target hold one or two.
+ */
+export const GET_SHARE_MAX = 2;
+
+/**
+ * Moves up to `count` messages with `basic.get` on the pair's consumer, one at a time, with the
+ * pump's guarantees: each message is published to `target` (publish-moved.ts) on the pair's
+ * confirm channel, and acked in the staging queue only once the broker confirmed the publish; a
+ * return, a nack or a closed publisher puts it back (nack with requeue). A confirm that does not
+ * come leaves the message unacked for the caller to close the consumer, which puts it back.
+ */
+export async function moveByGet(pair: ChannelPair, request: MoveRequest, now: () => number): Promise<Moved> {
+  const { consumer, confirms } = pair;
+  let moved = 0;
+  let requeued = 0;
+  let parked = 0;
+  let consumerClosed = false;
+  const onConsumerClose = () => {
+    consumerClosed = true;
+  };
+  consumer.on('close', onConsumerClose);
+  const ended = (stopReason: StopReason, reusable: boolean, extra: Partial<MoveResult> = {}): Moved => {
+    consumer.off('close', onConsumerClose);
+    const clean = reusable && !consumerClosed && !confirms.closed;
+    return { result: { moved, requeued, parked, stopReason, ...extra }, reusable: clean };
+  };
+
+  while (moved + requeued + parked < request.count) {
+    if (now() >= request.deadline) return ended('deadline', true);
+    let message: GetMessage | false;
+    try {
+      message = await consumer.get(request.source, { noAck: false });
+    } catch (error) {
+      // A get on a missing queue closes the channel (404).
+      return ended('source-missing', false, { error: errorText(error) });
+    }
+    if (message === false) return ended('source-drained', true);
+    const outcome = await confirmOf(pair, request, message, Math.max(0, request.deadline - now()) + DRAIN_TIMEOUT_MS);
+    if (!outcome.confirmed && outcome.reason === 'timeout') return ended('deadline', false, { unconfirmed: 1 });
+    try {
+      if (!outcome.confirmed) {
+        consumer.nack(message, false, true);
+        requeued++;
+        const error = refusalError(outcome);
+        return ended(stopOnRefusal(outcome.reason), false, error === undefined ? {} : { error });
+      }
+      consumer.ack(message);
+      if (mustPark(message, request)) parked++;
+      else moved++;
+    } catch {
+      // The consumer closed: the broker puts the unacked message back itself.
+      return ended('channel-closed', false);
+    }
+  }
+  return ended('share-moved', true);
+}
+
+/** Publishes one message and waits at most `ms` for the broker's answer (then a `timeout` outcome). */
+async function confirmOf(
+  pair: ChannelPair,
+  request: MoveRequest,
+  message: GetMessage,
+  ms: number,
+): Promise<ConfirmOutcome> {
+  let answered: (outcome: ConfirmOutcome) => void = () => undefined;
+  const outcome = new Promise<ConfirmOutcome>((resolve) => (answered = resolve));
+  publishMoved(pair, request, message, answered);
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), ms)));
+  const first = await Promise.race([outcome, timedOut]);
+  clearTimeout(timer);
+  if (first !== 'timeout') return first;
+  // Whatever the broker still owes is settled as a timeout: a late confirm must not answer the next publish.
+  await pair.confirms.settledWithin(0);
+  return { confirmed: false, reason: 'timeout', error: new BrokerError(`the broker did not confirm within ${ms} ms`) };
+}

@@ -1,0 +1,75 @@
+import { errorText } from '../../errors';
+import type { UnconfirmedReason } from '../../rabbitmq/confirms';
+
+/** One staging queue's move, as the pass asks a mover for it. */
+export interface MoveRequest {
+  source: string;
+  target: string;
+  /** The queue's share: the mover never takes more deliveries than this. */
+  count: number;
+  /** Deliveries in flight at most; 1..65535 (0 would mean unlimited to AMQP). */
+  prefetch: number;
+  /** Epoch ms after which the mover stops taking new deliveries. */
+  deadline: number;
+  /** Stop when no delivery came for this long (the queue held less than planned). */
+  idleStopMs: number;
+  /** The RabbitMQ user the distributor publishes as: a message with another `user-id` is parked. */
+  publisherUser: string;
+}
+
+export type StopReason =
+  | 'share-moved'
+  | 'source-drained'
+  | 'source-missing'
+  | 'target-missing'
+  | 'target-rejected'
+  | 'deadline'
+  | 'channel-closed';
+
+export interface MoveResult {
+  /** Published, confirmed by the broker, then acked in the staging queue. */
+  moved: number;
+  /** Published but returned or nacked by the broker: put back in the staging queue. */
+  requeued: number;
+  /** Moved to the target's parking queue instead (`parkingQueueName`): the broker would refuse them. */
+  parked: number;
+  stopReason: StopReason;
+  /**
+   * Published, but no confirm came within DRAIN_TIMEOUT_MS of stopping: the staging copies go
+   * back when the channel closes, and may also have reached the target (duplicates, never losses).
+   */
+  unconfirmed?: number;
+  error?: string;
+}
+
+/** A move and whether it left its channel pair clean for the next move (see moveOn). */
+export interface Moved {
+  result: MoveResult;
+  reusable: boolean;
+}
+
+/** After stopping, how long to wait for outstanding confirms before giving up on them. */
+export const DRAIN_TIMEOUT_MS = 5_000;
+
+/** Stops that leave both channels usable, once nothing is in flight and the consumer is cancelled. */
+export const cleanStops: readonly StopReason[] = ['share-moved', 'source-drained', 'deadline'];
+
+export const nothingMoved = (stopReason: StopReason, error?: string): MoveResult => ({
+  moved: 0,
+  requeued: 0,
+  parked: 0,
+  stopReason,
+  ...(error === undefined ? {} : { error }),
+});
+
+/** The error a move reports for a refusal: a nack's or a failed send's; a return or a close says it all in its stop reason. */
+export const refusalError = (outcome: { reason: UnconfirmedReason; error: unknown }): string | undefined =>
+  outcome.reason === 'nacked' || outcome.reason === 'unsent' ? errorText(outcome.error) : undefined;
+
+/** Why a move stops when the broker did not take one of its messages (no answer in time: the deadline passed). */
+export function stopOnRefusal(reason: UnconfirmedReason): StopReason {
+  if (reason === 'returned') return 'target-missing';
+  if (reason === 'closed') return 'channel-closed';
+  if (reason === 'timeout') return 'deadline';
+  return 'target-rejected';
+}

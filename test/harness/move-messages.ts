@@ -1,0 +1,22 @@
+import { closeChannelPair, type OpenChannel, openChannelPair } from '../../lib/distributor/moving/channel-pair';
+import { type MoveRequest, type MoveResult, nothingMoved } from '../../lib/distributor/moving/move-request';
+import { moveOn } from '../../lib/distributor/moving/mover';
+import { errorText } from '../../lib/errors';
+
+/** One move on a channel pair of its own, opened and closed around it (a pass keeps pairs per slot instead). */
+export async function moveMessages(
+  openChannel: OpenChannel,
+  request: MoveRequest,
+  now: () => number = Date.now,
+): Promise<MoveResult> {
+  if (request.count <= 0) return nothingMoved('share-moved');
+  let pair: Awaited<ReturnType<typeof openChannelPair>> | undefined;
+  try {
+    pair = await openChannelPair(openChannel);
+    return (await moveOn(pair, request, now)).result;
+  } catch (error) {
+    return nothingMoved('channel-closed', errorText(error));
+  } finally {
+    if (pair) await closeChannelPair(pair);
+  }
+}
