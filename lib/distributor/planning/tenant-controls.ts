@@ -16,8 +16,6 @@ export interface TenantControlStore {
   read(): Promise<TenantControls>;
 }
 
-export const noControls: TenantControlStore = { read: async () => ({}) };
-
 /** What applies to one staging queue: its paused flag and the control's weight, if any. */
 export interface QueueControl {
   paused: boolean;

@@ -1,10 +1,10 @@
 import { loadDistributorConfig } from '../../../lib/config/distributor';
 import { createDistributor } from '../../../lib/distributor/pass';
-import { noControls } from '../../../lib/distributor/planning/tenant-controls';
 import type { DistributorReport } from '../../../lib/distributor/report';
 import { distributorSettings } from '../../../lib/distributor/service';
 import type { LeaseStore } from '../../../lib/pass-requests/lease-store';
 import type { QueueInfo } from '../../../lib/rabbitmq/management';
+import { noControls } from '../../harness/tenant-controls';
 
 const queue = (name: string, ready: number): QueueInfo => ({
   name,
