@@ -102,7 +102,7 @@ export const latencyBench: Benchmark<Flags> = {
         );
         const distributorConfig = loadDistributorConfig(env);
         const distributor = createDistributorService(distributorConfig, warn);
-        const invocation = distributorInvocation(distributor, distributorConfig);
+        const invocation = distributorInvocation(distributor, distributorConfig, warn);
         runInvocation = async (event) => {
           const started = performance.now();
           try {

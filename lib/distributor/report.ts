@@ -19,6 +19,8 @@ export interface DistributorReport {
   followUpFailed(target: string, error: unknown): void;
   /** A tuned target's length this pass: applied (mode apply) or only what it would be (mode noop). */
   lengthTuned(tuned: LengthTuned): void;
+  /** A pass request asked to wait longer than the maximum (MAX_PASS_DELAY_MS): the pass waited the maximum. */
+  requestDelayClamped(requestedMs: number, maxMs: number): void;
   /** A pass ended. */
   passed(summary: PassSummary): void;
 }

@@ -6,7 +6,12 @@ import type { DistributorConfig } from '../config/distributor';
 import { errorText } from '../errors';
 import { lambdaPassTrigger, passRequests } from '../pass-requests/adapters';
 import { DynamoLeaseStore } from '../pass-requests/lease-store';
-import { type PassRequestEvent, type PassTrigger, parsePassRequestEvent } from '../pass-requests/pass-trigger';
+import {
+  MAX_PASS_DELAY_MS,
+  type PassRequestEvent,
+  type PassTrigger,
+  parsePassRequestEvent,
+} from '../pass-requests/pass-trigger';
 import { amqpUser } from '../rabbitmq/amqp-url';
 import { AmqpSession } from '../rabbitmq/connection';
 import { ManagementClient, type QueueInfo } from '../rabbitmq/management';
@@ -59,6 +64,8 @@ export function warningReport(
         target,
         error: errorText(error),
       }),
+    requestDelayClamped: (requestedMs, maxMs) =>
+      warn('A pass request asked to wait longer than the maximum; waited the maximum', { requestedMs, maxMs }),
     noTimeToMove: (remainingMs, safetyMarginMs) =>
       warn('No time left for moves within the safety margin; only planning this pass', {
         remainingMs,
@@ -203,13 +210,16 @@ export function createDistributorService(
 export function distributorInvocation(
   service: Pick<ReturnType<typeof createDistributorService>, 'runPass'>,
   config: Pick<DistributorConfig, 'DISTRIBUTOR_SAFETY_MARGIN_MS'>,
+  report: Pick<DistributorReport, 'requestDelayClamped'>,
 ) {
   return async (event: ScheduledEvent | PassRequestEvent, context: Pick<Context, 'getRemainingTimeInMillis'>) => {
     const request = parsePassRequestEvent(event);
     if (request && request.delayMs > 0) {
+      if (request.delayMs > MAX_PASS_DELAY_MS) report.requestDelayClamped(request.delayMs, MAX_PASS_DELAY_MS);
       // A follow-up waits for the workers to make room; never into the time the pass needs.
       const budget = context.getRemainingTimeInMillis() - 2 * config.DISTRIBUTOR_SAFETY_MARGIN_MS;
-      await new Promise((resolve) => setTimeout(resolve, Math.max(0, Math.min(request.delayMs, budget))));
+      const waitMs = Math.max(0, Math.min(request.delayMs, MAX_PASS_DELAY_MS, budget));
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
     }
     return service.runPass(context.getRemainingTimeInMillis(), request);
   };
@@ -221,7 +231,8 @@ export function distributorInvocation(
  */
 export function distributorHandler(config: DistributorConfig) {
   return functionHandler<ScheduledEvent | PassRequestEvent, PassSummary>('distributor', (observability) => {
-    const service = createDistributorService(config, powertoolsDistributorReport(observability));
-    return { handle: distributorInvocation(service, config), close: service.close };
+    const report = powertoolsDistributorReport(observability);
+    const service = createDistributorService(config, report);
+    return { handle: distributorInvocation(service, config, report), close: service.close };
   });
 }

@@ -11,6 +11,13 @@ export interface PassRequestEvent {
   delayMs: number;
 }
 
+/**
+ * The longest a requested pass waits before it runs: the largest follow-up delay the distributor
+ * can be configured to (DISTRIBUTOR_FOLLOW_UP_MAX_DELAY_MS, at most 30 s). A request asking for
+ * more waits this long (the wait holds an invocation, and reserved concurrency is small).
+ */
+export const MAX_PASS_DELAY_MS = 30_000;
+
 /** Starts a distributor invocation for a request, without waiting for its pass (Lambda async invoke). */
 export interface PassTrigger {
   start(event: PassRequestEvent): Promise<void>;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { LeaseStore, PassRequestOutcome } from './lease-store';
-import type { PassTrigger } from './pass-trigger';
+import { MAX_PASS_DELAY_MS, type PassTrigger } from './pass-trigger';
 
 /** Asks for a distribution pass over one target, debounced by its lease item (docs/distributor.md "Passes on demand"). */
 export type RequestPass = (target: string, delayMs: number) => Promise<PassRequestOutcome | 'off'>;
@@ -19,7 +19,9 @@ export interface PassRequesterDeps {
  * fails drops its pending mark, so the next request tries again at once.
  */
 export function passRequester({ leases, trigger, graceMs, now = Date.now }: PassRequesterDeps): RequestPass {
-  return async (target, delayMs) => {
+  return async (target, askedMs) => {
+    // Bounded here too, so that a pending mark never blocks the target's requests for long.
+    const delayMs = Math.min(askedMs, MAX_PASS_DELAY_MS);
     const requestId = randomUUID();
     const at = now();
     const outcome = await leases.requestPass(target, requestId, at, at + delayMs + graceMs);

@@ -25,6 +25,7 @@ describe('createDistributor: targets it cannot lease', () => {
       movesCutShort: jest.fn(),
       leaseNotReleased: jest.fn(),
       noTimeToMove: jest.fn(),
+      requestDelayClamped: jest.fn(),
       lengthTuned: jest.fn(),
       followUpFailed: jest.fn(),
       passed: jest.fn(),
