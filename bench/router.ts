@@ -5,8 +5,8 @@ import type { TenantCounterStore } from '../lib/priority/counter-store';
 import { checks, type TenantState } from '../lib/priority/rules';
 import { AmqpSession } from '../lib/rabbitmq/connection';
 import { ManagementClient } from '../lib/rabbitmq/management';
-import type { RouterReport } from '../lib/routing/router';
-import { createRouterService, priorityRules } from '../lib/routing/service';
+import type { RouterReport } from '../lib/routing/report';
+import { createRouterService, routerSettings } from '../lib/routing/service';
 import { CachedStagingQueues } from '../lib/routing/staging-queues';
 import { sqsEvent } from '../local/lambda-events';
 import { type Outgoing, publishConfirmed, taskMessage } from './lib/amqp';
@@ -277,10 +277,11 @@ function routerService(vhost: BenchVhost, dynamoEndpoint: string) {
 function routerWithoutDynamo(vhost: BenchVhost) {
   const config = routerConfig(vhost, 'http://127.0.0.1:1');
   const states = new Map<string, TenantState>();
+  const rules = routerSettings(config).priorityRules;
   // The same rules, on state kept in memory: the router's work without the DynamoDB round trip.
   const counters: TenantCounterStore = {
     check: async (tenant, k, nowMs) => {
-      const result = checks(states.get(tenant), nowMs, k, priorityRules(config));
+      const result = checks(states.get(tenant), nowMs, k, rules);
       states.set(tenant, result.state);
       return result;
     },

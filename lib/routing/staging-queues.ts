@@ -5,14 +5,7 @@ import { closeWithin } from '../rabbitmq/close';
 import type { AmqpSession } from '../rabbitmq/connection';
 import type { ManagementClient, QueueInfo } from '../rabbitmq/management';
 import { ReplyCode } from '../rabbitmq/reply-codes';
-
-/** How a target is handled, from ROUTER_TARGETS; a shape given here wins over the management API. */
-export interface TargetSettings {
-  /** Publish straight to the target, with the tenant's priority, instead of to a staging queue. */
-  bypassStaging: boolean;
-  durable?: boolean;
-  arguments?: Record<string, unknown>;
-}
+import type { TargetSettings } from './settings';
 
 export interface QueueShape {
   durable: boolean;

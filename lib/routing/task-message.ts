@@ -3,8 +3,8 @@ import { z } from 'zod';
 import { InvalidEventError } from '../errors';
 import { checkDiscriminator, checkTargetName } from '../queues/staging-names';
 import { headerTableProblems } from './amqp-limits';
-import type { RoutableMessage } from './event';
 import { parseOrReject } from './parse-or-reject';
+import type { RoutableMessage } from './routable-message';
 
 /**
  * A Worker Framework task message as the after-process event (shape 2 of event.ts), as documented
