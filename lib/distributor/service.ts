@@ -81,7 +81,7 @@ export function warningReport(
  * `target` dimension (targets are few; tenants are never a dimension).
  */
 export function powertoolsDistributorReport({ logger, metrics }: Observability): DistributorReport {
-  return warningReport(
+  const report = warningReport(
     (message, details) => logger.warn(message, details),
     (summary) => {
       logger.info('Distribution pass', { pass: summary });
@@ -106,6 +106,14 @@ export function powertoolsDistributorReport({ logger, metrics }: Observability):
     },
     (message, details) => logger.info(message, details),
   );
+  return {
+    ...report,
+    followUpFailed(target, error) {
+      report.followUpFailed(target, error);
+      // The router counts its failed requests under the same name.
+      metrics.addMetric('PassRequestsFailed', MetricUnit.Count, 1);
+    },
+  };
 }
 
 /** What a distributor reads and moves through. */

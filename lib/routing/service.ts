@@ -49,11 +49,13 @@ export function powertoolsRouterReport({ logger, metrics }: Observability): Rout
     tenantlessRouted: (routed) => logger.info('Routed without a tenant', { ...routed }),
     nameShortened: (shortened) =>
       logger.warn('Staging queue name would pass 255 bytes; routed under a shorter one', { ...shortened }),
-    passRequestFailed: (target, error) =>
+    passRequestFailed: (target, error) => {
       logger.warn('Staged, but could not ask for a distributor pass; the schedule moves them', {
         target,
         error: errorText(error),
-      }),
+      });
+      metrics.addMetric('PassRequestsFailed', MetricUnit.Count, 1);
+    },
     stagingQueueKept: (kept) =>
       logger.warn('Staging queue exists with arguments unlike its target; using it as it is', { ...kept }),
   };
