@@ -4,7 +4,7 @@ import type { QueueInfo } from '../rabbitmq/management';
 import { channelSlots } from './moving/channel-slots';
 import { groupByTarget } from './planning/discovery';
 import { moveCostModel } from './planning/move-costs';
-import { controlledWeight, type TenantControlStore } from './planning/tenant-controls';
+import { controlledWeight, type TenantControlStore, type TenantControls } from './planning/tenant-controls';
 import { weightOf } from './planning/weights';
 import type { PassSummary } from './report';
 import { type Pass, type TargetPassDeps, targetPass } from './target-pass';
@@ -35,6 +35,16 @@ export function createDistributor(deps: DistributorDeps): Distributor {
   const configuredWeight = weightOf(settings.weights);
   // Learned over the container's passes: a pass moves only what fits before its deadline.
   const distributeTarget = targetPass(deps, moveCostModel(settings.moveConcurrency));
+  // The controls of the last pass that could read them: an unreadable item never stops distribution.
+  let lastControls: TenantControls = {};
+  const readControls = () =>
+    deps.controls.read().then(
+      (controls) => (lastControls = controls),
+      (error: unknown) => {
+        report.controlsUnreadable(error);
+        return lastControls;
+      },
+    );
 
   return {
     async runPass(remainingMs, request) {
@@ -42,7 +52,7 @@ export function createDistributor(deps: DistributorDeps): Distributor {
       const owner = randomUUID();
       const deadline = startedAt + Math.max(0, remainingMs - settings.safetyMarginMs);
       if (deadline === startedAt) report.noTimeToMove(remainingMs, settings.safetyMarginMs);
-      const [listing, controls] = await Promise.all([deps.listQueues(), deps.controls.read()]);
+      const [listing, controls] = await Promise.all([deps.listQueues(), readControls()]);
       // A requested pass looks at its target's every staging queue: the listed counts lag the router by ~5 s.
       const groups = request
         ? groupByTarget(listing, request.target).filter((group) => group.target === request.target)

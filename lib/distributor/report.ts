@@ -21,6 +21,10 @@ export interface DistributorReport {
   lengthTuned(tuned: LengthTuned): void;
   /** A pass request asked to wait longer than the maximum (MAX_PASS_DELAY_MS): the pass waited the maximum. */
   requestDelayClamped(requestedMs: number, maxMs: number): void;
+  /** The tenant controls could not be read: the pass used the last controls read (none in a new container). */
+  controlsUnreadable(error: unknown): void;
+  /** A tenant control entry is not well formed: it is left out, the others apply. */
+  controlSkipped(key: string, problem: string): void;
   /** A pass ended. */
   passed(summary: PassSummary): void;
 }

@@ -64,6 +64,10 @@ export function warningReport(
         target,
         error: errorText(error),
       }),
+    controlsUnreadable: (error) =>
+      warn('Could not read the tenant controls; distributed with the last ones read', { error: errorText(error) }),
+    controlSkipped: (key, problem) =>
+      warn('A tenant control entry is malformed and was skipped; the others apply', { key, problem }),
     requestDelayClamped: (requestedMs, maxMs) =>
       warn('A pass request asked to wait longer than the maximum; waited the maximum', { requestedMs, maxMs }),
     noTimeToMove: (remainingMs, safetyMarginMs) =>
@@ -108,6 +112,15 @@ export function powertoolsDistributorReport({ logger, metrics }: Observability):
   );
   return {
     ...report,
+    // Alarmable: the pass ran on controls that may be stale (a pause an operator set may not hold).
+    controlsUnreadable(error) {
+      report.controlsUnreadable(error);
+      metrics.addMetric('ControlsUnreadable', MetricUnit.Count, 1);
+    },
+    controlSkipped(key, problem) {
+      report.controlSkipped(key, problem);
+      metrics.addMetric('ControlEntriesSkipped', MetricUnit.Count, 1);
+    },
     followUpFailed(target, error) {
       report.followUpFailed(target, error);
       // The router counts its failed requests under the same name.
@@ -162,7 +175,7 @@ export function buildDistributor(
     leases: new DynamoLeaseStore(adapters.doc, config.DISTRIBUTOR_TABLE),
     rotations: new DynamoRotationStore(adapters.doc, config.DISTRIBUTOR_TABLE),
     publisherUser: amqpUser(config.AMQP_URL),
-    controls: new DynamoTenantControlStore(adapters.doc, config.DISTRIBUTOR_TABLE),
+    controls: new DynamoTenantControlStore(adapters.doc, config.DISTRIBUTOR_TABLE, { skipped: report.controlSkipped }),
     tuning: {
       rate: adapters.consumptionRate,
       lengths: new DynamoTunedLengthStore(adapters.doc, config.DISTRIBUTOR_TABLE),

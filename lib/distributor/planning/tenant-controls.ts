@@ -8,11 +8,19 @@ export interface TenantControl {
   weight?: number;
 }
 
-/** Controls by key: `tenant`, or `tenant/workflow` for one workflow of a tenant. */
+/**
+ * Controls by key: `tenant`, or `tenant/workflow` for one workflow of a tenant. Read only own keys
+ * (`controlOf`): a tenant may be called `__proto__` or `constructor`.
+ */
 export type TenantControls = Readonly<Record<string, TenantControl>>;
+
+/** The control set for `key`, if any: never a property the record inherits. */
+export const controlOf = (controls: TenantControls, key: string): TenantControl | undefined =>
+  Object.hasOwn(controls, key) ? controls[key] : undefined;
 
 /** Reads the controls once per pass; the CLI writes them. */
 export interface TenantControlStore {
+  /** The controls in force; an entry that is not well formed is left out. Rejects when none can be read. */
   read(): Promise<TenantControls>;
 }
 
@@ -30,8 +38,8 @@ export interface QueueControl {
 export function queueControl(controls: TenantControls, queueName: string): QueueControl {
   const parts = parseStagingQueueName(queueName);
   if (!parts?.tenant) return { paused: false };
-  const tenant = controls[parts.tenant];
-  const workflow = parts.workflow === undefined ? undefined : controls[`${parts.tenant}/${parts.workflow}`];
+  const tenant = controlOf(controls, parts.tenant);
+  const workflow = parts.workflow === undefined ? undefined : controlOf(controls, `${parts.tenant}/${parts.workflow}`);
   const weight = workflow?.weight ?? tenant?.weight;
   return {
     paused: Boolean(tenant?.paused || workflow?.paused),

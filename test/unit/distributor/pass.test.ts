@@ -26,6 +26,8 @@ describe('createDistributor: targets it cannot lease', () => {
       leaseNotReleased: jest.fn(),
       noTimeToMove: jest.fn(),
       requestDelayClamped: jest.fn(),
+      controlsUnreadable: jest.fn(),
+      controlSkipped: jest.fn(),
       lengthTuned: jest.fn(),
       followUpFailed: jest.fn(),
       passed: jest.fn(),
