@@ -1,3 +1,4 @@
+import { RE2JS } from 're2js';
 import { z } from 'zod';
 import { checkVhostRule, dynamoSettings, passRequestSettings, rabbitSettings } from './common';
 import { type Env, parseEnv, setting } from './env';
@@ -47,20 +48,26 @@ export const weightValue = z
     error: `must have at most ${WEIGHT_DECIMALS} decimals`,
   });
 
-/** A regular expression that compiles. */
+/**
+ * A regular expression the distributor's linear-time matcher (RE2, lib/distributor/planning/weights.ts)
+ * compiles: upstream's rules do; backreferences and lookaround, which need backtracking, do not.
+ */
 const regexText = z
   .string()
   .min(1)
   .refine(
     (source) => {
       try {
-        new RegExp(source);
+        RE2JS.compile(source);
         return true;
       } catch {
         return false;
       }
     },
-    { error: 'is not a valid regular expression' },
+    {
+      error:
+        'is not a valid regular expression for the linear-time matcher (RE2 syntax: no backreferences or lookaround)',
+    },
   );
 
 /**

@@ -1,3 +1,5 @@
+import { RE2JS } from 're2js';
+
 /**
  * A weight rule: `pattern` is a glob that must match the whole staging queue name; `regex` is a
  * regular expression searched for anywhere in it, as upstream's CAF_ADJUST_QUEUE_WEIGHT.
@@ -37,30 +39,34 @@ export function weightOf(rules: readonly WeightRule[]): (queueName: string) => n
 
 function compile(rule: WeightRule): CompiledRule {
   if ('regex' in rule) {
-    const regex = new RegExp(rule.regex, 'g');
+    // RE2's linear-time engine: a rule such as `(a+)+$` cannot hold the pass (a backtracking engine
+    // took exponential time on a 41-character name). The configuration refuses what RE2 cannot run.
+    const regex = RE2JS.compile(rule.regex);
     return {
       weight: rule.weight,
       specificity(queueName) {
         let longest: number | undefined;
-        for (const match of queueName.matchAll(regex)) longest = Math.max(longest ?? 0, match[0].length);
+        const matches = regex.matcher(queueName);
+        while (matches.find()) longest = Math.max(longest ?? 0, matches.group()?.length ?? 0);
         return longest;
       },
     };
   }
   const regex = globToRegex(rule.pattern);
   const literals = rule.pattern.replaceAll('*', '').length;
-  return { weight: rule.weight, specificity: (queueName) => (regex.test(queueName) ? literals : undefined) };
+  return { weight: rule.weight, specificity: (queueName) => (regex.matches(queueName) ? literals : undefined) };
 }
 
-function globToRegex(pattern: string): RegExp {
+/** A glob as an RE2 expression of the whole name: `**a**a**b` would backtrack polynomially in a backtracking engine. */
+function globToRegex(pattern: string): RE2JS {
   const source = pattern
     .split('**')
     .map((part) =>
       part
         .split('*')
-        .map((literal) => literal.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+        .map((literal) => RE2JS.quote(literal))
         .join('[^/]*'),
     )
     .join('.*');
-  return new RegExp(`^${source}$`);
+  return RE2JS.compile(source);
 }

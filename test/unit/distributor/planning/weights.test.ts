@@ -85,3 +85,34 @@ describe('weight rules: globs by the same precedence', () => {
     expect(weight('q»/t/w')).toBe(2);
   });
 });
+
+/** Issue 23 item 6: a rule that backtracks catastrophically in a backtracking engine matches in linear time here. */
+describe('weight rules run in time linear in the name', () => {
+  const timed = (run: () => void) => {
+    const started = performance.now();
+    run();
+    return performance.now() - started;
+  };
+
+  it.each([
+    ['(a+)+$', `q»/${'a'.repeat(38)}!`],
+    ['(a|aa)*b', `q»/${'a'.repeat(250)}`],
+    ['(\\w*)*x', `worker-input»/${'tenant'.repeat(40)}`],
+  ])('%s against a %#-th hostile name of 41+ characters answers at once', (regex, name) => {
+    const weight = weightOf(config([{ regex, weight: 2 }]).DISTRIBUTOR_WEIGHTS);
+    expect(timed(() => expect(weight(name)).toBe(1))).toBeLessThan(200);
+    expect(weight(`q»/${'a'.repeat(3)}`)).toBe(regex === '(a+)+$' ? 2 : 1);
+  });
+
+  it('a glob of many ** against a long name answers at once too', () => {
+    const weight = weightOf(config([{ pattern: '**a**a**a**a**a**a**a**b', weight: 2 }]).DISTRIBUTOR_WEIGHTS);
+    expect(timed(() => expect(weight(`q»/${'a'.repeat(250)}`)).toBe(1))).toBeLessThan(200);
+    expect(weight('q»/aaaaaaab')).toBe(2);
+  });
+
+  it('refuses at cold start, naming DISTRIBUTOR_WEIGHTS, what a linear-time engine cannot run (backreferences, lookaround)', () => {
+    for (const regex of ['(a)\\1', 'tenant(?=1)', '(?<!x)tenant']) {
+      expect(() => config([{ regex, weight: 2 }])).toThrow(/DISTRIBUTOR_WEIGHTS: .*linear-time/);
+    }
+  });
+});
