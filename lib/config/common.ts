@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { DynamoClientSettings } from '../aws/dynamo';
 import { amqpVhost } from '../rabbitmq/amqp-url';
 import { isDotSegment } from '../rabbitmq/api-path';
 import { setting } from './env';
@@ -72,3 +73,9 @@ export type PassRequestConfig = DynamoConfig & {
 } & z.infer<z.ZodObject<typeof passRequestSettings>>;
 
 export type DynamoConfig = z.infer<z.ZodObject<typeof dynamoSettings>>;
+
+/** The DynamoDB client's settings (lib/aws/dynamo.ts) from a function's configuration. */
+export const dynamoClientSettings = (config: DynamoConfig): DynamoClientSettings => ({
+  region: config.AWS_REGION,
+  endpoint: config.DYNAMODB_ENDPOINT,
+});
