@@ -1,6 +1,6 @@
 import { documentedDeployParams } from '../harness/documented-deploy';
 import { specProblems } from './cfn-spec';
-import { ofType, packageTemplate, ref, type Template } from './package';
+import { ofType, packageTemplate, ref, startableParams, type Template } from './package';
 
 /** The prod deployment docs/deploying.md shows, with every optional part switched on. */
 const documentedProdParams = documentedDeployParams();
@@ -26,10 +26,10 @@ describe('serverless package (offline, no AWS credentials)', () => {
   /** dev with its cleanup schedules changed: the alarms counting schedules must follow. */
   let devSlowCleanup: Template;
   beforeAll(() => {
-    dev = packageTemplate('dev');
-    prod = packageTemplate('prod');
+    dev = packageTemplate('dev', startableParams);
+    prod = packageTemplate('prod', startableParams);
     prodDocumented = packageTemplate('prod', documentedProdParams);
-    devSlowCleanup = packageTemplate('dev', slowCleanupRates);
+    devSlowCleanup = packageTemplate('dev', { ...startableParams, ...slowCleanupRates });
   }, 240_000);
 
   it.each([
