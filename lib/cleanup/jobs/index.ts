@@ -9,7 +9,10 @@ import {
 } from '../../config/cleanup-jobs';
 import type { Env } from '../../config/env';
 import { ConfigError } from '../../errors';
-import { type NxrgColumns, NxrgRegistry } from '../../nxrg/registry';
+import { RepositoryDeletions } from '../../nxrg/repository-deletions';
+import { DeceasedDocuments } from '../../nxrg/status90';
+import type { NxrgColumns } from '../../nxrg/tables';
+import { ExpiredDocuments } from '../../nxrg/timebased';
 import { OpenxdsRepository } from '../../openxds/repository';
 import type { JobDefinition } from '../engine/job-definition';
 import type { JobReport } from '../report';
@@ -68,7 +71,7 @@ export function buildJob(settings: JobSettings, { nxrg, openxds }: JobDatabases,
   switch (settings.name) {
     case TIMEBASED_JOB: {
       const { config } = settings;
-      const registry = new NxrgRegistry(nxrg, config.names, config.deceasedStatus);
+      const registry = new ExpiredDocuments(nxrg, config.names);
       const bases = new Set(config.documentTypes.map((rule) => rule.basis));
       const times = [
         ...(bases.has('created') ? ['createdAt' as const] : []),
@@ -83,7 +86,7 @@ export function buildJob(settings: JobSettings, { nxrg, openxds }: JobDatabases,
     }
     case STATUS90_JOB: {
       const { config } = settings;
-      const registry = new NxrgRegistry(nxrg, config.names, config.deceasedStatus);
+      const registry = new DeceasedDocuments(nxrg, config.names, config.deceasedStatus);
       return {
         ...status90Job({ config, registry, report }),
         verify: verifying(() =>
@@ -97,7 +100,7 @@ export function buildJob(settings: JobSettings, { nxrg, openxds }: JobDatabases,
     }
     case REPOSITORY_JOB: {
       const { config } = settings;
-      const registry = new NxrgRegistry(nxrg, config.names, config.deceasedStatus);
+      const registry = new RepositoryDeletions(nxrg, config.names);
       const repository = new OpenxdsRepository(openxds, config.openxdsNames);
       return {
         ...repositoryJob({ config, registry, repository, report }),

@@ -3,12 +3,12 @@ import type { RepositoryJobConfig } from '../../config/cleanup-jobs';
 import type {
   DoneIdRange,
   DoneRange,
-  NxrgRegistry,
   PendingRange,
   RemoveCopies,
+  RepositoryDeletions,
   Settled,
-  TimeCursor,
-} from '../../nxrg/registry';
+} from '../../nxrg/repository-deletions';
+import type { TimeCursor } from '../../nxrg/tables';
 import type { OpenxdsRepository } from '../../openxds/repository';
 import type { JobDefinition, Operation, OperationContext, OperationKind } from '../engine/job-definition';
 import type { JobReport } from '../report';
@@ -42,7 +42,7 @@ const batchDeletePayload = z.object({ ids: documentIds });
 export interface RepositoryJobDeps {
   config: Pick<RepositoryJobConfig, 'pageSize' | 'batchSize' | 'maxDeletesPerStep' | 'recheckIntervalMinutes'>;
   registry: Pick<
-    NxrgRegistry,
+    RepositoryDeletions,
     | 'pendingRangeEnd'
     | 'doneRepositoryPage'
     | 'settlePendingRange'

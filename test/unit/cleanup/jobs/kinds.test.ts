@@ -5,15 +5,9 @@ import { status90Job } from '../../../../lib/cleanup/jobs/status90';
 import { timebasedJob } from '../../../../lib/cleanup/jobs/timebased';
 import type { DeletionEvent, DroppedOperation } from '../../../../lib/cleanup/report';
 import { MAX_LEGACY_BATCH_IDS } from '../../../../lib/config/cleanup-jobs';
-import type {
-  CitizenRange,
-  DeceasedCursor,
-  DeceasedRange,
-  Deletion,
-  ExpiredRange,
-  ExpiryRule,
-  TimeCursor,
-} from '../../../../lib/nxrg/registry';
+import type { CitizenRange, DeceasedCursor, DeceasedRange } from '../../../../lib/nxrg/status90';
+import type { Deletion, TimeCursor } from '../../../../lib/nxrg/tables';
+import type { ExpiredRange, ExpiryRule } from '../../../../lib/nxrg/timebased';
 import { memoryMarks, noMarks } from '../../../harness/job-marks';
 
 const NOW = new Date('2026-06-01T00:00:00Z');

@@ -1,6 +1,7 @@
 import type { OperationContext } from '../../../../lib/cleanup/engine/job-definition';
 import { timebasedJob } from '../../../../lib/cleanup/jobs/timebased';
-import type { ExpiredRange, TimeCursor } from '../../../../lib/nxrg/registry';
+import type { TimeCursor } from '../../../../lib/nxrg/tables';
+import type { ExpiredRange } from '../../../../lib/nxrg/timebased';
 import { noMarks } from '../../../harness/job-marks';
 
 const NOW = new Date('2026-06-01T00:00:00Z');
