@@ -195,10 +195,10 @@ describe('repository-cleanup rechecks the done deletions once per interval (real
 
   it('keeps the latest start when passes record theirs concurrently or late', async () => {
     const store = new StackStore(dynamo.doc, TABLE, REPOSITORY_JOB);
-    await Promise.all([store.advanceMark('recheck', minutes(120)), store.advanceMark('recheck', minutes(60))]);
-    expect(await store.mark('recheck')).toBe(minutes(120));
-    await store.advanceMark('recheck', minutes(90));
-    expect(await store.mark('recheck')).toBe(minutes(120));
-    expect(await store.mark('recheck-dry-run')).toBeUndefined();
+    await Promise.all([store.marks.advance('recheck', minutes(120)), store.marks.advance('recheck', minutes(60))]);
+    expect(await store.marks.get('recheck')).toBe(minutes(120));
+    await store.marks.advance('recheck', minutes(90));
+    expect(await store.marks.get('recheck')).toBe(minutes(120));
+    expect(await store.marks.get('recheck-dry-run')).toBeUndefined();
   });
 });
