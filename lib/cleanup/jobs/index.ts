@@ -1,13 +1,4 @@
 import type { Pool } from 'pg';
-import {
-  loadRepositoryJobConfig,
-  loadStatus90JobConfig,
-  loadTimebasedJobConfig,
-  type RepositoryJobConfig,
-  type Status90JobConfig,
-  type TimebasedJobConfig,
-} from '../../config/cleanup-jobs';
-import type { Env } from '../../config/env';
 import { ConfigError } from '../../errors';
 import { RepositoryDeletions } from '../../nxrg/repository-deletions';
 import { DeceasedDocuments } from '../../nxrg/status90';
@@ -16,6 +7,7 @@ import { ExpiredDocuments } from '../../nxrg/timebased';
 import { OpenxdsRepository } from '../../openxds/repository';
 import type { JobDefinition } from '../engine/job-definition';
 import type { JobReport } from '../report';
+import type { JobSettings } from '../settings';
 import { REPOSITORY_JOB, repositoryJob } from './repository';
 import { STATUS90_JOB, status90Job } from './status90';
 import { TIMEBASED_JOB, timebasedJob } from './timebased';
@@ -28,12 +20,6 @@ export interface JobDatabases {
   nxrg: Pool;
   openxds: Pool;
 }
-
-/** A job's own settings, read and checked (lib/config/cleanup-jobs.ts), tagged with the job they are for. */
-export type JobSettings =
-  | { name: typeof TIMEBASED_JOB; config: TimebasedJobConfig }
-  | { name: typeof STATUS90_JOB; config: Status90JobConfig }
-  | { name: typeof REPOSITORY_JOB; config: RepositoryJobConfig };
 
 /** Every registry cleanup writes the whole deletion record. */
 const deletionRecord: NxrgColumns['deletedDocuments'] = ['documentId', 'deletedAt', 'reason', 'openxdsDeletedAt'];
@@ -50,21 +36,6 @@ const verifying =
       );
     }
   };
-
-/**
- * Reads and checks job `name`'s own settings in `env`: a ConfigError naming every bad setting. No
- * adapter is built, so a function calls it at cold start.
- */
-export function loadJobSettings(name: CleanupJobName, env: Env): JobSettings {
-  switch (name) {
-    case TIMEBASED_JOB:
-      return { name, config: loadTimebasedJobConfig(env) };
-    case STATUS90_JOB:
-      return { name, config: loadStatus90JobConfig(env) };
-    case REPOSITORY_JOB:
-      return { name, config: loadRepositoryJobConfig(env) };
-  }
-}
 
 /** The definition a cleanup function runs, from its checked settings, on `databases`. */
 export function buildJob(settings: JobSettings, { nxrg, openxds }: JobDatabases, report: JobReport): JobDefinition {
@@ -111,9 +82,4 @@ export function buildJob(settings: JobSettings, { nxrg, openxds }: JobDatabases,
       };
     }
   }
-}
-
-/** The job registry: job `name`'s definition from its settings in `env` (checked as `loadJobSettings` does). */
-export function cleanupJob(name: CleanupJobName, env: Env, databases: JobDatabases, report: JobReport): JobDefinition {
-  return buildJob(loadJobSettings(name, env), databases, report);
 }

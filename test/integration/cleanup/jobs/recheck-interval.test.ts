@@ -3,10 +3,9 @@ import type { Pool } from 'pg';
 import type { StepResult } from '../../../../lib/cleanup/engine/engine';
 import { markKey } from '../../../../lib/cleanup/engine/keys';
 import { StackStore } from '../../../../lib/cleanup/engine/stack-store';
-import { cleanupJob } from '../../../../lib/cleanup/jobs';
 import { REPOSITORY_JOB } from '../../../../lib/cleanup/jobs/repository';
+import { cleanupJob, loadStepSettings } from '../../../../lib/cleanup/service';
 import { createStepRunner } from '../../../../lib/cleanup/step-runner';
-import { loadCleanupConfig } from '../../../../lib/config/cleanup';
 import { silentCleanupReport as report } from '../../../harness/cleanup-report';
 import { type CleanupStores, startCleanupStores } from '../../../harness/cleanup-stores';
 import type { EmbeddedDynamo } from '../../../harness/dynamo';
@@ -43,7 +42,7 @@ describe('repository-cleanup rechecks the done deletions once per interval (real
       { nxrg: nxrg.pool, openxds: openxdsPool() },
       report,
     );
-    const config = loadCleanupConfig({
+    const config = loadStepSettings({
       CLEANUP_TABLE: TABLE,
       NXRG_DATABASE_URL: nxrg.url,
       OPENXDS_DATABASE_URL: openxds.url,

@@ -1,6 +1,6 @@
-import { cleanupJob } from '../../../../lib/cleanup/jobs';
 import { REPOSITORY_JOB } from '../../../../lib/cleanup/jobs/repository';
 import { TIMEBASED_JOB } from '../../../../lib/cleanup/jobs/timebased';
+import { cleanupJob } from '../../../../lib/cleanup/service';
 import { DatabaseError } from '../../../../lib/errors';
 import { defaultNxrgNames } from '../../../../lib/nxrg/names';
 import { ExpiredDocuments, type ExpiryRule } from '../../../../lib/nxrg/timebased';

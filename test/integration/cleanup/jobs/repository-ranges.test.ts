@@ -1,9 +1,8 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { cleanupJob } from '../../../../lib/cleanup/jobs';
 import { REPOSITORY_JOB } from '../../../../lib/cleanup/jobs/repository';
 import type { DeletionEvent, JobReport } from '../../../../lib/cleanup/report';
+import { cleanupJob, loadStepSettings } from '../../../../lib/cleanup/service';
 import { createStepRunner } from '../../../../lib/cleanup/step-runner';
-import { loadCleanupConfig } from '../../../../lib/config/cleanup';
 import { nxrgNamesSchema } from '../../../../lib/nxrg/names';
 import { nxrgSchemaSql } from '../../../../lib/nxrg/schema';
 import { silentCleanupReport } from '../../../harness/cleanup-report';
@@ -47,7 +46,7 @@ describe('repository-cleanup on the stack (real PostgreSQL, dynalite)', () => {
         { nxrg: nxrg.pool, openxds: openxds.pool },
         report,
       ),
-      loadCleanupConfig({
+      loadStepSettings({
         CLEANUP_TABLE: TABLE,
         NXRG_DATABASE_URL: nxrg.url,
         OPENXDS_DATABASE_URL: openxds.url,

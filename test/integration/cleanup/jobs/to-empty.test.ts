@@ -1,9 +1,10 @@
 import type { JobDefinition } from '../../../../lib/cleanup/engine/job-definition';
-import { type CleanupJobName, cleanupJob, type JobDatabases } from '../../../../lib/cleanup/jobs';
+import type { CleanupJobName, JobDatabases } from '../../../../lib/cleanup/jobs';
 import { REPOSITORY_JOB } from '../../../../lib/cleanup/jobs/repository';
 import { STATUS90_JOB } from '../../../../lib/cleanup/jobs/status90';
 import { TIMEBASED_JOB } from '../../../../lib/cleanup/jobs/timebased';
 import type { DeletionEvent, JobReport } from '../../../../lib/cleanup/report';
+import { cleanupJob } from '../../../../lib/cleanup/service';
 import { type EmbeddedDynamo, startDynamo } from '../../../harness/dynamo';
 import { createTestSchema, type TestSchema } from '../../../harness/postgres';
 import { DEFAULT_DOCUMENT_TYPES, generateRegistry } from '../../../harness/registry/generate';
