@@ -6,7 +6,7 @@ import type { CleanupJobName } from '../../lib/cleanup/jobs';
 import { cleanupJob, loadStepSettings } from '../../lib/cleanup/service';
 import { createStepRunner } from '../../lib/cleanup/step-runner';
 import type { Env } from '../../lib/config/env';
-import { DEFAULT_DOCUMENT_TYPES, generateRegistry } from '../../test/harness/registry/generate';
+import { DEFAULT_DOCUMENT_TYPES, generateRegistry } from '../../test/harness/cleanup-registry';
 import { createBenchSchema } from './services';
 
 /** The moment registries are generated against and replays start at. */

@@ -12,7 +12,7 @@ import { ExpiredDocuments } from '../../../../lib/nxrg/timebased';
 import { defaultOpenxdsNames } from '../../../../lib/openxds/names';
 import { OpenxdsRepository } from '../../../../lib/openxds/repository';
 import { openxdsSchemaSql } from '../../../../lib/openxds/schema';
-import { noMarks } from '../../../harness/job-marks';
+import { noMarks } from '../../../harness/cleanup-job-marks';
 import { createTestSchema, type TestSchema } from '../../../harness/postgres';
 
 const NOW = new Date('2026-06-01T00:00:00Z');

@@ -6,10 +6,10 @@ import { StackStore } from '../../../../lib/cleanup/engine/stack-store';
 import { REPOSITORY_JOB } from '../../../../lib/cleanup/jobs/repository';
 import { cleanupJob, loadStepSettings } from '../../../../lib/cleanup/service';
 import { createStepRunner } from '../../../../lib/cleanup/step-runner';
+import { leftByEarlierVersion } from '../../../harness/cleanup-earlier-stack';
 import { silentCleanupReport as report } from '../../../harness/cleanup-report';
 import { type CleanupStores, startCleanupStores } from '../../../harness/cleanup-stores';
 import type { EmbeddedDynamo } from '../../../harness/dynamo';
-import { leftByEarlierVersion } from '../../../harness/earlier-stack';
 import type { TestSchema } from '../../../harness/postgres';
 
 const TABLE = 'CleanupStackTable';

@@ -4,12 +4,12 @@ import { cleanupJob } from '../../../../lib/cleanup/service';
 import { DatabaseError } from '../../../../lib/errors';
 import { defaultNxrgNames } from '../../../../lib/nxrg/names';
 import { ExpiredDocuments, type ExpiryRule } from '../../../../lib/nxrg/timebased';
+import { leftByEarlierVersion } from '../../../harness/cleanup-earlier-stack';
 import { silentCleanupReport } from '../../../harness/cleanup-report';
+import { stepToEmpty } from '../../../harness/cleanup-step-to-empty';
 import { type CleanupStores, startCleanupStores } from '../../../harness/cleanup-stores';
 import type { EmbeddedDynamo } from '../../../harness/dynamo';
-import { leftByEarlierVersion } from '../../../harness/earlier-stack';
 import type { TestSchema } from '../../../harness/postgres';
-import { stepToEmpty } from '../../../harness/registry/step-to-empty';
 
 const TABLE = 'CleanupStackTable';
 const uuid = (n: number) => `00000000-0000-0000-0000-${String(n).padStart(12, '0')}`;

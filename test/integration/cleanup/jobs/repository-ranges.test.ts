@@ -5,13 +5,13 @@ import { cleanupJob, loadStepSettings } from '../../../../lib/cleanup/service';
 import { createStepRunner } from '../../../../lib/cleanup/step-runner';
 import { nxrgNamesSchema } from '../../../../lib/nxrg/names';
 import { nxrgSchemaSql } from '../../../../lib/nxrg/schema';
+import { leftByEarlierVersion } from '../../../harness/cleanup-earlier-stack';
+import { noMarks } from '../../../harness/cleanup-job-marks';
+import { generateRegistry } from '../../../harness/cleanup-registry';
 import { silentCleanupReport } from '../../../harness/cleanup-report';
+import { stepToEmpty } from '../../../harness/cleanup-step-to-empty';
 import { type EmbeddedDynamo, startDynamo } from '../../../harness/dynamo';
-import { leftByEarlierVersion } from '../../../harness/earlier-stack';
-import { noMarks } from '../../../harness/job-marks';
 import { createTestSchema, type TestSchema } from '../../../harness/postgres';
-import { generateRegistry } from '../../../harness/registry/generate';
-import { stepToEmpty } from '../../../harness/registry/step-to-empty';
 
 const TABLE = 'CleanupStackTable';
 const uuid = (n: number) => `00000000-0000-0000-0000-${String(n).padStart(12, '0')}`;

@@ -4,7 +4,7 @@ import type { DeletionEvent } from '../../../../lib/cleanup/report';
 import { defaultNxrgNames } from '../../../../lib/nxrg/names';
 import { nxrgSchemaSql } from '../../../../lib/nxrg/schema';
 import { ExpiredDocuments, type RetentionBasis } from '../../../../lib/nxrg/timebased';
-import { noMarks } from '../../../harness/job-marks';
+import { noMarks } from '../../../harness/cleanup-job-marks';
 import { createTestSchema, type TestSchema } from '../../../harness/postgres';
 
 const NOW = new Date('2026-06-01T00:00:00Z');

@@ -8,7 +8,7 @@ import { MAX_LEGACY_BATCH_IDS } from '../../../../lib/config/cleanup-jobs';
 import type { CitizenRange, DeceasedCursor, DeceasedRange } from '../../../../lib/nxrg/status90';
 import type { Deletion, TimeCursor } from '../../../../lib/nxrg/tables';
 import type { ExpiredRange, ExpiryRule } from '../../../../lib/nxrg/timebased';
-import { memoryMarks, noMarks } from '../../../harness/job-marks';
+import { memoryMarks, noMarks } from '../../../harness/cleanup-job-marks';
 
 const NOW = new Date('2026-06-01T00:00:00Z');
 const context: OperationContext = { job: 'test', dryRun: false, now: () => NOW, marks: noMarks };

@@ -2,7 +2,7 @@ import type { OperationContext } from '../../../../lib/cleanup/engine/job-defini
 import { timebasedJob } from '../../../../lib/cleanup/jobs/timebased';
 import type { TimeCursor } from '../../../../lib/nxrg/tables';
 import type { ExpiredRange } from '../../../../lib/nxrg/timebased';
-import { noMarks } from '../../../harness/job-marks';
+import { noMarks } from '../../../harness/cleanup-job-marks';
 
 const NOW = new Date('2026-06-01T00:00:00Z');
 const context: OperationContext = { job: 'test', dryRun: false, now: () => NOW, marks: noMarks };

@@ -1,18 +1,18 @@
 import type { Context, ScheduledEvent } from 'aws-lambda';
-import { seededRandom } from '../../../../lib/cleanup/engine/random';
-import { cleanupJobNames } from '../../../../lib/cleanup/jobs';
+import { seededRandom } from '../../../lib/cleanup/engine/random';
+import { cleanupJobNames } from '../../../lib/cleanup/jobs';
 import {
   cleanupJob,
   createCleanupReport,
   databaseSettings,
   jobDatabases,
   stepSettings,
-} from '../../../../lib/cleanup/service';
-import { createStepRunner } from '../../../../lib/cleanup/step-runner';
-import { type CleanupConfig, loadCleanupConfig } from '../../../../lib/config/cleanup';
-import { lambdaHandler } from '../../../../lib/runtime/lambda';
-import { createObservability } from '../../../../lib/runtime/observability';
-import { Recorder, testJob, useDynamo } from './test-job';
+} from '../../../lib/cleanup/service';
+import { createStepRunner } from '../../../lib/cleanup/step-runner';
+import { type CleanupConfig, loadCleanupConfig } from '../../../lib/config/cleanup';
+import { lambdaHandler } from '../../../lib/runtime/lambda';
+import { createObservability } from '../../../lib/runtime/observability';
+import { Recorder, testJob, useDynamo } from '../../harness/cleanup-test-job';
 
 const context = {
   functionName: 'cleanup',

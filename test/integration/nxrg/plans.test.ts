@@ -1,10 +1,10 @@
 import type { Pool } from 'pg';
-import { defaultNxrgNames } from '../../../../lib/nxrg/names';
-import { RepositoryDeletions } from '../../../../lib/nxrg/repository-deletions';
-import { DeceasedDocuments } from '../../../../lib/nxrg/status90';
-import { ExpiredDocuments } from '../../../../lib/nxrg/timebased';
-import { createTestSchema, type TestSchema } from '../../../harness/postgres';
-import { generateRegistry } from '../../../harness/registry/generate';
+import { defaultNxrgNames } from '../../../lib/nxrg/names';
+import { RepositoryDeletions } from '../../../lib/nxrg/repository-deletions';
+import { DeceasedDocuments } from '../../../lib/nxrg/status90';
+import { ExpiredDocuments } from '../../../lib/nxrg/timebased';
+import { generateRegistry } from '../../harness/cleanup-registry';
+import { createTestSchema, type TestSchema } from '../../harness/postgres';
 
 interface PlanNode {
   'Node Type': string;

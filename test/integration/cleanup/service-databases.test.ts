@@ -1,13 +1,13 @@
 import { Client } from 'pg';
-import { TIMEBASED_JOB } from '../../../../lib/cleanup/jobs/timebased';
-import { cleanupJob, databaseSettings, jobDatabases, stepSettings } from '../../../../lib/cleanup/service';
-import { createStepRunner } from '../../../../lib/cleanup/step-runner';
-import { loadCleanupConfig } from '../../../../lib/config/cleanup';
-import { defaultNxrgNames } from '../../../../lib/nxrg/names';
-import { nxrgSchemaSql } from '../../../../lib/nxrg/schema';
-import { silentCleanupReport as report } from '../../../harness/cleanup-report';
-import { type EmbeddedDynamo, startDynamo } from '../../../harness/dynamo';
-import { createTestSchema, type TestSchema } from '../../../harness/postgres';
+import { TIMEBASED_JOB } from '../../../lib/cleanup/jobs/timebased';
+import { cleanupJob, databaseSettings, jobDatabases, stepSettings } from '../../../lib/cleanup/service';
+import { createStepRunner } from '../../../lib/cleanup/step-runner';
+import { loadCleanupConfig } from '../../../lib/config/cleanup';
+import { defaultNxrgNames } from '../../../lib/nxrg/names';
+import { nxrgSchemaSql } from '../../../lib/nxrg/schema';
+import { silentCleanupReport as report } from '../../harness/cleanup-report';
+import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
+import { createTestSchema, type TestSchema } from '../../harness/postgres';
 
 /**
  * Issue 12, item 10: the PostgreSQL clients end a hung statement before the Lambda timeout, and a
