@@ -23,8 +23,15 @@ export interface DoneIdRange {
   through: string;
 }
 
-/** Deletes the copies of the confirmed deletions in OpenXDS (a dry run only finds them); returns those it deleted. */
-export type RemoveCopies = (confirmed: string[]) => Promise<string[]>;
+/** Those of `ids` that NXRG does not hold now (read afresh, after whatever the caller waited for). */
+export type StillDeleted = (ids: readonly string[]) => Promise<string[]>;
+
+/**
+ * Deletes the copies of the confirmed deletions in OpenXDS (a dry run only finds them) and returns
+ * those it deleted. Deleting is irreversible, so it deletes only what `stillDeleted` confirms once
+ * the copies are locked in OpenXDS: a document restored in NXRG while the delete waited keeps its copy.
+ */
+export type RemoveCopies = (confirmed: string[], stillDeleted: StillDeleted) => Promise<string[]>;
 
 /** What a settle did: the records it settled, what OpenXDS deleted, and the key to go on after when it stopped at its limit. */
 export interface Settled<K> {
@@ -187,9 +194,13 @@ export class RepositoryDeletions extends NxrgTables {
    * meanwhile; then (unless a dry run) marks them done: those that were pending, and those whose copy
    * it deleted (a copy that came back is marked anew). The mark finds the locked rows by their tuple
    * id, which the lock keeps fixed, so it needs no index on document_id (a document may have several
-   * records). The two databases cannot share a statement; the lock keeps the condition true until
-   * the mark. A crash between the OpenXDS delete and the mark leaves them as they were: the retry
-   * finds nothing left in OpenXDS and marks the pending ones.
+   * records). The two databases cannot share a statement, and no lock in NXRG can keep a document
+   * row from being inserted again (a restore), so `remove` asks `stillDeleted` once it holds the
+   * copies' rows in OpenXDS, after any wait for them: a document back in NXRG by then keeps its copy,
+   * and its records are left as they were (docs/cleanup.md, "A restore during the delete"). The
+   * record locks keep a restore that undoes a record waiting until the mark. A crash between the
+   * OpenXDS delete and the mark leaves them as they were: the retry finds nothing left in OpenXDS
+   * and marks the pending ones.
    */
   private async settle(
     where: string,
@@ -202,7 +213,9 @@ export class RepositoryDeletions extends NxrgTables {
     const { d, x } = this;
     const client = await DatabaseError.wrap('NXRG', () => this.pool.connect());
     try {
-      await client.query('BEGIN');
+      // Read committed whatever the database's default: the re-check below must see restores
+      // committed after this transaction began.
+      await client.query('BEGIN ISOLATION LEVEL READ COMMITTED');
       const { rows } = await client.query<TimeCursor & { row: string }>(
         `SELECT rec.${x.documentId}::text AS id, rec.${time ?? x.deletedAt}::text AS at, rec.ctid::text AS row
          FROM ${x.table} rec
@@ -213,12 +226,24 @@ export class RepositoryDeletions extends NxrgTables {
         [...params, limit],
       );
       const confirmed = [...new Set(rows.map((r) => r.id))];
-      const deleted = await remove(confirmed);
-      if (!deletion.dryRun && rows.length > 0) {
+      const restored = new Set<string>();
+      const deleted = await remove(confirmed, async (ids) => {
+        if (ids.length === 0) return [];
+        const back = await DatabaseError.wrap('NXRG', () =>
+          client.query<{ id: string }>(
+            `SELECT doc.${d.id}::text AS id FROM ${d.table} doc WHERE doc.${d.id} = ANY($1)`,
+            [ids],
+          ),
+        );
+        for (const { id } of back.rows) restored.add(id);
+        return ids.filter((id) => !restored.has(id));
+      });
+      const marked = rows.filter((r) => !restored.has(r.id));
+      if (!deletion.dryRun && marked.length > 0) {
         await client.query(
           `UPDATE ${x.table} SET ${x.openxdsDeletedAt} = $2
            WHERE ctid = ANY($1::tid[]) AND (${x.openxdsDeletedAt} IS NULL OR ${x.documentId} = ANY($3))`,
-          [rows.map((r) => r.row), deletion.at, deleted],
+          [marked.map((r) => r.row), deletion.at, deleted],
         );
       }
       await client.query('COMMIT');

@@ -154,8 +154,11 @@ export function repositoryJob({ config, registry, repository, report }: Reposito
           report,
           operation: kind,
           async round(after, deletion) {
-            const { settled, deleted, next } = await settle({ ...range, after }, size, deletion, (confirmed) =>
-              repository.deleteDocuments(confirmed, deletion.dryRun),
+            const { settled, deleted, next } = await settle(
+              { ...range, after },
+              size,
+              deletion,
+              (confirmed, stillDeleted) => repository.deleteDocuments(confirmed, deletion.dryRun, stillDeleted),
             );
             return { through: next, deleted, requested: settled.length };
           },
@@ -182,8 +185,8 @@ export function repositoryJob({ config, registry, repository, report }: Reposito
     cap: config.maxDeletesPerStep,
     report,
     remove: (_batch, ids, deletion) =>
-      registry.settleRepositoryDeletions(ids, deletion, (confirmed) =>
-        repository.deleteDocuments(confirmed, deletion.dryRun),
+      registry.settleRepositoryDeletions(ids, deletion, (confirmed, stillDeleted) =>
+        repository.deleteDocuments(confirmed, deletion.dryRun, stillDeleted),
       ),
   });
 

@@ -353,8 +353,8 @@ describe('deletes re-check their condition at delete time', () => {
         registry: deletions,
         repository: {
           presentIds: async () => [],
-          deleteDocuments: async (ids, dryRun) => {
-            await repository().deleteDocuments(ids, dryRun);
+          deleteDocuments: async (ids, dryRun, stillDeleted) => {
+            await repository().deleteDocuments(ids, dryRun, stillDeleted);
             throw new Error('crashed after the OpenXDS delete');
           },
         },
@@ -378,9 +378,9 @@ describe('deletes re-check their condition at delete time', () => {
         registry: deletions,
         repository: {
           presentIds: async () => [],
-          deleteDocuments: async (ids, dryRun) => {
+          deleteDocuments: async (ids, dryRun, stillDeleted) => {
             asked.push([...ids]);
-            const deleted = await repository().deleteDocuments(ids, dryRun);
+            const deleted = await repository().deleteDocuments(ids, dryRun, stillDeleted);
             if (asked.length === 2) throw new Error('crashed after the OpenXDS delete of round 2');
             return deleted;
           },

@@ -118,14 +118,26 @@ describe('repository-cleanup on the stack (real PostgreSQL, dynalite)', () => {
     await openxds.pool.query(
       `INSERT INTO repository_documents SELECT ('00000000-0000-0000-0000-' || lpad(n::text, 12, '0'))::uuid FROM generate_series(1, 40) n`,
     );
-    // The OpenXDS statements the job sends, by the size of their id list.
+    // The OpenXDS DELETEs the job sends (on a client of the pool: it locks the copies first), by the size of their id list.
     const deletes: number[] = [];
+    const forwarded = <T extends object>(target: T, key: string | symbol) => {
+      const value = Reflect.get(target, key, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    };
     const counted = new Proxy(openxds.pool, {
       get(pool, key) {
-        if (key !== 'query') return Reflect.get(pool, key, pool);
-        return (text: string, params: unknown[][]) => {
-          if (text.startsWith('DELETE')) deletes.push(params[0]!.length);
-          return pool.query(text, params);
+        if (key !== 'connect') return forwarded(pool, key);
+        return async () => {
+          const client = await pool.connect();
+          return new Proxy(client, {
+            get(target, name) {
+              if (name !== 'query') return forwarded(target, name);
+              return (text: string, params?: unknown[][]) => {
+                if (text.startsWith('DELETE')) deletes.push(params![0]!.length);
+                return target.query(text, params);
+              };
+            },
+          });
         };
       },
     });
