@@ -2,10 +2,10 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { connect } from 'amqplib';
+import { generateRegistry } from '../../harness/cleanup-registry';
 import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
 import { createTestSchema, type TestSchema } from '../../harness/postgres';
 import { createTestVhost, type TestVhost } from '../../harness/rabbit';
-import { generateRegistry } from '../../harness/registry/generate';
 import { cliEnvironment } from './cli-env';
 
 const bin = join(__dirname, '../../../bin/fairway');

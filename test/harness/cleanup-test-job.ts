@@ -4,9 +4,9 @@ import {
   type EngineAdapters,
   type EngineSettings,
   type StepResult,
-} from '../../../../lib/cleanup/engine/engine';
-import type { JobDefinition, Operation } from '../../../../lib/cleanup/engine/job-definition';
-import { type EmbeddedDynamo, startDynamo } from '../../../harness/dynamo';
+} from '../../lib/cleanup/engine/engine';
+import type { JobDefinition, Operation } from '../../lib/cleanup/engine/job-definition';
+import { type EmbeddedDynamo, startDynamo } from './dynamo';
 
 /** A tree of operations: a node with children supplies them, a node without is a leaf that "deletes". */
 export interface TreeNode {

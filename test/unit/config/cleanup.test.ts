@@ -1,5 +1,5 @@
-import { loadCleanupConfig } from '../../../../lib/config/cleanup';
-import { ConfigError } from '../../../../lib/errors';
+import { loadCleanupConfig } from '../../../lib/config/cleanup';
+import { ConfigError } from '../../../lib/errors';
 
 const required = {
   CLEANUP_TABLE: 't',

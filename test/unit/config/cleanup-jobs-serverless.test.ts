@@ -8,14 +8,14 @@ import {
   repositoryJobSchema,
   status90JobSchema,
   timebasedJobSchema,
-} from '../../../../lib/config/cleanup-jobs';
-import { ConfigError } from '../../../../lib/errors';
+} from '../../../lib/config/cleanup-jobs';
+import { ConfigError } from '../../../lib/errors';
 
 interface Template {
   params: { default: Record<string, unknown> };
   functions: Record<string, { environment: Record<string, unknown> }>;
 }
-const template = parse(readFileSync(join(__dirname, '../../../../serverless.yml'), 'utf8'), {
+const template = parse(readFileSync(join(__dirname, '../../../serverless.yml'), 'utf8'), {
   merge: true,
 }) as Template;
 

@@ -1,8 +1,10 @@
 import type { Pool } from 'pg';
-import { defaultNxrgNames } from '../../../../lib/nxrg/names';
-import { NxrgRegistry } from '../../../../lib/nxrg/registry';
-import { createTestSchema, type TestSchema } from '../../../harness/postgres';
-import { generateRegistry } from '../../../harness/registry/generate';
+import { defaultNxrgNames } from '../../../lib/nxrg/names';
+import { RepositoryDeletions } from '../../../lib/nxrg/repository-deletions';
+import { DeceasedDocuments } from '../../../lib/nxrg/status90';
+import { ExpiredDocuments } from '../../../lib/nxrg/timebased';
+import { generateRegistry } from '../../harness/cleanup-registry';
+import { createTestSchema, type TestSchema } from '../../harness/postgres';
 
 interface PlanNode {
   'Node Type': string;
@@ -20,7 +22,7 @@ function explaining(pool: Pool) {
   const plans: PlanNode[] = [];
   const locked: { id: string; at: string; row: string }[] = [];
   const query = async (text: string, params: unknown[] = []) => {
-    if (/^(BEGIN|COMMIT|ROLLBACK)$/.test(text)) return { rows: [] };
+    if (/^(BEGIN|COMMIT|ROLLBACK)\b/.test(text)) return { rows: [] };
     const { rows } = await pool.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (FORMAT JSON) ${text}`, params);
     plans.push(rows[0]!['QUERY PLAN'][0].Plan);
     return { rows: /FOR UPDATE OF rec/.test(text) ? locked : [] };
@@ -48,7 +50,9 @@ const sortsOfDocuments = (plan: PlanNode) =>
 describe('NXRG cleanup queries use their indexes', () => {
   let nxrg: TestSchema;
   let openxds: TestSchema;
-  let registry: NxrgRegistry;
+  let expired: ExpiredDocuments;
+  let deceasedDocuments: DeceasedDocuments;
+  let deletions: RepositoryDeletions;
   let plans: PlanNode[];
   let locked: { id: string; at: string; row: string }[];
   const now = new Date('2026-06-01T00:00:00Z');
@@ -63,7 +67,9 @@ describe('NXRG cleanup queries use their indexes', () => {
       now,
     });
     const e = explaining(nxrg.pool);
-    registry = new NxrgRegistry(e.pool, defaultNxrgNames);
+    expired = new ExpiredDocuments(e.pool, defaultNxrgNames);
+    deceasedDocuments = new DeceasedDocuments(e.pool, defaultNxrgNames);
+    deletions = new RepositoryDeletions(e.pool, defaultNxrgNames);
     plans = e.plans;
     locked = e.locked;
   }, 60_000);
@@ -85,45 +91,45 @@ describe('NXRG cleanup queries use their indexes', () => {
   it.each([
     [
       'range end (created)',
-      () => registry.expiredRangeEnd({ documentType: 'referral', basis: 'created', cutoff }, null, 10_000),
+      () => expired.expiredRangeEnd({ documentType: 'referral', basis: 'created', cutoff }, null, 10_000),
       ['documents_type_created_idx'],
     ],
     [
       'range end after a cursor (service)',
-      () => registry.expiredRangeEnd({ documentType: 'referral', basis: 'service', cutoff }, cursor, 10_000),
+      () => expired.expiredRangeEnd({ documentType: 'referral', basis: 'service', cutoff }, cursor, 10_000),
       ['documents_type_service_idx'],
     ],
-    ['suffix page', () => registry.citizenPage('7', '0001000000', 10_000), ['citizens_cpr_suffix_idx']],
+    ['suffix page', () => deceasedDocuments.citizenPage('7', '0001000000', 10_000), ['citizens_cpr_suffix_idx']],
     [
       'citizen batch range end',
-      () => registry.deceasedRangeEnd(citizens, null, 1_000),
+      () => deceasedDocuments.deceasedRangeEnd(citizens, null, 1_000),
       [citizensIndex, 'documents_citizen_idx'],
     ],
     [
       'citizen batch range end after a cursor',
-      () => registry.deceasedRangeEnd(citizens, documentCursor, 1_000),
+      () => deceasedDocuments.deceasedRangeEnd(citizens, documentCursor, 1_000),
       [citizensIndex, 'documents_citizen_idx'],
     ],
     [
       // The walk to the page's end, and (only when it falls short) the last entry read backwards.
       'pending page end',
-      () => registry.pendingRangeEnd(null, 1_000),
+      () => deletions.pendingRangeEnd(null, 1_000),
       ['deleted_documents_pending_time_idx', 'deleted_documents_pending_time_idx'],
     ],
     [
       'pending page end after a cursor',
       () =>
-        registry.pendingRangeEnd({ at: '2026-05-02 00:00:00+00', id: '80000000-0000-0000-0000-000000000000' }, 1_000),
+        deletions.pendingRangeEnd({ at: '2026-05-02 00:00:00+00', id: '80000000-0000-0000-0000-000000000000' }, 1_000),
       ['deleted_documents_pending_time_idx', 'deleted_documents_pending_time_idx'],
     ],
     [
       'done repository page (the recheck)',
-      () => registry.doneRepositoryPage(null, 1_000),
+      () => deletions.doneRepositoryPage(null, 1_000),
       ['deleted_documents_done_idx'],
     ],
     [
       'done repository page after a cursor',
-      () => registry.doneRepositoryPage({ at: doneAt, id: '80000000-0000-0000-0000-000000000000' }, 1_000),
+      () => deletions.doneRepositoryPage({ at: doneAt, id: '80000000-0000-0000-0000-000000000000' }, 1_000),
       ['deleted_documents_done_idx'],
     ],
   ])('%s', async (_name, query, expected) => {
@@ -133,7 +139,7 @@ describe('NXRG cleanup queries use their indexes', () => {
   });
 
   it('the recheck walks the done index from its cursor, its keyset an index condition, and sorts nothing', async () => {
-    await registry.doneRepositoryPage({ at: doneAt, id: '80000000-0000-0000-0000-000000000000' }, 1_000);
+    await deletions.doneRepositoryPage({ at: doneAt, id: '80000000-0000-0000-0000-000000000000' }, 1_000);
     expect(flatten(plans[0]!).filter((n) => n['Node Type'].endsWith('Sort'))).toEqual([]);
     const walk = flatten(plans[0]!).find((n) => n['Index Name'] === 'deleted_documents_done_idx');
     expect(walk?.['Node Type']).toBe('Index Only Scan');
@@ -146,13 +152,13 @@ describe('NXRG cleanup queries use their indexes', () => {
     const at = '2026-05-02 00:00:00+00';
     // Ranges of about a hundred deletions: a batch, against a registry some hundred times its size.
     const [after, through] = ['40000000-0000-0000-0000-000000000000', '42000000-0000-0000-0000-000000000000'];
-    await registry.settlePendingRange(
+    await deletions.settlePendingRange(
       { after: { at, id: after }, through: { at, id: through } },
       1_000,
       deletion,
       remove,
     );
-    await registry.settleDoneRange(
+    await deletions.settleDoneRange(
       { after: { at: doneAt, id: after }, through: { at: doneAt, id: through } },
       1_000,
       deletion,
@@ -178,7 +184,7 @@ describe('NXRG cleanup queries use their indexes', () => {
   it('a settle marks the records it locked by their tuple ids (no index on document_id needed)', async () => {
     locked.push(...Array.from({ length: 50 }, (_, i) => ({ id: cursor.id, at: doneAt, row: `(${i * 3},1)` })));
     try {
-      await registry.settlePendingRange({ after: null, through }, 50, { at: now, dryRun: false }, async () => []);
+      await deletions.settlePendingRange({ after: null, through }, 50, { at: now, dryRun: false }, async () => []);
     } finally {
       locked.splice(0);
     }
@@ -186,8 +192,17 @@ describe('NXRG cleanup queries use their indexes', () => {
     expect(flatten(plans[1]!).map((n) => n['Node Type'])).toEqual(['ModifyTable', 'Tid Scan']);
   });
 
+  it('the re-check at delete time (a restore while OpenXDS waited) looks the documents up by primary key', async () => {
+    const ids = ['00000000-0000-0000-0000-000000000001', '00000000-0000-0000-0000-000000000002'];
+    await deletions.settlePendingRange({ after: null, through }, 50, { at: now, dryRun: false }, (_, stillDeleted) =>
+      stillDeleted(ids),
+    );
+    expect(plans).toHaveLength(2);
+    expect(scans(plans[1]!)).toEqual(['documents_pkey']);
+  });
+
   it('an earlier version’s id-range resettle finds its records by reading every done deletion (slower, same records)', async () => {
-    await registry.settleDoneIdRange(
+    await deletions.settleDoneIdRange(
       { after: '40000000-0000-0000-0000-000000000000', through: '42000000-0000-0000-0000-000000000000' },
       1_000,
       { at: now, dryRun: false },
@@ -205,7 +220,7 @@ describe('NXRG cleanup queries use their indexes', () => {
   ])(
     'a citizen batch range end %s walks (citizen_id, id) from its cursor and sorts no documents',
     async (_name, after) => {
-      await registry.deceasedRangeEnd(citizens, after, 1_000);
+      await deceasedDocuments.deceasedRangeEnd(citizens, after, 1_000);
       // Documents are read in index order and the walk stops at the range end: no sort of the batch's remainder.
       expect(sortsOfDocuments(plans[0]!)).toEqual([]);
       const walk = flatten(plans[0]!).find((n) => n['Index Name'] === 'documents_citizen_idx');
@@ -224,7 +239,7 @@ describe('NXRG cleanup queries use their indexes', () => {
   ] as const)(
     'a time-based range end %s walks its index in order and sorts no documents',
     async (_name, basis, after) => {
-      await registry.expiredRangeEnd({ documentType: 'referral', basis, cutoff }, after, 1_000);
+      await expired.expiredRangeEnd({ documentType: 'referral', basis, cutoff }, after, 1_000);
       // The walk stops at the range's end in index order: a sort would read and order every entry up to it.
       expect(sortsOfDocuments(plans[0]!)).toEqual([]);
     },
@@ -234,15 +249,15 @@ describe('NXRG cleanup queries use their indexes', () => {
     const ids = ['00000000-0000-0000-0000-000000000001', '00000000-0000-0000-0000-000000000002'];
     const deletion = { reason: 'test', at: now, dryRun: false };
     // The deletion table's shape is read once, before the first delete (its catalogue plan is not ours).
-    await registry.recordShape();
+    await Promise.all([expired.recordShape(), deceasedDocuments.recordShape()]);
     plans.splice(0);
-    await registry.deleteExpiredRange(
+    await expired.deleteExpiredRange(
       { documentType: 'referral', basis: 'created', cutoff },
       { after: cursor, through },
       deletion,
     );
-    await registry.deleteOfDeceased(ids, deletion);
-    await registry.deleteDeceasedRange(
+    await deceasedDocuments.deleteOfDeceased(ids, deletion);
+    await deceasedDocuments.deleteDeceasedRange(
       citizens,
       { after: documentCursor, through: { citizen: '0001300007', id: 'a0000000-0000-0000-0000-000000000000' } },
       deletion,

@@ -1,7 +1,7 @@
-import { createCleanupEngine, type StepResult } from '../../../lib/cleanup/engine/engine';
-import type { JobDefinition, OperationKind } from '../../../lib/cleanup/engine/job-definition';
-import { seededRandom } from '../../../lib/cleanup/engine/random';
-import type { DocumentPort } from '../../../lib/cleanup/engine/stack-store';
+import { createCleanupEngine, type StepResult } from '../../lib/cleanup/engine/engine';
+import type { JobDefinition, OperationKind } from '../../lib/cleanup/engine/job-definition';
+import { seededRandom } from '../../lib/cleanup/engine/random';
+import type { DocumentPort } from '../../lib/cleanup/engine/stack-store';
 
 export interface StepToEmptyOptions {
   doc: DocumentPort;

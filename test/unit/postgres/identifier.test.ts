@@ -1,4 +1,4 @@
-import { identifier, quoteAll, quoteIdentifier } from '../../../../lib/postgres/identifier';
+import { identifier, quoteAll, quoteIdentifier } from '../../../lib/postgres/identifier';
 
 // Table and column names reach SQL text (they cannot be bind parameters): only plain names pass.
 describe('SQL names at their limits', () => {
@@ -30,6 +30,18 @@ describe('SQL names at their limits', () => {
         .safeParse(name)
         .error?.issues.map((i) => i.message),
     ).toEqual(['must be a table or column name (letters, digits, _; optionally schema.name)']);
+  });
+
+  it.each([
+    ['documents', '"documents"'],
+    ['nxrg.documents', '"nxrg"."documents"'],
+    ['Doc_2$', '"Doc_2$"'],
+  ])('quotes the name %s', (name, quoted) => {
+    expect(quoteIdentifier(name)).toBe(quoted);
+  });
+
+  it.each(['', 'a.b.c', 'docs"; DROP TABLE x; --', '2docs', 'a b'])('refuses %j as a name', (name) => {
+    expect(() => quoteIdentifier(name)).toThrow('Not a valid SQL name');
   });
 
   it('quotes every name of a names object', () => {

@@ -2,8 +2,8 @@ import {
   loadRepositoryJobConfig,
   loadStatus90JobConfig,
   loadTimebasedJobConfig,
-} from '../../../../lib/config/cleanup-jobs';
-import { ConfigError } from '../../../../lib/errors';
+} from '../../../lib/config/cleanup-jobs';
+import { ConfigError } from '../../../lib/errors';
 
 const TYPES = JSON.stringify({
   referral: { retentionDays: 3650 },

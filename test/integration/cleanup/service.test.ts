@@ -1,12 +1,18 @@
 import type { Context, ScheduledEvent } from 'aws-lambda';
-import { seededRandom } from '../../../../lib/cleanup/engine/random';
-import { cleanupJob, cleanupJobNames } from '../../../../lib/cleanup/jobs';
-import { createCleanupReport, jobDatabases } from '../../../../lib/cleanup/service';
-import { createStepRunner } from '../../../../lib/cleanup/step-runner';
-import { type CleanupConfig, loadCleanupConfig } from '../../../../lib/config/cleanup';
-import { lambdaHandler } from '../../../../lib/runtime/lambda';
-import { createObservability } from '../../../../lib/runtime/observability';
-import { Recorder, testJob, useDynamo } from './test-job';
+import { seededRandom } from '../../../lib/cleanup/engine/random';
+import { cleanupJobNames } from '../../../lib/cleanup/jobs';
+import {
+  cleanupJob,
+  createCleanupReport,
+  databaseSettings,
+  jobDatabases,
+  stepSettings,
+} from '../../../lib/cleanup/service';
+import { createStepRunner } from '../../../lib/cleanup/step-runner';
+import { type CleanupConfig, loadCleanupConfig } from '../../../lib/config/cleanup';
+import { lambdaHandler } from '../../../lib/runtime/lambda';
+import { createObservability } from '../../../lib/runtime/observability';
+import { Recorder, testJob, useDynamo } from '../../harness/cleanup-test-job';
 
 const context = {
   functionName: 'cleanup',
@@ -51,7 +57,7 @@ describe('cleanup function core (middy + Powertools, dynalite)', () => {
     const report = createCleanupReport(observability, job.name);
     const handler = lambdaHandler(
       observability,
-      createStepRunner(job, config(), { doc: dynamo().doc, report, random: seededRandom(3) }),
+      createStepRunner(job, stepSettings(config()), { doc: dynamo().doc, report, random: seededRandom(3) }),
     );
 
     const lines = await stdoutLines(() => handler(event, context));
@@ -79,11 +85,15 @@ describe('cleanup function core (middy + Powertools, dynalite)', () => {
       [{ id: 'a', children: [{ id: 'a1' }, { id: 'a2' }] }, { id: 'b' }],
     ]);
     const observability = createObservability(job.name);
-    const core = createStepRunner(job, config({ CLEANUP_STEPS_PER_INVOCATION: '10', CLEANUP_DRY_RUN: 'true' }), {
-      doc: dynamo().doc,
-      report: createCleanupReport(observability, job.name),
-      random: seededRandom(4),
-    });
+    const core = createStepRunner(
+      job,
+      stepSettings(config({ CLEANUP_STEPS_PER_INVOCATION: '10', CLEANUP_DRY_RUN: 'true' })),
+      {
+        doc: dynamo().doc,
+        report: createCleanupReport(observability, job.name),
+        random: seededRandom(4),
+      },
+    );
     const invoke = () => stdoutLines(() => lambdaHandler(observability, core)(event, context));
     const first = (await invoke()).filter((line) => line.message === 'cleanup step');
     expect(first.map((line) => line.fill)).toEqual([true]);
@@ -105,7 +115,7 @@ describe('cleanup function core (middy + Powertools, dynalite)', () => {
       const report = createCleanupReport(observability, name);
       return lambdaHandler(
         observability,
-        createStepRunner(job, config(), { doc: dynamo().doc, report, random: seededRandom(seed) }),
+        createStepRunner(job, stepSettings(config()), { doc: dynamo().doc, report, random: seededRandom(seed) }),
       );
     };
     const first = handlerOf('handler-first', 5);
@@ -122,7 +132,7 @@ describe('cleanup function core (middy + Powertools, dynalite)', () => {
       CLEANUP_TIMEBASED_DOCUMENT_TYPES: '{"referral":{"retentionDays":3650}}',
     };
     const report = createCleanupReport(createObservability(name), name);
-    const job = cleanupJob(name, env, jobDatabases(config(), report), report);
+    const job = cleanupJob(name, env, jobDatabases(databaseSettings(config()), report), report);
     expect(job.name).toBe(name);
     const deleting = name === 'registry-timebased-cleanup' ? 'type-based' : 'batch-delete';
     expect(Object.keys(job.kinds)).toEqual(expect.arrayContaining([job.defaultOperation.kind, deleting]));

@@ -1,14 +1,13 @@
 import { Client } from 'pg';
-import { cleanupJob } from '../../../../lib/cleanup/jobs';
-import { TIMEBASED_JOB } from '../../../../lib/cleanup/jobs/timebased';
-import { jobDatabases } from '../../../../lib/cleanup/service';
-import { createStepRunner } from '../../../../lib/cleanup/step-runner';
-import { loadCleanupConfig } from '../../../../lib/config/cleanup';
-import { defaultNxrgNames } from '../../../../lib/nxrg/names';
-import { nxrgSchemaSql } from '../../../../lib/nxrg/schema';
-import { silentCleanupReport as report } from '../../../harness/cleanup-report';
-import { type EmbeddedDynamo, startDynamo } from '../../../harness/dynamo';
-import { createTestSchema, type TestSchema } from '../../../harness/postgres';
+import { TIMEBASED_JOB } from '../../../lib/cleanup/jobs/timebased';
+import { cleanupJob, databaseSettings, jobDatabases, stepSettings } from '../../../lib/cleanup/service';
+import { createStepRunner } from '../../../lib/cleanup/step-runner';
+import { loadCleanupConfig } from '../../../lib/config/cleanup';
+import { defaultNxrgNames } from '../../../lib/nxrg/names';
+import { nxrgSchemaSql } from '../../../lib/nxrg/schema';
+import { silentCleanupReport as report } from '../../harness/cleanup-report';
+import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
+import { createTestSchema, type TestSchema } from '../../harness/postgres';
 
 /**
  * Issue 12, item 10: the PostgreSQL clients end a hung statement before the Lambda timeout, and a
@@ -45,9 +44,9 @@ describe('cleanup database clients (real PostgreSQL)', () => {
       CLEANUP_MAX_ATTEMPTS: '100',
       ...extra,
     });
-    const databases = jobDatabases(config, report);
+    const databases = jobDatabases(databaseSettings(config), report);
     const job = { ...cleanupJob(TIMEBASED_JOB, jobEnv, databases, report), name: stack };
-    const run = createStepRunner(job, config, { doc: dynamo.doc, report, clock: () => now.getTime() });
+    const run = createStepRunner(job, stepSettings(config), { doc: dynamo.doc, report, clock: () => now.getTime() });
     return { run, end: () => Promise.all([databases.nxrg.end(), databases.openxds.end()]) };
   }
 
