@@ -25,7 +25,7 @@ export interface Command {
   run(input: CommandInput): Promise<CommandResult>;
 }
 
-/** A mistake in how the command was called: printed with the usage, exit code 2. */
+/** A mistake in how the command was called: one line with where help is, exit code 2. */
 export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
