@@ -3,13 +3,21 @@ import type { Env } from '../../lib/config/env';
 import { ConfigError, errorText } from '../../lib/errors';
 import { type Command, UsageError } from './command';
 import { dlqCommand } from './commands/dlq';
+import { doctorCommand } from './commands/doctor';
 import { invokeCommand } from './commands/invoke';
 import { queuesCommand } from './commands/queues';
 import { stackCommand } from './commands/stack';
 import { tenantsCommand } from './commands/tenants';
 import { renderTables } from './output';
 
-export const commands: readonly Command[] = [tenantsCommand, queuesCommand, stackCommand, invokeCommand, dlqCommand];
+export const commands: readonly Command[] = [
+  tenantsCommand,
+  queuesCommand,
+  stackCommand,
+  invokeCommand,
+  dlqCommand,
+  doctorCommand,
+];
 
 export interface Io {
   out(text: string): void;
@@ -55,7 +63,7 @@ export async function runCli(argv: readonly string[], env: Env, io: Io): Promise
     }
     const result = await command.run({ positionals, options: values, env });
     io.out(json ? JSON.stringify(result.data, null, 2) : (result.text ?? renderTables(result.tables)));
-    return 0;
+    return result.exitCode ?? 0;
   } catch (error) {
     if (error instanceof UsageError) return fail(error.message, 2, name);
     if (error instanceof ConfigError) return fail(new ConfigError(error.problems, CLI_REMEDY).message, 2);

@@ -7,11 +7,13 @@ export interface CommandResult {
   data: unknown;
   tables: Table[];
   text?: string;
+  /** 1 when the command ran and found something wrong (`doctor`); 0 when left out. */
+  exitCode?: 0 | 1;
 }
 
 export interface CommandInput {
   positionals: string[];
-  options: Record<string, string | boolean | undefined>;
+  options: Record<string, string | boolean | string[] | undefined>;
   env: Env;
 }
 
