@@ -79,10 +79,13 @@ export function stageEnvironment(stage = 'dev'): Record<string, string> {
   const params = paramResolver(stage);
   const resolve = (value: string): string =>
     params(value)
-      .replaceAll('${self:service}', file.service)
-      .replaceAll('${sls:stage}', stage)
+      .replace(/\$\{sls:stage\}/g, stage)
       .replace(/\$\{self:([\w.]+)\}/g, (_, path: string) =>
-        resolve(String(path.split('.').reduce<any>((node, key) => node?.[key], file))),
+        resolve(
+          String(
+            path.split('.').reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], file),
+          ),
+        ),
       );
   const env: Record<string, string> = {};
   const blocks = [file.provider.environment, ...Object.values(file.functions).map((fn) => fn.environment)];

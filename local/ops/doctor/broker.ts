@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type ChannelModel, connect } from 'amqplib';
+import { type ChannelModel, type ConfirmChannel, connect } from 'amqplib';
 import { errorText } from '../../../lib/errors';
 import { amqpUser, amqpVhost } from '../../../lib/rabbitmq/amqp-url';
 import { managementPath } from '../../../lib/rabbitmq/api-path';
@@ -114,10 +114,7 @@ async function checkManagement(managementUrl: string, vhost: string): Promise<Ch
 }
 
 /** One probe: runs `operation` on a channel of its own (a refusal closes the channel) and says whether it was allowed. */
-async function allowed(
-  connection: ChannelModel,
-  operation: (channel: Awaited<ReturnType<ChannelModel['createConfirmChannel']>>) => Promise<unknown>,
-) {
+async function allowed(connection: ChannelModel, operation: (channel: ConfirmChannel) => Promise<unknown>) {
   const channel = await connection.createConfirmChannel();
   channel.on('error', () => undefined);
   try {
@@ -136,7 +133,7 @@ async function allowed(
 async function checkPermissions(connection: ChannelModel, vhost: string, user: string): Promise<Check> {
   const probe = `fairway-doctor${STAGING_SEPARATOR}/probe-${randomUUID()}`;
   const parked = `fairway-parked:fairway-doctor-probe-${randomUUID()}`;
-  const needs: [string, (channel: any) => Promise<unknown>][] = [
+  const needs: [string, (channel: ConfirmChannel) => Promise<unknown>][] = [
     ['configure staging queues (the router declares them)', (ch) => ch.deleteQueue(probe)],
     ['read staging queues (the distributor takes from them)', (ch) => ch.get(probe, { noAck: false })],
     ['configure parking queues (the distributor declares fairway-parked:<target>)', (ch) => ch.deleteQueue(parked)],
