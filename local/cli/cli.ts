@@ -6,6 +6,7 @@ import { dlqCommand } from './commands/dlq';
 import { doctorCommand } from './commands/doctor';
 import { invokeCommand } from './commands/invoke';
 import { queuesCommand } from './commands/queues';
+import { setupCommand } from './commands/setup';
 import { stackCommand } from './commands/stack';
 import { tenantsCommand } from './commands/tenants';
 import { renderTables } from './output';
@@ -17,6 +18,7 @@ export const commands: readonly Command[] = [
   invokeCommand,
   dlqCommand,
   doctorCommand,
+  setupCommand,
 ];
 
 export interface Io {

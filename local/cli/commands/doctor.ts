@@ -1,3 +1,4 @@
+import { stageOf } from '../../ops/deployment-env';
 import { runDoctor } from '../../ops/doctor/doctor';
 import type { Command } from '../command';
 
@@ -13,7 +14,7 @@ export const doctorCommand: Command = {
     '  Exit 0: all well; 1: something is missing (each failure says how to fix it); 2: wrong arguments.',
   options: { stage: { type: 'string' }, target: { type: 'string', multiple: true } },
   async run({ options, env }) {
-    const stage = typeof options.stage === 'string' ? options.stage : (env.FAIRWAY_STAGE ?? 'dev');
+    const stage = stageOf(options.stage, env);
     const targets = Array.isArray(options.target) ? options.target : [];
     const checks = await runDoctor(env, { stage, targets });
     const failed = checks.filter((c) => c.status === 'fail').length;

@@ -1,5 +1,5 @@
 import type { Env } from '../../../lib/config/env';
-import { stageEnvironment } from '../../service';
+import { deploymentEnv } from '../deployment-env';
 import { checkBroker } from './broker';
 import type { Check } from './check';
 import { skipped } from './check';
@@ -23,8 +23,7 @@ export interface DoctorOptions {
  * order. Settings are the shell's environment over what serverless.yml gives the stage's functions.
  */
 export async function runDoctor(shellEnv: Env, options: DoctorOptions): Promise<Check[]> {
-  const defined = Object.entries(shellEnv).filter(([, value]) => value !== undefined && value !== '');
-  const env: Env = { ...stageEnvironment(options.stage), ...Object.fromEntries(defined) };
+  const env = deploymentEnv(shellEnv, options.stage);
   const configurations = loadConfigurations(env);
   const checks: Check[] = [...configurations.checks];
 
