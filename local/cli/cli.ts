@@ -49,14 +49,15 @@ export async function runCli(argv: readonly string[], env: Env, io: Io): Promise
   }
   // Known before the arguments are parsed, so that a script gets its JSON error for a bad option too.
   const json = rest.includes('--json');
-  const fail = (message: string, code: 1 | 2, command?: string) => {
+  /** One line on stderr (and the JSON error on stdout); a usage error also says where help is. */
+  const fail = (message: string, code: 1 | 2, command?: string, usage = false) => {
     if (json) io.out(JSON.stringify({ error: message }));
-    const hint = code === 2 ? ` (see \`fairway ${command ? `${command} ` : ''}--help\`)` : '';
-    io.err(`fairway${command ? ` ${command}` : ''}: ${message}${hint}`);
+    const help = usage ? ` (see \`fairway ${command ? `${command} ` : ''}--help\`)` : '';
+    io.err(`fairway${command ? ` ${command}` : ''}: ${message}${help}`);
     return code;
   };
   const command = commands.find((c) => c.name === name);
-  if (!command) return fail(`unknown command ${JSON.stringify(name)}`, 2);
+  if (!command) return fail(`unknown command ${JSON.stringify(name)}`, 2, undefined, true);
   try {
     const { values, positionals } = parseCommandLine(command, rest);
     if (values.help) {
@@ -67,9 +68,9 @@ export async function runCli(argv: readonly string[], env: Env, io: Io): Promise
     io.out(json ? JSON.stringify(result.data, null, 2) : (result.text ?? renderTables(result.tables)));
     return result.exitCode ?? 0;
   } catch (error) {
-    if (error instanceof UsageError) return fail(error.message, 2, name);
-    if (error instanceof ConfigError) return fail(new ConfigError(error.problems, CLI_REMEDY).message, 2);
-    return fail(errorText(error), 1);
+    if (error instanceof UsageError) return fail(error.message, 2, name, true);
+    if (error instanceof ConfigError) return fail(new ConfigError(error.problems, CLI_REMEDY).message, 2, name);
+    return fail(errorText(error), 1, name);
   }
 }
 

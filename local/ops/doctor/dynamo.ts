@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { dynamoSettings } from '../../../lib/config/common';
 import { type Env, parseEnv } from '../../../lib/config/env';
 import { errorText } from '../../../lib/errors';
-import { tableDefinitions } from '../../embedded-dynamo';
+import { tableDefinitions } from '../../dynamo-tables';
 import { cliDocumentClient } from '../dynamo';
 import { type Check, fail, ok, skipped } from './check';
 
