@@ -6,13 +6,13 @@ import { type Env, parseEnv } from '../../lib/config/env';
 import { type ControlChange, DynamoTenantControlStore } from '../../lib/distributor/tenant-control-store';
 import type { TenantControl } from '../../lib/distributor/tenant-controls';
 import { InvalidEventError } from '../../lib/errors';
-import { isDotSegment } from '../../lib/rabbitmq/api-path';
 import {
   checkDiscriminator,
   DISCRIMINATOR_SEPARATOR,
   MAX_QUEUE_NAME_BYTES,
   STAGING_SEPARATOR,
-} from '../../lib/routing/queue-names';
+} from '../../lib/queues/staging-names';
+import { isDotSegment } from '../../lib/rabbitmq/api-path';
 
 /** What the tenant controls need: the distributor's table, where the distributor reads them. */
 const controlSettingsSchema = z.object({

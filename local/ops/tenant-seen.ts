@@ -3,8 +3,8 @@ import { rabbitSettings } from '../../lib/config/common';
 import { type Env, parseEnv } from '../../lib/config/env';
 import { DynamoTenantCounterStore } from '../../lib/priority/counter-store';
 import { defaultRules } from '../../lib/priority/rules';
+import { DISCRIMINATOR_SEPARATOR, parseStagingQueueName } from '../../lib/queues/staging-names';
 import { ManagementClient } from '../../lib/rabbitmq/management';
-import { DISCRIMINATOR_SEPARATOR, parseStagingQueueName } from '../../lib/routing/queue-names';
 import { cliDocumentClient } from './dynamo';
 import { loadTenantSettings } from './tenants';
 

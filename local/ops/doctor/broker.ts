@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { type ChannelModel, type ConfirmChannel, connect } from 'amqplib';
 import { errorText } from '../../../lib/errors';
+import { parkingQueueName } from '../../../lib/queues/parking-names';
+import { STAGING_SEPARATOR } from '../../../lib/queues/staging-names';
 import { amqpUser, amqpVhost } from '../../../lib/rabbitmq/amqp-url';
 import { managementPath } from '../../../lib/rabbitmq/api-path';
 import { redactUrl } from '../../../lib/rabbitmq/redact';
-import { STAGING_SEPARATOR } from '../../../lib/routing/queue-names';
 import { type Check, fail, ok, skipped } from './check';
 import { managementGet } from './management';
 
@@ -132,7 +133,7 @@ async function allowed(connection: ChannelModel, operation: (channel: ConfirmCha
 
 async function checkPermissions(connection: ChannelModel, vhost: string, user: string): Promise<Check> {
   const probe = `fairway-doctor${STAGING_SEPARATOR}/probe-${randomUUID()}`;
-  const parked = `fairway-parked:fairway-doctor-probe-${randomUUID()}`;
+  const parked = parkingQueueName(`fairway-doctor-probe-${randomUUID()}`);
   const needs: [string, (channel: ConfirmChannel) => Promise<unknown>][] = [
     ['configure staging queues (the router declares them)', (ch) => ch.deleteQueue(probe)],
     ['read staging queues (the distributor takes from them)', (ch) => ch.get(probe, { noAck: false })],
