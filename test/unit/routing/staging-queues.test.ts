@@ -29,6 +29,7 @@ function fakes() {
       await new Promise((resolve) => setTimeout(resolve, 5));
       return { name, durable: true, auto_delete: false, arguments: {}, messages: 0, messages_ready: 0 };
     },
+    listPolicies: async () => ({ policies: [], operatorPolicies: [] }),
   };
   return { session, management, lookups, declared, channelsOpened: () => channelsOpened };
 }
@@ -52,6 +53,7 @@ describe('CachedStagingQueues', () => {
         if (fail) throw new Error('management API down');
         return f.management.getQueue(name);
       },
+      listPolicies: f.management.listPolicies,
     };
     const queues = new CachedStagingQueues(f.session, management, {}, 60_000, { stagingQueueKept: () => undefined });
     const first = await Promise.allSettled([
