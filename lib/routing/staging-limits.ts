@@ -26,9 +26,12 @@ export class StagingLimits {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Resolves when nothing published to `queue` can be dropped while it waits; else a BrokerError saying why and what to do. */
-  async check(queue: QueueToResolve, kept: boolean): Promise<void> {
-    const limits = effectiveLengthLimits(queue, await this.policies());
+  /**
+   * Resolves when nothing published to `queue` can be dropped while it waits; else a BrokerError
+   * saying why and what to do. `policies` is `this.policies()`, started beside the declare.
+   */
+  check(queue: QueueToResolve, kept: boolean, policies: QueuePolicies): void {
+    const limits = effectiveLengthLimits(queue, policies);
     const drops = howLimitsDrop(limits);
     if (drops === undefined) return;
     const from =
@@ -41,7 +44,8 @@ export class StagingLimits {
     );
   }
 
-  private async policies(): Promise<QueuePolicies> {
+  /** The vhost's policies and operator policies: cached, and one listing for concurrent misses. */
+  async policies(): Promise<QueuePolicies> {
     if (this.cached && this.cached.until > this.now()) return this.cached.policies;
     this.listing ??= this.management
       .listPolicies()
