@@ -1,9 +1,10 @@
 import type { SQSRecord } from 'aws-lambda';
 import { z } from 'zod';
 import { InvalidEventError } from '../errors';
-import { checkDiscriminator, checkTargetName, type StagingKey } from '../queues/staging-names';
-import { headerTable, shortString } from './amqp-limits';
+import { checkDiscriminator, checkTargetName } from '../queues/staging-names';
+import { propertiesSchema } from './message-properties';
 import { parseOrReject } from './parse-or-reject';
+import type { RoutableMessage } from './routable-message';
 import { fromTaskMessage, isBase64, isTaskMessage } from './task-message';
 
 /**
@@ -12,31 +13,6 @@ import { fromTaskMessage, isBase64, isTaskMessage } from './task-message';
  * 1. Fairway's own, described by `afterProcessEventSchema` below (docs/router.md);
  * 2. a Worker Framework task message (`lib/routing/task-message.ts`), recognised by `taskData` and `taskClassifier`.
  */
-
-/** AMQP basic properties a message keeps on every hop (amqplib's publish option names), within AMQP's limits. */
-const propertiesSchema = z.strictObject({
-  contentType: shortString().optional(),
-  contentEncoding: shortString().optional(),
-  headers: headerTable(z.record(z.string(), z.json())).optional(),
-  /** 1 transient, 2 persistent; persistent when left out so that a broker restart loses nothing. */
-  deliveryMode: z.union([z.literal(1), z.literal(2)]).optional(),
-  /** Accepted, but replaced by the tenant's priority (SPEC §1). */
-  priority: z.number().int().min(0).max(255).optional(),
-  correlationId: shortString().optional(),
-  replyTo: shortString().optional(),
-  expiration: shortString().regex(/^\d+$/, { error: 'must be a whole number of milliseconds, as a string' }).optional(),
-  messageId: shortString().optional(),
-  /** Seconds since the epoch (AMQP timestamp). */
-  timestamp: z.number().int().min(0).optional(),
-  type: shortString().optional(),
-  userId: shortString().optional(),
-  appId: shortString().optional(),
-});
-
-/** Headers are any AMQP field values (a task message's binary SQS attributes become Buffers). */
-export type MessageProperties = Omit<z.infer<typeof propertiesSchema>, 'priority' | 'headers'> & {
-  headers?: Record<string, unknown>;
-};
 
 export const afterProcessEventSchema = z.strictObject({
   /** The queue the worker would have sent the message to. */
@@ -54,12 +30,6 @@ export const afterProcessEventSchema = z.strictObject({
 });
 
 export type AfterProcessEvent = z.input<typeof afterProcessEventSchema>;
-
-/** A validated event: where it goes, whose it is, and the message to publish. */
-export interface RoutableMessage extends StagingKey {
-  body: Buffer;
-  properties: MessageProperties;
-}
 
 /** Validates one SQS record's body; throws InvalidEventError naming each bad field. */
 export function parseAfterProcessRecord(record: Pick<SQSRecord, 'body' | 'messageAttributes'>): RoutableMessage {

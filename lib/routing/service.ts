@@ -6,13 +6,14 @@ import type { RouterConfig } from '../config/router';
 import { lambdaPassTrigger, passRequests } from '../distributor/service';
 import { errorText } from '../errors';
 import { DynamoTenantCounterStore, type TenantCounterStore } from '../priority/counter-store';
-import { mappingFromTable, type TenantPriorityRules } from '../priority/rules';
 import { amqpUser } from '../rabbitmq/amqp-url';
 import { AmqpSession } from '../rabbitmq/connection';
 import { ManagementClient } from '../rabbitmq/management';
 import { functionHandler } from '../runtime/lambda';
 import type { Observability } from '../runtime/observability';
-import { createRouter, type RouterReport } from './router';
+import type { RouterReport } from './report';
+import { createRouter } from './router';
+import type { RouterSettings } from './settings';
 import { CachedStagingQueues } from './staging-queues';
 
 /**
@@ -20,11 +21,21 @@ import { CachedStagingQueues } from './staging-queues';
  * adapters from the configuration once per container and hands the router a report.
  */
 
-export function priorityRules(config: RouterConfig): TenantPriorityRules {
+/** The router's settings from its environment's configuration, once per container. */
+export function routerSettings(config: RouterConfig): RouterSettings {
   return {
-    resetIntervalMs: config.TENANT_PRIORITY_RESET_SECONDS * 1000,
-    thresholds: config.TENANT_PRIORITY_THRESHOLDS,
-    quietLevel: config.TENANT_PRIORITY_QUIET_LEVEL,
+    targets: config.ROUTER_TARGETS,
+    missingTenant: config.ROUTER_MISSING_TENANT,
+    priorityRules: {
+      resetIntervalMs: config.TENANT_PRIORITY_RESET_SECONDS * 1000,
+      thresholds: config.TENANT_PRIORITY_THRESHOLDS,
+      quietLevel: config.TENANT_PRIORITY_QUIET_LEVEL,
+    },
+    amqpPriorities: config.TENANT_PRIORITY_AMQP_PRIORITIES,
+    tenantTable: config.TENANT_TABLE,
+    stagingQueueCacheMs: config.STAGING_QUEUE_CACHE_SECONDS * 1000,
+    confirmTimeoutMs: config.PUBLISH_CONFIRM_TIMEOUT_MS,
+    publisherUser: amqpUser(config.AMQP_URL),
   };
 }
 
@@ -61,6 +72,7 @@ export interface RouterServiceOptions {
  * one AMQP connection (reopened after a broker restart), one staging-queue cache.
  */
 export function createRouterService(config: RouterConfig, report: RouterReport, options: RouterServiceOptions = {}) {
+  const settings = routerSettings(config);
   const doc = documentClient(dynamoClientSettings(config));
   const trigger = lambdaPassTrigger(config);
   const amqp = new AmqpSession(config.AMQP_URL);
@@ -68,20 +80,15 @@ export function createRouterService(config: RouterConfig, report: RouterReport, 
   const stagingQueues = new CachedStagingQueues(
     amqp,
     management,
-    config.ROUTER_TARGETS,
-    config.STAGING_QUEUE_CACHE_SECONDS * 1000,
+    settings.targets,
+    settings.stagingQueueCacheMs,
     report,
   );
   const route = createRouter({
-    counters: options.counters ?? new DynamoTenantCounterStore(doc, config.TENANT_TABLE, priorityRules(config)),
+    settings,
+    counters: options.counters ?? new DynamoTenantCounterStore(doc, settings.tenantTable, settings.priorityRules),
     amqp,
     stagingQueues,
-    targets: config.ROUTER_TARGETS,
-    priorityOf: mappingFromTable(config.TENANT_PRIORITY_AMQP_PRIORITIES),
-    quietLevel: config.TENANT_PRIORITY_QUIET_LEVEL,
-    missingTenant: config.ROUTER_MISSING_TENANT,
-    confirmTimeoutMs: config.PUBLISH_CONFIRM_TIMEOUT_MS,
-    publisherUser: amqpUser(config.AMQP_URL),
     report,
     requestPass: passRequests(config, doc, trigger),
   });

@@ -2,9 +2,10 @@ import type { SQSMessageAttributes, SQSRecord } from 'aws-lambda';
 import { z } from 'zod';
 import { InvalidEventError } from '../errors';
 import { checkDiscriminator, checkTargetName } from '../queues/staging-names';
+import { publishRefusals } from '../rabbitmq/publish-refusals';
 import { headerTableProblems } from './amqp-limits';
-import type { RoutableMessage } from './event';
 import { parseOrReject } from './parse-or-reject';
+import type { RoutableMessage } from './routable-message';
 
 /**
  * A Worker Framework task message as the after-process event (shape 2 of event.ts), as documented
@@ -68,7 +69,13 @@ export function fromTaskMessage(json: object, record: Pick<SQSRecord, 'body' | '
   if (workflow) checkDiscriminator(workflow.field, workflow.value);
 
   const headers = headersOf(record.messageAttributes ?? {});
-  const problems = headerTableProblems(headers, 'messageAttributes');
+  const problems = [
+    ...headerTableProblems(headers, 'messageAttributes'),
+    ...publishRefusals({ headers }).map(({ property, reason }) => ({
+      field: `messageAttributes.${property.replace(/^headers\./, '')}`,
+      reason,
+    })),
+  ];
   if (problems.length > 0) throw new InvalidEventError(problems);
 
   return {

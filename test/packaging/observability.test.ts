@@ -1,5 +1,5 @@
 import { specProblems } from './cfn-spec';
-import { ofType, packageTemplate, ref, type Template } from './package';
+import { ofType, packageTemplate, ref, startableParams, type Template } from './package';
 
 const scheduled = [
   ['DistributorLambdaFunction', 'DistributorHeartbeatAlarm', 'distributorRate', 'distributorEnabled'],
@@ -38,8 +38,9 @@ describe('heartbeats and tracing (serverless package, offline)', () => {
   let dev: Template;
   let changed: Template;
   beforeAll(() => {
-    dev = packageTemplate('dev');
+    dev = packageTemplate('dev', startableParams);
     changed = packageTemplate('dev', {
+      ...startableParams,
       tracing: 'true',
       repositoryCleanupEnabled: 'false',
       registryStatus90CleanupRate: 'rate(2 hours)',

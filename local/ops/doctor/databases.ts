@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
 import { buildJob } from '../../../lib/cleanup/jobs';
 import type { CleanupFunctionConfig } from '../../../lib/cleanup/service';
-import { jobDatabases } from '../../../lib/cleanup/service';
+import { databaseSettings, jobDatabases } from '../../../lib/cleanup/service';
 import type { Env } from '../../../lib/config/env';
 import { ConfigError, DatabaseError, errorText } from '../../../lib/errors';
 import type { NxrgNames } from '../../../lib/nxrg/names';
@@ -31,7 +31,7 @@ export async function checkDatabases(jobs: readonly CleanupFunctionConfig[], env
     NXRG_DATABASE_URL: env.NXRG_DATABASE_URL ?? jobs[0]!.cleanup.NXRG_DATABASE_URL,
     OPENXDS_DATABASE_URL: env.OPENXDS_DATABASE_URL ?? jobs[0]!.cleanup.OPENXDS_DATABASE_URL,
   };
-  const databases = jobDatabases(cleanup, silent);
+  const databases = jobDatabases(databaseSettings(cleanup), silent);
   try {
     const reachable = {
       NXRG: await reach(databases.nxrg, 'NXRG', checks),

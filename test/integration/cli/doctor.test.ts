@@ -8,8 +8,8 @@ import { brokerPermissions } from '../../../local/ops/doctor/broker';
 import { DemoRegistry } from '../../../local/stack/demo-registry';
 import { createDemoVhost, type DemoVhost } from '../../../local/stack/demo-vhost';
 import { functionEnvironment } from '../../../local/stack/environment';
+import { generateRegistry } from '../../harness/cleanup-registry';
 import { createTestSchema } from '../../harness/postgres';
-import { generateRegistry } from '../../harness/registry/generate';
 import { services, uniqueName } from '../../harness/services';
 
 interface Doctor {

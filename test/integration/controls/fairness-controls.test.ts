@@ -5,8 +5,8 @@ import { createRouterService } from '../../../lib/routing/service';
 import { runCli } from '../../../local/cli/cli';
 import { fixturePath } from '../../fixtures';
 import { eventually } from '../../harness/eventually';
+import { recordingReport, routerConfig, sqsEvent, sqsRecord } from '../../harness/routing';
 import { scenario } from '../distributor/fixture';
-import { recordingReport, routerConfig, sqsEvent, sqsRecord } from '../router/fixtures';
 
 /** Issue 14's acceptance tests: what a team moving from upstream relies on, and control at run time. */
 

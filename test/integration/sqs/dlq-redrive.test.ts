@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Channel, type ChannelModel, connect } from 'amqplib';
 import type { SQSEvent } from 'aws-lambda';
-import type { RouterReport } from '../../../lib/routing/router';
+import type { RouterReport } from '../../../lib/routing/report';
 import { createRouterService } from '../../../lib/routing/service';
 import { lambdaHandler } from '../../../lib/runtime/lambda';
 import { createObservability } from '../../../lib/runtime/observability';
@@ -13,8 +13,8 @@ import { afterProcessQueues, routerEventSource } from '../../../local/sqs/settin
 import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
 import { eventually } from '../../harness/eventually';
 import { createTestVhost, type TestVhost } from '../../harness/rabbit';
+import { event, lambdaContext, recordingReport, routerConfig } from '../../harness/routing';
 import { queueDepth, sendBodies, startTestQueues } from '../../harness/sqs';
-import { event, lambdaContext, recordingReport, routerConfig } from '../router/fixtures';
 
 /**
  * Issue 16's acceptance run: a poisoned event is retried maxReceiveCount times through the real

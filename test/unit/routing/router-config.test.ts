@@ -1,6 +1,6 @@
 import { loadRouterConfig } from '../../../lib/config/router';
 import { defaultRules } from '../../../lib/priority/rules';
-import { priorityRules } from '../../../lib/routing/service';
+import { routerSettings } from '../../../lib/routing/service';
 
 const required = {
   AMQP_URL: 'amqp://u:p@h/v',
@@ -12,12 +12,15 @@ const required = {
 describe('router configuration', () => {
   it('defaults to the seed: 1500 s, its threshold table, level 1 when quiet, AMQP priority 10 − level', () => {
     const config = loadRouterConfig(required);
-    expect(priorityRules(config)).toEqual(defaultRules);
-    expect(config.TENANT_PRIORITY_AMQP_PRIORITIES).toEqual({ 1: 9, 2: 8, 3: 7, 4: 6, 5: 5, 6: 4, 7: 3, 8: 2, 9: 1 });
-    expect(config).toMatchObject({
-      ROUTER_TARGETS: {},
-      STAGING_QUEUE_CACHE_SECONDS: 60,
-      PUBLISH_CONFIRM_TIMEOUT_MS: 10_000,
+    expect(routerSettings(config)).toEqual({
+      targets: {},
+      missingTenant: 'route',
+      priorityRules: defaultRules,
+      amqpPriorities: { 1: 9, 2: 8, 3: 7, 4: 6, 5: 5, 6: 4, 7: 3, 8: 2, 9: 1 },
+      tenantTable: 'counters',
+      stagingQueueCacheMs: 60_000,
+      confirmTimeoutMs: 10_000,
+      publisherUser: 'u',
     });
   });
 
@@ -29,7 +32,8 @@ describe('router configuration', () => {
       TENANT_PRIORITY_AMQP_PRIORITIES: '{"1":5,"2":3,"3":1}',
       ROUTER_TARGETS: '{"direct":{"bypassStaging":true},"q":{"arguments":{"x-max-priority":10}}}',
     });
-    expect(priorityRules(config)).toEqual({
+    const settings = routerSettings(config);
+    expect(settings.priorityRules).toEqual({
       resetIntervalMs: 60_000,
       thresholds: [
         { below: -100, level: 3 },
@@ -37,7 +41,8 @@ describe('router configuration', () => {
       ],
       quietLevel: 1,
     });
-    expect(config.ROUTER_TARGETS).toEqual({
+    expect(settings.amqpPriorities).toEqual({ 1: 5, 2: 3, 3: 1 });
+    expect(settings.targets).toEqual({
       direct: { bypassStaging: true },
       q: { bypassStaging: false, arguments: { 'x-max-priority': 10 } },
     });

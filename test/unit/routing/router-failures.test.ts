@@ -2,8 +2,10 @@ import { EventEmitter } from 'node:events';
 import type { ConfirmChannel } from 'amqplib';
 import type { SQSEvent } from 'aws-lambda';
 import type { TenantCounterStore } from '../../../lib/priority/counter-store';
-import { type CheckResult, countsFrom, defaultRules, tenMinusLevel } from '../../../lib/priority/rules';
-import { createRouter, type RecordFailure, type TenantRouted } from '../../../lib/routing/router';
+import { type CheckResult, countsFrom, defaultRules } from '../../../lib/priority/rules';
+import type { RecordFailure } from '../../../lib/routing/record-failures';
+import type { TenantRouted } from '../../../lib/routing/report';
+import { createRouter } from '../../../lib/routing/router';
 
 // What a real broker cannot be made to do on demand: accept a publish and never confirm it.
 // Publishes to a queue named `silent…` are never confirmed; every other publish is confirmed.
@@ -51,16 +53,23 @@ function routerWith(store: TenantCounterStore) {
   const tenants: TenantRouted[] = [];
   const counts: Record<string, number> = {};
   const route = createRouter({
+    settings: {
+      // Bypass staging so that each record's queue is its target, named by the test.
+      targets: { silent: { bypassStaging: true }, acked: { bypassStaging: true } },
+      missingTenant: 'route',
+      priorityRules: defaultRules,
+      amqpPriorities: { 1: 9, 2: 8, 3: 7, 4: 6, 5: 5, 6: 4, 7: 3, 8: 2, 9: 1 },
+      tenantTable: 'counters',
+      stagingQueueCacheMs: 60_000,
+      confirmTimeoutMs: 50,
+      publisherUser: 'guest',
+    },
     counters: store,
-    publisherUser: 'guest',
-    amqp: { sharedConfirmChannel: async () => channel as unknown as ConfirmChannel },
+    amqp: {
+      sharedConfirmChannel: async () => channel as unknown as ConfirmChannel,
+      openConfirmChannel: async () => channel as unknown as ConfirmChannel,
+    },
     stagingQueues: { ensure: async () => undefined, forget: () => undefined },
-    // Bypass staging so that each record's queue is its target, named by the test.
-    targets: { silent: { bypassStaging: true }, acked: { bypassStaging: true } },
-    priorityOf: tenMinusLevel,
-    quietLevel: 1,
-    missingTenant: 'route',
-    confirmTimeoutMs: 50,
     report: {
       failed: (failure) => failures.push(failure),
       stagingQueueKept: () => undefined,

@@ -1,17 +1,12 @@
 import { readFileSync } from 'node:fs';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
-import { loadRouterConfig, type RouterConfig } from '../../../lib/config/router';
-import type { AfterProcessEvent } from '../../../lib/routing/event';
-import type {
-  NameShortened,
-  RecordFailure,
-  RouterReport,
-  TenantlessRouted,
-  TenantRouted,
-} from '../../../lib/routing/router';
-import { fixturePath } from '../../fixtures';
-import type { EmbeddedDynamo } from '../../harness/dynamo';
-import type { TestVhost } from '../../harness/rabbit';
+import { loadRouterConfig, type RouterConfig } from '../../lib/config/router';
+import type { AfterProcessEvent } from '../../lib/routing/event';
+import type { RecordFailure } from '../../lib/routing/record-failures';
+import type { NameShortened, RouterReport, TenantlessRouted, TenantRouted } from '../../lib/routing/report';
+import { fixturePath } from '../fixtures';
+import type { EmbeddedDynamo } from './dynamo';
+import type { TestVhost } from './rabbit';
 
 /** Shared by the router's integration tests: SQS events shaped like AWS's sample, and a recording report. */
 

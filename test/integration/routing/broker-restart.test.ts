@@ -7,7 +7,7 @@ import { createObservability } from '../../../lib/runtime/observability';
 import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
 import { eventually } from '../../harness/eventually';
 import { createTestVhost, type TestVhost } from '../../harness/rabbit';
-import { event, lambdaContext, recordingReport, routerConfig, sqsEvent, sqsRecord } from './fixtures';
+import { event, lambdaContext, recordingReport, routerConfig, sqsEvent, sqsRecord } from '../../harness/routing';
 
 const rabbitmqctl = (...args: string[]) => promisify(execFile)('rabbitmqctl', args, { timeout: 60_000 });
 

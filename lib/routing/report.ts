@@ -1,0 +1,69 @@
+import type { StagingDestination } from '../queues/staging-names';
+import type { Pending } from './pending';
+import { byTenant } from './pending';
+import { type FailureKind, failureKinds, type RecordFailure } from './record-failures';
+import type { StagingQueuesReport } from './staging-queues';
+
+/** What one batch routed for one tenant: the per-tenant figures live in logs, never in metric dimensions. */
+export interface TenantRouted {
+  tenant: string;
+  documents: number;
+  /**
+   * The tenant's priority level after its last check in the batch (1 = highest). Not `level`:
+   * Powertools reserves that log key for the log level and drops it.
+   */
+  priorityLevel: number;
+}
+
+/** Tenant-less messages one batch routed (missing-tenant policy `route`), kept apart from tenants' figures. */
+export interface TenantlessRouted {
+  documents: number;
+  /** Each destination (staging queue by workflow, or the target) with its count. */
+  destinations: Record<string, number>;
+}
+
+/** A message whose full staging queue name would pass 255 bytes, and where it went instead. */
+export interface NameShortened {
+  target: string;
+  queue: string;
+  shortened: NonNullable<StagingDestination['shortened']>;
+}
+
+export type RouterMetric = 'Routed' | 'RoutedWithoutTenant' | 'NamesShortened' | FailureKind;
+
+/** Where the router reports; never given a message body. */
+export interface RouterReport extends StagingQueuesReport {
+  failed(failure: RecordFailure): void;
+  counted(metric: RouterMetric, count: number): void;
+  tenantRouted(routed: TenantRouted): void;
+  tenantlessRouted(routed: TenantlessRouted): void;
+  nameShortened(shortened: NameShortened): void;
+  /** Messages are staged, but asking for a distributor pass failed: they wait for the schedule's. */
+  passRequestFailed(target: string, error: unknown): void;
+}
+
+/** Logs and counts what one batch did: each failure, each tenant's routed documents, the tenant-less ones, shortened names. */
+export function reportBatch(
+  report: RouterReport,
+  routed: readonly Pending[],
+  failures: readonly RecordFailure[],
+): void {
+  for (const failure of failures) report.failed(failure);
+  for (const [tenant, items] of byTenant(routed)) {
+    report.tenantRouted({ tenant, documents: items.length, priorityLevel: items.at(-1)!.priorityLevel! });
+  }
+  const tenantless = routed.filter((item) => item.message.tenantId === undefined);
+  if (tenantless.length > 0) {
+    const destinations: Record<string, number> = {};
+    for (const item of tenantless) destinations[item.destination] = (destinations[item.destination] ?? 0) + 1;
+    report.tenantlessRouted({ documents: tenantless.length, destinations });
+  }
+  const shortened = routed.filter((item) => item.shortened !== undefined);
+  for (const item of shortened) {
+    report.nameShortened({ target: item.message.target, queue: item.destination, shortened: item.shortened! });
+  }
+  report.counted('Routed', routed.length);
+  report.counted('RoutedWithoutTenant', tenantless.length);
+  report.counted('NamesShortened', shortened.length);
+  for (const kind of failureKinds) report.counted(kind, failures.filter((f) => f.kind === kind).length);
+}

@@ -1,0 +1,8 @@
+import type { StagingKey } from '../queues/staging-names';
+import type { MessageProperties } from './message-properties';
+
+/** A validated event: where it goes, whose it is, and the message to publish. */
+export interface RoutableMessage extends StagingKey {
+  body: Buffer;
+  properties: MessageProperties;
+}
