@@ -9,7 +9,7 @@ const { displayName: _displayName, ...unit } = projects.find((project) => projec
 
 module.exports = {
   ...unit,
-  testMatch: ['priority', 'routing', 'distributor', 'cleanup'].map(
+  testMatch: ['priority', 'queues', 'rabbitmq', 'routing', 'distributor', 'cleanup', 'postgres'].map(
     (folder) => `<rootDir>/test/unit/${folder}/**/*.test.ts`,
   ),
 };

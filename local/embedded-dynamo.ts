@@ -1,11 +1,8 @@
-import { readFileSync } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
-import { CreateTableCommand, type CreateTableCommandInput, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { parse } from 'yaml';
-import { projectRoot } from './paths';
+import { tableDefinitions } from './dynamo-tables';
 
 // dynalite ships no types.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -84,18 +81,4 @@ function countRequestsInFlight(server: Server) {
   };
 }
 
-/** The deployed table definitions, so tests run against the real key schemas. */
-export function tableDefinitions(): CreateTableCommandInput[] {
-  const file = parse(readFileSync(join(projectRoot(), 'infra/dynamodb.yml'), 'utf8')) as {
-    Resources: Record<string, { Type: string; Properties: Record<string, unknown> }>;
-  };
-  return Object.entries(file.Resources)
-    .filter(([, resource]) => resource.Type === 'AWS::DynamoDB::Table')
-    .map(([logicalId, { Properties: p }]) => ({
-      TableName: logicalId,
-      AttributeDefinitions: p.AttributeDefinitions as CreateTableCommandInput['AttributeDefinitions'],
-      KeySchema: p.KeySchema as CreateTableCommandInput['KeySchema'],
-      GlobalSecondaryIndexes: p.GlobalSecondaryIndexes as CreateTableCommandInput['GlobalSecondaryIndexes'],
-      BillingMode: 'PAY_PER_REQUEST',
-    }));
-}
+export { tableDefinitions };

@@ -10,13 +10,13 @@ import type { Context, ScheduledEvent, SQSEvent } from 'aws-lambda';
 const region = 'eu-west-1';
 const account = '123456789012';
 
-/** The body of an after-process event in Fairway's own format (docs/router.md). */
+/** The body of an after-process event in Fairway's own format (docs/router.md), with a messageId of its own. */
 export function afterProcessEvent(target: string, tenantId: string, workflowName: string | undefined, body: string) {
   return {
     target,
     tenantId,
     ...(workflowName ? { workflowName } : {}),
-    message: { body, properties: { contentType: 'application/json', messageId: `${tenantId}-${Date.now()}` } },
+    message: { body, properties: { contentType: 'application/json', messageId: `${tenantId}-${randomUUID()}` } },
   };
 }
 

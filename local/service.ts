@@ -60,3 +60,42 @@ export function rateToMs(expression: string): number {
   if (!match) throw new Error(`Schedule ${JSON.stringify(expression)} is not a rate(N minutes|hours|days) expression`);
   return Number(match[1]) * unitMs[match[2]!]!;
 }
+
+/**
+ * The environment serverless.yml gives every function on `stage` (provider and function blocks,
+ * params resolved for the stage, tables by their deployed names), merged into one: what a deployed
+ * function reads for a variable the operator's shell does not set. Values that are not plain
+ * settings (an ARN from GetAtt) are left out.
+ */
+export function stageEnvironment(stage = 'dev'): Record<string, string> {
+  const root = projectRoot();
+  const file = parse(readFileSync(join(root, 'serverless.yml'), 'utf8'), { merge: true }) as ServerlessFile & {
+    provider: { environment?: Record<string, unknown> };
+    functions: Record<string, { environment?: Record<string, unknown> }>;
+  };
+  const tables = parse(readFileSync(join(root, 'infra/dynamodb.yml'), 'utf8')) as {
+    Resources: Record<string, { Properties?: { TableName?: string } }>;
+  };
+  const params = paramResolver(stage);
+  const resolve = (value: string): string =>
+    params(value)
+      .replace(/\$\{sls:stage\}/g, stage)
+      .replace(/\$\{self:([\w.]+)\}/g, (_, path: string) =>
+        resolve(
+          String(
+            path.split('.').reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], file),
+          ),
+        ),
+      );
+  const env: Record<string, string> = {};
+  const blocks = [file.provider.environment, ...Object.values(file.functions).map((fn) => fn.environment)];
+  for (const [name, value] of blocks.flatMap((block) => Object.entries(block ?? {}))) {
+    const table = (value as { Ref?: string } | null)?.Ref;
+    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') {
+      env[name] = resolve(String(value));
+    } else if (table !== undefined && tables.Resources[table]?.Properties?.TableName) {
+      env[name] = resolve(tables.Resources[table].Properties.TableName);
+    }
+  }
+  return env;
+}

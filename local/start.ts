@@ -5,7 +5,7 @@ import { runLocalStack } from './stack/run';
 
 const usage = `usage: npm start [-- options]   (docs/operating.md "Run it locally")
   --speed N       schedules run N times faster (default 300)
-  --duration S    stop after S seconds
+  --duration S    stop S seconds after the stack is up (headless: exit 1 unless it settled)
   --headless      no view: run until the end states hold, print the final state as JSON
   --stage NAME    the serverless.yml stage whose schedules to follow (default dev)
   --log FILE      where the functions' logs and metrics go (default fairway-local.log)

@@ -2,11 +2,11 @@ import type { Pool } from 'pg';
 import type { StepResult } from '../../lib/cleanup/engine/engine';
 import { seededRandom } from '../../lib/cleanup/engine/random';
 import type { DocumentPort } from '../../lib/cleanup/engine/stack-store';
-import { type CleanupJobName, cleanupJob } from '../../lib/cleanup/jobs';
+import type { CleanupJobName } from '../../lib/cleanup/jobs';
+import { cleanupJob, loadStepSettings } from '../../lib/cleanup/service';
 import { createStepRunner } from '../../lib/cleanup/step-runner';
-import { loadCleanupConfig } from '../../lib/config/cleanup';
 import type { Env } from '../../lib/config/env';
-import { DEFAULT_DOCUMENT_TYPES, generateRegistry } from '../../test/harness/registry/generate';
+import { DEFAULT_DOCUMENT_TYPES, generateRegistry } from '../../test/harness/cleanup-registry';
 import { createBenchSchema } from './services';
 
 /** The moment registries are generated against and replays start at. */
@@ -86,7 +86,7 @@ export function stepper(job: CleanupJobName, { pool }: Registry, doc: DocumentPo
     { nxrg: pool, openxds: pool },
     { deleted: (e) => (deleted += e.documentIds.length), dropped: () => undefined },
   );
-  const runSteps = createStepRunner(definition, loadCleanupConfig(env), {
+  const runSteps = createStepRunner(definition, loadStepSettings(env), {
     doc,
     clock,
     random: seededRandom(1),

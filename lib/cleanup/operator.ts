@@ -59,12 +59,12 @@ export function createCleanupOperator(doc: DocumentPort, table: string) {
 
   async function stack(job: string, top = 10): Promise<StackSummary> {
     const store = storeOf(job);
-    const operations = await store.allOperations();
+    const operations = await store.reads.allOperations();
     const now = Date.now();
     const byKind: Record<string, number> = {};
     for (const op of operations) byKind[kindName(op.kind)] = (byKind[kindName(op.kind)] ?? 0) + 1;
-    const shown = await Promise.all(operations.slice(0, top).map((op) => store.get(op.sk)));
-    const fill = await store.latestFill();
+    const shown = await Promise.all(operations.slice(0, top).map((op) => store.reads.get(op.sk)));
+    const fill = await store.reads.latestFill();
     return {
       job,
       size: operations.length,
@@ -85,12 +85,12 @@ export function createCleanupOperator(doc: DocumentPort, table: string) {
   }
 
   async function deadLetters(job: string): Promise<DeadLetter[]> {
-    const records = await storeOf(job).deadLetters();
+    const records = await storeOf(job).deadLetters.list();
     return records.map((record) => ({ ...view(record), error: record.error, deadAt: record.deadAt }));
   }
 
   async function deadLetter(store: StackStore, job: string, sk: string): Promise<DeadLetterRecord> {
-    const dead = await store.getDeadLetter(sk);
+    const dead = await store.deadLetters.get(sk);
     if (!dead) throw new FairwayError(`job ${job} has no dead-lettered operation ${sk}`);
     return dead;
   }
@@ -98,14 +98,14 @@ export function createCleanupOperator(doc: DocumentPort, table: string) {
   /** Puts a dead-lettered operation back on top of the stack with its attempts reset; its new key. */
   async function requeue(job: string, sk: string): Promise<{ sk: string }> {
     const store = storeOf(job);
-    return { sk: await store.requeue(await deadLetter(store, job, sk)) };
+    return { sk: await store.deadLetters.requeue(await deadLetter(store, job, sk)) };
   }
 
   /** Deletes a dead letter for good. */
   async function drop(job: string, sk: string): Promise<void> {
     const store = storeOf(job);
     await deadLetter(store, job, sk);
-    await store.deleteDeadLetter(sk);
+    await store.deadLetters.delete(sk);
   }
 
   return { stack, deadLetters, requeue, drop };

@@ -3,6 +3,8 @@ import type { ScheduledEvent } from 'aws-lambda';
 import { Pool } from 'pg';
 import { documentClient } from '../aws/dynamo';
 import { type CleanupConfig, loadCleanupConfig } from '../config/cleanup';
+import { loadRepositoryJobConfig, loadStatus90JobConfig, loadTimebasedJobConfig } from '../config/cleanup-jobs';
+import { dynamoClientSettings } from '../config/common';
 import type { Env } from '../config/env';
 import { errorText } from '../errors';
 import { functionHandler } from '../runtime/lambda';
@@ -10,9 +12,14 @@ import type { Observability } from '../runtime/observability';
 import { databaseConnections } from '../secrets/connections';
 import { withSecrets } from '../secrets/with-secrets';
 import type { StepOutcome } from './engine/engine';
-import { buildJob, type CleanupJobName, type JobDatabases, type JobSettings, loadJobSettings } from './jobs';
+import type { JobDefinition } from './engine/job-definition';
+import { buildJob, type CleanupJobName, type JobDatabases } from './jobs';
 import { chunk } from './jobs/deletions';
-import type { CleanupReport } from './report';
+import { REPOSITORY_JOB } from './jobs/repository';
+import { STATUS90_JOB } from './jobs/status90';
+import { TIMEBASED_JOB } from './jobs/timebased';
+import type { CleanupReport, JobReport } from './report';
+import type { DatabaseSettings, JobSettings, StepSettings } from './settings';
 import { createStepRunner } from './step-runner';
 
 /**
@@ -71,18 +78,62 @@ export function createCleanupReport({ logger, metrics }: Observability, job: str
   };
 }
 
+/** The engine's settings in the checked configuration (the one place their environment names are read). */
+export function stepSettings(config: CleanupConfig): StepSettings {
+  return {
+    table: config.CLEANUP_TABLE,
+    dryRun: config.CLEANUP_DRY_RUN,
+    maxAttempts: config.CLEANUP_MAX_ATTEMPTS,
+    leaseMs: config.CLEANUP_LEASE_SECONDS * 1000,
+    maxPayloadBytes: config.CLEANUP_MAX_PAYLOAD_BYTES,
+    stepsPerInvocation: config.CLEANUP_STEPS_PER_INVOCATION,
+    timeBudgetMs: config.CLEANUP_TIME_BUDGET_SECONDS * 1000,
+  };
+}
+
+/** Reads and checks the engine's settings in `env` (a ConfigError naming every bad one). */
+export const loadStepSettings = (env: Env): StepSettings => stepSettings(loadCleanupConfig(env));
+
+/** The databases' settings in the checked configuration. */
+export function databaseSettings(config: CleanupConfig): DatabaseSettings {
+  return {
+    nxrgUrl: config.NXRG_DATABASE_URL,
+    openxdsUrl: config.OPENXDS_DATABASE_URL,
+    timeoutMs: config.CLEANUP_DATABASE_TIMEOUT_SECONDS * 1000,
+  };
+}
+
+/**
+ * Reads and checks job `name`'s own settings in `env`: a ConfigError naming every bad setting. No
+ * adapter is built, so a function calls it at cold start.
+ */
+export function loadJobSettings(name: CleanupJobName, env: Env): JobSettings {
+  switch (name) {
+    case TIMEBASED_JOB:
+      return { name, config: loadTimebasedJobConfig(env) };
+    case STATUS90_JOB:
+      return { name, config: loadStatus90JobConfig(env) };
+    case REPOSITORY_JOB:
+      return { name, config: loadRepositoryJobConfig(env) };
+  }
+}
+
+/** Job `name`'s definition from its settings in `env` (checked as `loadJobSettings` does), on `databases`. */
+export function cleanupJob(name: CleanupJobName, env: Env, databases: JobDatabases, report: JobReport): JobDefinition {
+  return buildJob(loadJobSettings(name, env), databases, report);
+}
+
 /**
  * One small pool per database per container. pg connects lazily, so building them at cold start
  * costs nothing; a step uses two at most (a time-based step walks the next range while it deletes
- * one). A connection attempt or statement that takes longer than CLEANUP_DATABASE_TIMEOUT_SECONDS
- * fails (client and server side), so a hung database ends the step before the Lambda timeout instead
- * of freezing it mid-statement.
+ * one). A connection attempt or statement that takes longer than the database timeout
+ * (CLEANUP_DATABASE_TIMEOUT_SECONDS) fails (client and server side), so a hung database ends the step
+ * before the Lambda timeout instead of freezing it mid-statement.
  */
 export function jobDatabases(
-  config: Pick<CleanupConfig, 'NXRG_DATABASE_URL' | 'OPENXDS_DATABASE_URL' | 'CLEANUP_DATABASE_TIMEOUT_SECONDS'>,
+  { nxrgUrl, openxdsUrl, timeoutMs }: DatabaseSettings,
   report: Pick<CleanupReport, 'connectionFailed'>,
 ): JobDatabases {
-  const timeoutMs = config.CLEANUP_DATABASE_TIMEOUT_SECONDS * 1000;
   const pool = (database: string, connectionString: string) =>
     new Pool({
       connectionString,
@@ -93,7 +144,7 @@ export function jobDatabases(
     })
       // An idle connection dropped by the server: the pool replaces it; without a listener it would crash the container.
       .on('error', (error) => report.connectionFailed(database, error));
-  return { nxrg: pool('nxrg', config.NXRG_DATABASE_URL), openxds: pool('openxds', config.OPENXDS_DATABASE_URL) };
+  return { nxrg: pool('nxrg', nxrgUrl), openxds: pool('openxds', openxdsUrl) };
 }
 
 /** Everything a cleanup function reads from its environment: the engine's settings and its job's own. */
@@ -113,11 +164,11 @@ export function loadCleanupFunctionConfig(name: CleanupJobName, env: Env): Clean
 /** One cleanup job of one Lambda container, built once from its checked configuration: its database pools, its DynamoDB client. */
 export function createCleanupService(config: CleanupFunctionConfig, observability: Observability) {
   const report = createCleanupReport(observability, config.job.name);
-  const databases = jobDatabases(config.cleanup, report);
+  const databases = jobDatabases(databaseSettings(config.cleanup), report);
   const job = buildJob(config.job, databases, report);
-  const doc = documentClient(config.cleanup);
+  const doc = documentClient(dynamoClientSettings(config.cleanup));
   return {
-    runSteps: createStepRunner(job, config.cleanup, { doc, report }),
+    runSteps: createStepRunner(job, stepSettings(config.cleanup), { doc, report }),
     async close() {
       await Promise.all([databases.nxrg.end(), databases.openxds.end()]);
       doc.destroy();

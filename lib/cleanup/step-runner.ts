@@ -1,9 +1,9 @@
-import type { CleanupConfig } from '../config/cleanup';
 import { createCleanupEngine, type StepResult } from './engine/engine';
 import type { JobDefinition } from './engine/job-definition';
 import type { Random } from './engine/random';
 import type { DocumentPort } from './engine/stack-store';
 import type { CleanupReport } from './report';
+import type { StepSettings } from './settings';
 
 export interface StepRunnerAdapters {
   doc: DocumentPort;
@@ -17,20 +17,20 @@ export interface StepRunnerAdapters {
  * configured number of steps and time budget allow. It stops early when there is nothing it
  * can claim, and after a fill, so one invocation never fills the stack twice.
  */
-export function createStepRunner(job: JobDefinition, config: CleanupConfig, adapters: StepRunnerAdapters) {
+export function createStepRunner(job: JobDefinition, settings: StepSettings, adapters: StepRunnerAdapters) {
   const clock = adapters.clock ?? Date.now;
   const { report } = adapters;
   const engine = createCleanupEngine(
     job,
     {
-      dryRun: config.CLEANUP_DRY_RUN,
-      maxAttempts: config.CLEANUP_MAX_ATTEMPTS,
-      leaseMs: config.CLEANUP_LEASE_SECONDS * 1000,
-      maxPayloadBytes: config.CLEANUP_MAX_PAYLOAD_BYTES,
+      dryRun: settings.dryRun,
+      maxAttempts: settings.maxAttempts,
+      leaseMs: settings.leaseMs,
+      maxPayloadBytes: settings.maxPayloadBytes,
     },
-    { doc: adapters.doc, table: config.CLEANUP_TABLE, clock, random: adapters.random },
+    { doc: adapters.doc, table: settings.table, clock, random: adapters.random },
   );
-  const budgetMs = config.CLEANUP_TIME_BUDGET_SECONDS * 1000;
+  const budgetMs = settings.timeBudgetMs;
   // Once per container, before the first step; a failed check is tried again by the next invocation.
   let verified: Promise<void> | undefined;
 
@@ -43,10 +43,7 @@ export function createStepRunner(job: JobDefinition, config: CleanupConfig, adap
     await verified;
     const started = clock();
     const results: StepResult[] = [];
-    while (
-      results.length < config.CLEANUP_STEPS_PER_INVOCATION &&
-      (results.length === 0 || clock() - started < budgetMs)
-    ) {
+    while (results.length < settings.stepsPerInvocation && (results.length === 0 || clock() - started < budgetMs)) {
       let result: StepResult;
       try {
         result = await engine.step(started + budgetMs);

@@ -59,7 +59,7 @@ export const routerConfigSchema = z
       (value) => (value === '' ? undefined : value),
       z.enum(['route', 'reject'], { error: 'must be one of route, reject' }).default('route'),
     ),
-    /** How long a declared staging queue and a target's shape are remembered. */
+    /** How long a declared staging queue, a target's shape and the vhost's policies are remembered. */
     STAGING_QUEUE_CACHE_SECONDS: setting.int(60, 0),
     /** How long to wait for the broker to confirm a batch's publishes. */
     PUBLISH_CONFIRM_TIMEOUT_MS: setting.int(10_000, 100),

@@ -33,18 +33,48 @@ export class OpenxdsRepository {
     return rows.map((row) => row.id);
   }
 
-  /** Deletes the documents with these ids (a dry run only finds them). Returns the ids it deleted. */
-  async deleteDocuments(ids: readonly string[], dryRun: boolean): Promise<string[]> {
+  /**
+   * Deletes those documents with these ids that `stillDeleted` confirms (a dry run only finds them);
+   * returns the ids it deleted. The rows are locked first, in id order (so two deletes of the same
+   * ids never deadlock), and `stillDeleted` asked only once all are held: after any wait for a lock
+   * another session held, nothing is left to wait for before the DELETE, so what it confirmed holds
+   * up to the commit but for a round trip or two.
+   */
+  async deleteDocuments(
+    ids: readonly string[],
+    dryRun: boolean,
+    stillDeleted: (ids: readonly string[]) => Promise<string[]>,
+  ): Promise<string[]> {
     if (ids.length === 0) return [];
     const { r } = this;
-    const { rows } = await DatabaseError.wrap('OpenXDS', () =>
-      this.pool.query<{ id: string }>(
-        dryRun
-          ? `SELECT ${r.id} AS id FROM ${r.table} WHERE ${r.id} = ANY($1)`
-          : `DELETE FROM ${r.table} WHERE ${r.id} = ANY($1) RETURNING ${r.id} AS id`,
+    if (dryRun) {
+      const { rows } = await DatabaseError.wrap('OpenXDS', () =>
+        this.pool.query<{ id: string }>(`SELECT ${r.id}::text AS id FROM ${r.table} WHERE ${r.id} = ANY($1)`, [ids]),
+      );
+      return stillDeleted(rows.map((row) => row.id));
+    }
+    const client = await DatabaseError.wrap('OpenXDS', () => this.pool.connect());
+    try {
+      await client.query('BEGIN');
+      const locked = await client.query<{ id: string }>(
+        `SELECT ${r.id}::text AS id FROM ${r.table} WHERE ${r.id} = ANY($1) ORDER BY ${r.id} FOR UPDATE`,
         [ids],
-      ),
-    );
-    return rows.map((row) => row.id);
+      );
+      const gone = await stillDeleted(locked.rows.map((row) => row.id));
+      const { rows } =
+        gone.length === 0
+          ? { rows: [] }
+          : await client.query<{ id: string }>(
+              `DELETE FROM ${r.table} WHERE ${r.id} = ANY($1) RETURNING ${r.id}::text AS id`,
+              [gone],
+            );
+      await client.query('COMMIT');
+      return rows.map((row) => row.id);
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error instanceof DatabaseError ? error : new DatabaseError('OpenXDS', error);
+    } finally {
+      client.release();
+    }
   }
 }

@@ -1,7 +1,8 @@
 import type { ConfirmChannel, Message, Options } from 'amqplib';
 import { BrokerError } from '../errors';
 import { brokerError } from './broker-error';
-import { describeReplyCode } from './reply-codes';
+import { closeWithin } from './close';
+import { describeReplyCode, isChannelException } from './reply-codes';
 
 /** A message for one queue, published through the default exchange with `mandatory` set. */
 export interface Publication {
@@ -22,6 +23,10 @@ export type UnconfirmedReason = 'returned' | 'nacked' | 'closed' | 'unsent' | 't
 export type ConfirmOutcome = { confirmed: true } | { confirmed: false; reason: UnconfirmedReason; error: BrokerError };
 
 const confirmed: ConfirmOutcome = Object.freeze({ confirmed: true });
+
+/** What a nack means in practice: a queue refused the message (at a length limit with overflow reject-publish) or failed to take it. */
+const NACKED =
+  'the broker refused it (nack): its queue is at a length limit (overflow reject-publish) or could not take it';
 
 interface InFlight {
   publication: Publication;
@@ -139,7 +144,7 @@ export class ConfirmTracker {
         this.settle(entry, {
           confirmed: false,
           reason: 'nacked',
-          error: brokerError('the broker did not confirm it', error),
+          error: brokerError(NACKED, error),
         });
     } else if (entry.returnedWith !== undefined) {
       const error = new BrokerError(
@@ -211,4 +216,48 @@ export async function publishAndConfirm(
   } finally {
     tracker.detach();
   }
+}
+
+/**
+ * `publishAndConfirm`, and when a channel exception closed the channel under the batch (the broker
+ * refused one message, e.g. a property it does not accept), the publishes that close cut off go
+ * again one at a time, on a channel opened for them: the refused one then fails alone, closing
+ * only its own channel, and every other is confirmed. Those the broker had enqueued before the
+ * close arrive twice (at least once, never lost). The second round is bounded by `timeoutMs` too;
+ * what it does not reach keeps its `closed` outcome.
+ */
+export async function publishIsolatingRefusals(
+  channel: ConfirmChannel,
+  openChannel: () => Promise<ConfirmChannel>,
+  publications: readonly Publication[],
+  timeoutMs: number,
+  now: () => number = Date.now,
+): Promise<ConfirmOutcome[]> {
+  const outcomes = await publishAndConfirm(channel, publications, timeoutMs);
+  const cutOff = outcomes.flatMap((outcome, i) => (closedByRefusal(outcome) ? [i] : []));
+  if (cutOff.length === 0) return outcomes;
+  const deadline = now() + timeoutMs;
+  let alone: ConfirmChannel | undefined;
+  try {
+    for (const i of cutOff) {
+      const remaining = deadline - now();
+      if (remaining <= 0) break;
+      alone ??= await openChannel();
+      const [outcome] = await publishAndConfirm(alone, [publications[i]!], remaining);
+      outcomes[i] = outcome!;
+      if (!outcome!.confirmed && (outcome!.reason === 'closed' || outcome!.reason === 'timeout')) {
+        await closeWithin(alone);
+        alone = undefined;
+      }
+    }
+  } catch {
+    // No channel could be opened (the connection went too): the rest keep their `closed` outcome.
+  } finally {
+    if (alone) await closeWithin(alone);
+  }
+  return outcomes;
+}
+
+function closedByRefusal(outcome: ConfirmOutcome): boolean {
+  return !outcome.confirmed && outcome.reason === 'closed' && isChannelException(outcome.error.replyCode);
 }

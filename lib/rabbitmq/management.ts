@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ManagementApiError } from '../errors';
 import { managementPath } from './api-path';
+import type { Policy, QueuePolicies } from './queue-policies';
 import { redactUrl } from './redact';
 
 /** The queue fields Fairway reads from the management API. */
@@ -9,6 +10,8 @@ export interface QueueInfo {
   durable: boolean;
   auto_delete: boolean;
   arguments: Record<string, unknown>;
+  /** `classic`, `quorum` or `stream` (absent from an API too old to say). */
+  type?: string;
   /** Ready + unacknowledged, as of the broker's last stats refresh (about every 5 s). */
   messages: number;
   messages_ready: number;
@@ -21,7 +24,7 @@ export interface QueueInfo {
 const objectOrEmptyList = <T extends z.ZodType>(schema: T) =>
   z.preprocess((value) => (Array.isArray(value) && value.length === 0 ? {} : value), schema);
 
-const columns = ['name', 'durable', 'auto_delete', 'arguments', 'messages', 'messages_ready'] as const;
+const columns = ['name', 'type', 'durable', 'auto_delete', 'arguments', 'messages', 'messages_ready'] as const;
 
 /**
  * A queue as the API lists it, with only the fields Fairway reads (others are ignored). A queue
@@ -30,6 +33,7 @@ const columns = ['name', 'durable', 'auto_delete', 'arguments', 'messages', 'mes
 const queueSchema = z
   .object({
     name: z.string(),
+    type: z.string().optional(),
     durable: z.boolean().optional(),
     auto_delete: z.boolean().optional(),
     arguments: objectOrEmptyList(z.record(z.string(), z.unknown())).optional(),
@@ -39,6 +43,7 @@ const queueSchema = z
   .transform(
     (queue): QueueInfo => ({
       name: queue.name,
+      ...(queue.type === undefined ? {} : { type: queue.type }),
       durable: queue.durable ?? true,
       auto_delete: queue.auto_delete ?? false,
       arguments: queue.arguments ?? {},
@@ -59,6 +64,27 @@ const rateSchema = objectOrEmptyList(
       z.object({ ack_details: rateDetailsSchema.optional(), deliver_no_ack_details: rateDetailsSchema.optional() }),
     ).optional(),
   }),
+);
+
+/** A policy or operator policy as the API lists it. */
+const policiesSchema = z.array(
+  z
+    .object({
+      name: z.string(),
+      pattern: z.string(),
+      'apply-to': z.string().default('all'),
+      priority: z.number().default(0),
+      definition: objectOrEmptyList(z.record(z.string(), z.unknown())),
+    })
+    .transform(
+      (policy): Policy => ({
+        name: policy.name,
+        pattern: policy.pattern,
+        applyTo: policy['apply-to'],
+        priority: policy.priority,
+        definition: policy.definition,
+      }),
+    ),
 );
 
 /** A small client of the RabbitMQ management HTTP API, for one vhost. */
@@ -106,6 +132,15 @@ export class ManagementClient {
   async getQueue(name: string): Promise<QueueInfo | undefined> {
     const path = `${managementPath('api', 'queues', this.vhost, name)}?columns=${columns.join(',')}`;
     return this.get(path, queueSchema, true);
+  }
+
+  /** The vhost's policies and operator policies (read from the broker's definitions, not its lagging stats). */
+  async listPolicies(): Promise<QueuePolicies> {
+    const [policies, operatorPolicies] = await Promise.all([
+      this.get(managementPath('api', 'policies', this.vhost), policiesSchema),
+      this.get(managementPath('api', 'operator-policies', this.vhost), policiesSchema),
+    ]);
+    return { policies, operatorPolicies };
   }
 
   /**

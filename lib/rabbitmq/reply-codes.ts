@@ -32,3 +32,16 @@ export function describeReplyCode(code: number): string {
   const name = names.get(code);
   return name === undefined ? String(code) : `${code} ${name}`;
 }
+
+/**
+ * A channel exception (AMQP 0-9-1: 403, 404, 405, 406): the broker refused one operation and closed
+ * only the channel it came on; the connection, and other channels, stay open.
+ */
+export function isChannelException(code: number | undefined): boolean {
+  return (
+    code === ReplyCode.ACCESS_REFUSED ||
+    code === ReplyCode.NOT_FOUND ||
+    code === ReplyCode.RESOURCE_LOCKED ||
+    code === ReplyCode.PRECONDITION_FAILED
+  );
+}

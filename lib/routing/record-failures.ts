@@ -20,9 +20,18 @@ export function failureOf(messageId: string, kind: FailureKind, error: unknown):
   return { messageId, kind, ...fields, reason: errorText(error) };
 }
 
-/** The batch's partial failures: SQS delivers these messages again. */
-export function batchItemFailures(failures: readonly RecordFailure[]): SQSBatchItemFailure[] {
-  return failures.map((f) => ({ itemIdentifier: f.messageId }));
+/**
+ * The batch's partial failures, one per SQS message: SQS delivers these again. SQS knows a message
+ * by its id alone, so a message of which one record was routed is not reported failed for another
+ * record that shares its id: SQS would deliver it again, and the routed record would be routed
+ * again on every retry. The other record's failure is still logged.
+ */
+export function batchItemFailures(
+  failures: readonly RecordFailure[],
+  routedIds: ReadonlySet<string>,
+): SQSBatchItemFailure[] {
+  const failed = new Set(failures.map((f) => f.messageId).filter((id) => !routedIds.has(id)));
+  return [...failed].map((itemIdentifier) => ({ itemIdentifier }));
 }
 
 /**

@@ -6,7 +6,9 @@ import type { TenantCounterStore } from '../priority/counter-store';
 import { mappingFromTable } from '../priority/rules';
 import { defaultMutators, type QueueNameMutator, stagingDestination } from '../queues/staging-names';
 import { closeWithin } from '../rabbitmq/close';
-import { publishAndConfirm } from '../rabbitmq/confirms';
+import { publishIsolatingRefusals } from '../rabbitmq/confirms';
+import type { AmqpSession } from '../rabbitmq/connection';
+import { userIdRefusal } from '../rabbitmq/publish-refusals';
 import { parseAfterProcessRecord } from './event';
 import { dropFailed, type Failed, type Pending } from './pending';
 import { checkPriorities } from './priorities';
@@ -19,7 +21,7 @@ import type { StagingQueues } from './staging-queues';
 export interface RouterDeps {
   settings: RouterSettings;
   counters: TenantCounterStore;
-  amqp: { sharedConfirmChannel(): Promise<ConfirmChannel> };
+  amqp: Pick<AmqpSession, 'sharedConfirmChannel' | 'openConfirmChannel'>;
   stagingQueues: StagingQueues;
   report: RouterReport;
   /** Asks for a distributor pass over a target that just got staged messages (docs/distributor.md). */
@@ -63,8 +65,9 @@ export function createRouter(deps: RouterDeps) {
     const routed: Pending[] = [];
     let inDoubt = true;
     try {
-      const outcomes = await publishAndConfirm(
+      const outcomes = await publishIsolatingRefusals(
         channel,
+        () => deps.amqp.openConfirmChannel(),
         pending.map(({ destination, message, amqpPriority }) => ({
           queue: destination,
           body: message.body,
@@ -122,7 +125,7 @@ export function createRouter(deps: RouterDeps) {
     if (deps.requestPass) await requestPasses(deps.requestPass, routed, deps.report);
     reportBatch(deps.report, routed, failures);
     failWholeBatch(event.Records.length, failures);
-    return { batchItemFailures: batchItemFailures(failures) };
+    return { batchItemFailures: batchItemFailures(failures, new Set(routed.map((p) => p.record.messageId))) };
   };
 }
 
@@ -131,13 +134,8 @@ export function createRouter(deps: RouterDeps) {
  * would fail every publish in flight beside it: such an event is rejected alone, before publishing.
  */
 function checkUserId(message: RoutableMessage, publisherUser: string): void {
-  const { userId } = message.properties;
-  if (userId !== undefined && userId !== publisherUser) {
-    throw new InvalidEventError(
-      'message.properties.userId',
-      'must be the RabbitMQ user Fairway publishes as, or be left out (the broker refuses any other)',
-    );
-  }
+  const refusal = userIdRefusal(message.properties.userId, publisherUser);
+  if (refusal) throw new InvalidEventError(`message.properties.${refusal.property}`, refusal.reason);
 }
 
 async function ensureStagingQueues(stagingQueues: StagingQueues, pending: Pending[]): Promise<Failed> {

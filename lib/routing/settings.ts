@@ -25,7 +25,7 @@ export interface RouterSettings {
   amqpPriorities: Readonly<Record<string, number>>;
   /** The DynamoDB table of the tenant counters. */
   tenantTable: string;
-  /** How long a declared staging queue and a target's shape are remembered. */
+  /** How long a declared staging queue, a target's shape and the vhost's policies are remembered. */
   stagingQueueCacheMs: number;
   /** How long to wait for the broker to confirm a batch's publishes. */
   confirmTimeoutMs: number;

@@ -1,11 +1,13 @@
 import type { Options } from 'amqplib';
-import { InvalidEventError } from '../errors';
+import { BrokerError, InvalidEventError } from '../errors';
 import { brokerError } from '../rabbitmq/broker-error';
 import { closeWithin } from '../rabbitmq/close';
 import type { AmqpSession } from '../rabbitmq/connection';
 import type { ManagementClient, QueueInfo } from '../rabbitmq/management';
+import type { QueueToResolve } from '../rabbitmq/queue-policies';
 import { ReplyCode } from '../rabbitmq/reply-codes';
 import type { TargetSettings } from './settings';
+import { STAGING_OVERFLOW, StagingLimits } from './staging-limits';
 
 export interface QueueShape {
   durable: boolean;
@@ -31,15 +33,18 @@ export const argumentsCopied = [
 /** A stream keeps messages by age or size, not until they are consumed: its staging queue is classic. */
 const stagedQueueTypes: readonly unknown[] = ['classic', 'quorum'];
 
-/** The arguments of a staging queue of a target with `target` arguments. */
+/**
+ * The arguments of a staging queue of a target with `target` arguments: the copied ones, and
+ * `x-overflow: reject-publish`, so that a length limit a policy sets makes the broker nack a
+ * publish (the record fails and is retried) instead of dropping a waiting message.
+ */
 export function stagingArguments(target: Readonly<Record<string, unknown>>): Record<string, unknown> {
-  return Object.fromEntries(
-    Object.entries(target).filter(
-      ([name, value]) =>
-        (argumentsCopied as readonly string[]).includes(name) &&
-        (name !== 'x-queue-type' || stagedQueueTypes.includes(value)),
-    ),
+  const copied = Object.entries(target).filter(
+    ([name, value]) =>
+      (argumentsCopied as readonly string[]).includes(name) &&
+      (name !== 'x-queue-type' || stagedQueueTypes.includes(value)),
   );
+  return { ...Object.fromEntries(copied), ...STAGING_OVERFLOW };
 }
 
 /** What the staging-queue cache reports; the router's report carries it. */
@@ -69,12 +74,16 @@ export class CachedStagingQueues implements StagingQueues {
 
   constructor(
     private readonly session: Pick<AmqpSession, 'sharedChannel' | 'openChannel'>,
-    private readonly management: Pick<ManagementClient, 'getQueue'>,
+    private readonly management: Pick<ManagementClient, 'getQueue' | 'listPolicies'>,
     private readonly targets: Readonly<Record<string, TargetSettings>>,
     private readonly cacheMs: number,
     private readonly report: StagingQueuesReport,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.limits = new StagingLimits(management, cacheMs, now);
+  }
+
+  private readonly limits: StagingLimits;
 
   ensure(staging: string, target: string): Promise<void> {
     if ((this.declared.get(staging) ?? -Infinity) > this.now()) return Promise.resolve();
@@ -90,7 +99,19 @@ export class CachedStagingQueues implements StagingQueues {
     this.declared.delete(staging);
   }
 
+  /** Declares the queue, then checks that its effective limits cannot drop a waiting message. */
   private async declare(staging: string, target: string): Promise<void> {
+    // Listed beside the declare, not after it: a cold batch pays no extra round trip.
+    const policies = this.limits.policies();
+    policies.catch(() => undefined); // awaited below, unless the declare fails first
+    const declared = await this.declareOrKeep(staging, target);
+    const queue = declared ?? (await this.existing(staging));
+    this.limits.check(queue, declared === undefined, await policies);
+    this.remember(staging);
+  }
+
+  /** The declared queue as the limits check reads it, or undefined when it exists with other arguments (kept). */
+  private async declareOrKeep(staging: string, target: string): Promise<QueueToResolve | undefined> {
     const shape = await this.shapeOf(target);
     const options = {
       durable: shape.durable,
@@ -98,12 +119,14 @@ export class CachedStagingQueues implements StagingQueues {
       autoDelete: false,
       arguments: stagingArguments(shape.arguments),
     };
+    const declared = { name: staging, type: typeOf(options.arguments), arguments: options.arguments };
     const failure = (cause: unknown) =>
       brokerError(`RabbitMQ did not declare the staging queue ${JSON.stringify(staging)}`, cause);
     try {
       // One long-lived channel declares every staging queue of the container: a cold batch of new
       // queues costs one declare round trip each, not a channel open and close around each.
       await (await this.session.sharedChannel()).assertQueue(staging, options);
+      return declared;
     } catch (cause) {
       let error = failure(cause);
       // No reply code: the channel closed under this declare, unanswered, most likely because the
@@ -112,7 +135,7 @@ export class CachedStagingQueues implements StagingQueues {
       if (error.replyCode === undefined) {
         try {
           await this.declareAlone(staging, options);
-          return this.remember(staging);
+          return declared;
         } catch (again) {
           error = failure(again);
         }
@@ -121,8 +144,15 @@ export class CachedStagingQueues implements StagingQueues {
       // needs; the broker has closed the channel (the session opens another next time).
       if (error.replyCode !== ReplyCode.PRECONDITION_FAILED) throw error;
       this.report.stagingQueueKept({ stagingQueue: staging, target });
+      return undefined;
     }
-    this.remember(staging);
+  }
+
+  /** A kept queue's own type and arguments, for the limits check. */
+  private async existing(staging: string): Promise<QueueToResolve> {
+    const info = await this.management.getQueue(staging);
+    if (!info) throw new BrokerError(`the staging queue ${JSON.stringify(staging)} was deleted while it was declared`);
+    return { name: staging, type: info.type, arguments: info.arguments };
   }
 
   private async declareAlone(staging: string, options: Options.AssertQueue): Promise<void> {
@@ -170,4 +200,10 @@ export class CachedStagingQueues implements StagingQueues {
     this.shapes.set(target, { shape, until: this.now() + this.cacheMs });
     return shape;
   }
+}
+
+/** The type a staging queue is declared with; undefined without `x-queue-type` (the vhost's default type). */
+function typeOf(args: Readonly<Record<string, unknown>>): string | undefined {
+  const type = args['x-queue-type'];
+  return typeof type === 'string' ? type : undefined;
 }

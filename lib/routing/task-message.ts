@@ -2,6 +2,7 @@ import type { SQSMessageAttributes, SQSRecord } from 'aws-lambda';
 import { z } from 'zod';
 import { InvalidEventError } from '../errors';
 import { checkDiscriminator, checkTargetName } from '../queues/staging-names';
+import { publishRefusals } from '../rabbitmq/publish-refusals';
 import { headerTableProblems } from './amqp-limits';
 import { parseOrReject } from './parse-or-reject';
 import type { RoutableMessage } from './routable-message';
@@ -68,7 +69,13 @@ export function fromTaskMessage(json: object, record: Pick<SQSRecord, 'body' | '
   if (workflow) checkDiscriminator(workflow.field, workflow.value);
 
   const headers = headersOf(record.messageAttributes ?? {});
-  const problems = headerTableProblems(headers, 'messageAttributes');
+  const problems = [
+    ...headerTableProblems(headers, 'messageAttributes'),
+    ...publishRefusals({ headers }).map(({ property, reason }) => ({
+      field: `messageAttributes.${property.replace(/^headers\./, '')}`,
+      reason,
+    })),
+  ];
   if (problems.length > 0) throw new InvalidEventError(problems);
 
   return {

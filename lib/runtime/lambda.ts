@@ -1,20 +1,23 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { createObservability, type Observability } from './observability';
 
 /**
  * Wraps a handler core with the middlewares every Fairway function shares:
- * structured logs carrying the Lambda context, and EMF metrics flushed after each invocation.
+ * structured logs carrying the Lambda context, EMF metrics flushed after each invocation, and an
+ * X-Ray segment per invocation when tracing is on (it records no response: it may name tenants).
  */
 export function lambdaHandler<TEvent, TResult>(
-  { logger, metrics }: Observability,
+  { logger, metrics, tracer }: Observability,
   core: (event: TEvent, context: Context) => Promise<TResult>,
 ) {
-  return middy(core)
+  const handler = middy(core)
     .use(injectLambdaContext(logger))
     .use(logMetrics(metrics, { captureColdStartMetric: true, throwOnEmptyMetrics: false }));
+  return tracer ? handler.use(captureLambdaHandler(tracer, { captureResponse: false })) : handler;
 }
 
 /** What a part's service gives its Lambda handler: the per-invocation core and how to end its connections. */

@@ -7,11 +7,13 @@ export interface CommandResult {
   data: unknown;
   tables: Table[];
   text?: string;
+  /** 1 when the command ran and found something wrong (`doctor`); 0 when left out. */
+  exitCode?: 0 | 1;
 }
 
 export interface CommandInput {
   positionals: string[];
-  options: Record<string, string | boolean | undefined>;
+  options: Record<string, string | boolean | string[] | undefined>;
   env: Env;
 }
 
@@ -25,7 +27,7 @@ export interface Command {
   run(input: CommandInput): Promise<CommandResult>;
 }
 
-/** A mistake in how the command was called: printed with the usage, exit code 2. */
+/** A mistake in how the command was called: one line with where help is, exit code 2. */
 export class UsageError extends Error {
   override readonly name = 'UsageError';
 }

@@ -5,7 +5,14 @@ import { distributorSettingsSchema, weightValue } from '../../lib/config/distrib
 import { type Env, parseEnv } from '../../lib/config/env';
 import type { TenantControl } from '../../lib/distributor/planning/tenant-controls';
 import { type ControlChange, DynamoTenantControlStore } from '../../lib/distributor/stores/tenant-control-store';
-import { DISCRIMINATOR_SEPARATOR, STAGING_SEPARATOR } from '../../lib/queues/staging-names';
+import { InvalidEventError } from '../../lib/errors';
+import {
+  checkDiscriminator,
+  DISCRIMINATOR_SEPARATOR,
+  MAX_QUEUE_NAME_BYTES,
+  STAGING_SEPARATOR,
+} from '../../lib/queues/staging-names';
+import { isDotSegment } from '../../lib/rabbitmq/api-path';
 
 /** What the tenant controls need: the distributor's table, where the distributor reads them. */
 const controlSettingsSchema = z.object({
@@ -20,14 +27,30 @@ export interface ControlRow extends TenantControl {
 }
 
 /**
- * A control key as an operator types it: `tenant` or `tenant/workflow`, neither part empty nor
- * holding `»`. Returns a reason when it is not one.
+ * A control key as an operator types it: `tenant` or `tenant/workflow`, each part a name a staging
+ * queue `target»/tenant/workflow` can hold (the router's own discriminator check), not blank (a
+ * shell quoting slip), not `.` or `..` (path segments, not names), and short enough that the
+ * staging queue of even a one-character target fits RabbitMQ's 255 bytes (the router drops what
+ * does not fit, so a longer key would match nothing). Returns a reason when it is not one.
  */
 export function controlKeyProblem(key: string): string | undefined {
   const parts = key.split(DISCRIMINATOR_SEPARATOR);
   if (parts.length > 2) return 'must be <tenant> or <tenant>/<workflow>';
-  if (parts.some((part) => part.length === 0)) return 'must not have an empty tenant or workflow';
-  if (key.includes(STAGING_SEPARATOR)) return `must not contain "${STAGING_SEPARATOR}"`;
+  for (const [field, value] of parts.map((part, i) => [i === 0 ? 'tenant' : 'workflow', part] as const)) {
+    if (value.length > 0 && value.trim() === '') return `${field}: must not be blank`;
+    if (isDotSegment(value)) return `${field}: must not be "." or ".." (path segments, not names)`;
+    try {
+      checkDiscriminator(field, value);
+    } catch (error) {
+      if (error instanceof InvalidEventError) return error.message;
+      throw error;
+    }
+  }
+  const shortestQueue = `t${STAGING_SEPARATOR}${DISCRIMINATOR_SEPARATOR}${key}`;
+  const bytes = Buffer.byteLength(shortestQueue, 'utf8');
+  if (bytes > MAX_QUEUE_NAME_BYTES) {
+    return `is too long: no staging queue can hold it (${bytes} bytes with the shortest target; RabbitMQ allows ${MAX_QUEUE_NAME_BYTES})`;
+  }
   return undefined;
 }
 

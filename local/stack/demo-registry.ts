@@ -1,11 +1,11 @@
 import { Pool } from 'pg';
-import { DEFAULT_DOCUMENT_TYPES, generateRegistry } from '../../test/harness/registry/generate';
+import { DEFAULT_DOCUMENT_TYPES, generateRegistry } from '../../test/harness/cleanup-registry';
 import {
   deceasedDocumentIds,
   expiredDocumentIds,
   type OracleRule,
   repositoryDeletableIds,
-} from '../../test/harness/registry/oracle';
+} from '../../test/harness/cleanup-registry-oracle';
 import { type EmbeddedPostgres, startEmbeddedPostgres } from '../embedded-postgres';
 import { demoRetention } from './environment';
 
@@ -21,7 +21,7 @@ export interface RegistryFigures {
 
 /**
  * NXRG and OpenXDS as two embedded PostgreSQL databases (PGlite), seeded with the jobs' registry
- * generator (test/harness/registry) and checked with its SQL oracle, written from the SPEC alone.
+ * generator (test/harness/cleanup-registry.ts) and checked with its SQL oracle, written from the SPEC alone.
  */
 export class DemoRegistry {
   private constructor(

@@ -31,8 +31,11 @@ export interface LocalStackOptions {
   managementUrl: string;
 }
 
-/** What `--headless` prints: the final state, and whether the end states held before the time was up. */
-export type HeadlessResult = Snapshot & { settled: boolean; uncaughtErrors: number };
+/**
+ * What `--headless` prints: the final state, whether the end states held before the time was up,
+ * and how long the stack ran once it was up (`--duration` counts from there, not from the start-up).
+ */
+export type HeadlessResult = Snapshot & { settled: boolean; uncaughtErrors: number; runSeconds: number };
 
 const target = 'worker-input';
 const minimumRunMs = 20_000;
@@ -205,11 +208,13 @@ async function start(options: LocalStackOptions) {
   ];
 
   if (headless) {
-    // Runs until the end states hold (or --duration is up), then prints the final state.
-    const deadline = startedAt + (duration ?? 120) * 1000;
+    // Runs until the end states hold (or --duration is up), then prints the final state; exits 1
+    // when they did not hold, so that a script sees a run that did not settle.
+    const upAt = Date.now();
+    const deadline = upAt + (duration ?? 120) * 1000;
     let settled = false;
     while (!settled && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 1000));
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, Math.min(1000, deadline - Date.now()))));
       // A snapshot that fails (RabbitMQ restarting, say) only means: not settled yet.
       settled = await takeSnapshot(sources).then(
         (snapshot) => isSettled(snapshot, startedAt),
@@ -218,8 +223,14 @@ async function start(options: LocalStackOptions) {
     }
     await traffic.stop();
     await scheduler.stop();
-    const final: HeadlessResult = { ...(await takeSnapshot(sources)), settled, uncaughtErrors: uncaught.count };
-    await stopLocalStack(0, () => out(`${JSON.stringify(final, null, 2)}\n`));
+    const runSeconds = Math.round((Date.now() - upAt) / 100) / 10;
+    const final: HeadlessResult = {
+      ...(await takeSnapshot(sources)),
+      settled,
+      uncaughtErrors: uncaught.count,
+      runSeconds,
+    };
+    await stopLocalStack(settled ? 0 : 1, () => out(`${JSON.stringify(final, null, 2)}\n`));
     return;
   }
 

@@ -103,10 +103,10 @@ export function createCleanupEngine(job: JobDefinition, settings: EngineSettings
     now: () => new Date(clock()),
     marks: {
       get: async (name) => {
-        const at = await store.mark(name);
+        const at = await store.marks.get(name);
         return at === undefined ? undefined : new Date(at);
       },
-      advance: (name, at) => store.advanceMark(name, at.getTime()),
+      advance: (name, at) => store.marks.advance(name, at.getTime()),
     },
   };
 
@@ -133,16 +133,16 @@ export function createCleanupEngine(job: JobDefinition, settings: EngineSettings
       if (claimed) return claimed;
     }
     view = { candidates: [], at: claim.now };
-    let page = await store.topOperations(pageSize);
+    let page = await store.reads.topOperations(pageSize);
     if (page.items.length === 0) {
       // Read the latest fill before looking at the stack again: a fill that starts after this
       // read either shows up in the second look or makes our own fill's conditional put fail.
-      const latest = await store.latestFill();
-      if (latest && !latest.done) return store.claim(latest.sk, claim);
-      page = await store.topOperations(pageSize);
+      const latest = await store.reads.latestFill();
+      if (latest && !latest.done) return store.claims.claim(latest.sk, claim);
+      page = await store.reads.topOperations(pageSize);
       if (page.items.length === 0) {
         const generation = latest ? fillGeneration(latest.sk) + 1 : 1;
-        return store.createFill(generation, defaultOperation!, claim);
+        return store.claims.createFill(generation, defaultOperation!, claim);
       }
     }
     const waitingParents = new Set<string>();
@@ -151,7 +151,7 @@ export function createCleanupEngine(job: JobDefinition, settings: EngineSettings
       const claimed = await claimFrom(candidates, claim, waitingParents, Infinity);
       if (claimed) view = { candidates, at: claim.now };
       if (claimed || searched >= pagesSearched || !page.next) return claimed;
-      page = await store.topOperations(pageSize, page.next);
+      page = await store.reads.topOperations(pageSize, page.next);
     }
   }
 
@@ -171,7 +171,7 @@ export function createCleanupEngine(job: JobDefinition, settings: EngineSettings
           continue;
         }
       }
-      const claimed = await store.claim(candidate.sk, claim);
+      const claimed = await store.claims.claim(candidate.sk, claim);
       if (claimed) return claimed;
       contendedSteps = CONTENDED_STEPS;
     }
@@ -184,14 +184,14 @@ export function createCleanupEngine(job: JobDefinition, settings: EngineSettings
    * mid-push is taken over here, so its half-pushed children never hide it.
    */
   async function parentState(sk: string, claim: Claim): Promise<{ settled: boolean; taken?: StackRecord }> {
-    const parent = await store.get(sk);
+    const parent = await store.reads.get(sk);
     if (!parent || parent.done) {
       if (settledParents.size >= SETTLED_PARENTS_KEPT) settledParents.clear();
       settledParents.add(sk);
       return { settled: true };
     }
     if ((parent.leaseUntil ?? 0) >= claim.now) return { settled: false };
-    return { settled: false, taken: await store.claim(sk, claim) };
+    return { settled: false, taken: await store.claims.claim(sk, claim) };
   }
 
   async function run(item: StackRecord, claim: Claim, stepContext: OperationContext): Promise<Finished> {
@@ -200,7 +200,7 @@ export function createCleanupEngine(job: JobDefinition, settings: EngineSettings
     const decoded = decodeOperation(item, job.kinds);
     const claimed = { kind: decoded.kind, sk: item.sk, fill, attempts };
     const setAside = async (error: string): Promise<Finished> => {
-      const removed = await store.deadLetter(item, claim.owner, fill, error, clock());
+      const removed = await store.deadLetters.setAside(item, claim.owner, fill, error, clock());
       return { ...claimed, outcome: removed ? 'dead-lettered' : 'lease-lost', children: 0, error };
     };
 
@@ -217,7 +217,7 @@ export function createCleanupEngine(job: JobDefinition, settings: EngineSettings
     } catch (caught) {
       const error = errorText(caught);
       if (attempts >= settings.maxAttempts) return setAside(error);
-      const released = await store.release(item.sk, claim.owner, error);
+      const released = await store.claims.release(item.sk, claim.owner, error);
       return { ...claimed, outcome: released ? 'failed' : 'lease-lost', children: 0, error };
     }
 
@@ -225,9 +225,9 @@ export function createCleanupEngine(job: JobDefinition, settings: EngineSettings
       view.candidates = []; // the children will be the new top
       const plan = await planFor(item, claim.owner);
       if (!plan) return { ...claimed, outcome: 'lease-lost', children: 0 };
-      await store.push(placeChildren(children, plan, item.sk), clock());
+      await store.pushes.push(placeChildren(children, plan, item.sk), clock());
     }
-    const removed = await store.finish(item, claim.owner, fill);
+    const removed = await store.claims.finish(item, claim.owner, fill);
     if (!removed) return { ...claimed, outcome: 'lease-lost', children: children.length };
     return { ...claimed, outcome: children.length > 0 ? 'supplied' : 'executed', children: children.length };
   }
@@ -237,8 +237,8 @@ export function createCleanupEngine(job: JobDefinition, settings: EngineSettings
     if (item.pushSequence !== undefined && item.shuffleSeed !== undefined) {
       return { sequence: item.pushSequence, shuffleSeed: item.shuffleSeed };
     }
-    const plan = { sequence: await store.nextSequence(), shuffleSeed: drawSeed(random) };
-    return (await store.recordPlan(item.sk, owner, plan)) ? plan : undefined;
+    const plan = { sequence: await store.pushes.nextSequence(), shuffleSeed: drawSeed(random) };
+    return (await store.pushes.recordPlan(item.sk, owner, plan)) ? plan : undefined;
   }
 
   return { step };

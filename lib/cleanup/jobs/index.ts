@@ -1,18 +1,13 @@
 import type { Pool } from 'pg';
-import {
-  loadRepositoryJobConfig,
-  loadStatus90JobConfig,
-  loadTimebasedJobConfig,
-  type RepositoryJobConfig,
-  type Status90JobConfig,
-  type TimebasedJobConfig,
-} from '../../config/cleanup-jobs';
-import type { Env } from '../../config/env';
 import { ConfigError } from '../../errors';
-import { type NxrgColumns, NxrgRegistry } from '../../nxrg/registry';
+import { RepositoryDeletions } from '../../nxrg/repository-deletions';
+import { DeceasedDocuments } from '../../nxrg/status90';
+import type { NxrgColumns } from '../../nxrg/tables';
+import { ExpiredDocuments } from '../../nxrg/timebased';
 import { OpenxdsRepository } from '../../openxds/repository';
 import type { JobDefinition } from '../engine/job-definition';
 import type { JobReport } from '../report';
+import type { JobSettings } from '../settings';
 import { REPOSITORY_JOB, repositoryJob } from './repository';
 import { STATUS90_JOB, status90Job } from './status90';
 import { TIMEBASED_JOB, timebasedJob } from './timebased';
@@ -25,12 +20,6 @@ export interface JobDatabases {
   nxrg: Pool;
   openxds: Pool;
 }
-
-/** A job's own settings, read and checked (lib/config/cleanup-jobs.ts), tagged with the job they are for. */
-export type JobSettings =
-  | { name: typeof TIMEBASED_JOB; config: TimebasedJobConfig }
-  | { name: typeof STATUS90_JOB; config: Status90JobConfig }
-  | { name: typeof REPOSITORY_JOB; config: RepositoryJobConfig };
 
 /** Every registry cleanup writes the whole deletion record. */
 const deletionRecord: NxrgColumns['deletedDocuments'] = ['documentId', 'deletedAt', 'reason', 'openxdsDeletedAt'];
@@ -48,27 +37,12 @@ const verifying =
     }
   };
 
-/**
- * Reads and checks job `name`'s own settings in `env`: a ConfigError naming every bad setting. No
- * adapter is built, so a function calls it at cold start.
- */
-export function loadJobSettings(name: CleanupJobName, env: Env): JobSettings {
-  switch (name) {
-    case TIMEBASED_JOB:
-      return { name, config: loadTimebasedJobConfig(env) };
-    case STATUS90_JOB:
-      return { name, config: loadStatus90JobConfig(env) };
-    case REPOSITORY_JOB:
-      return { name, config: loadRepositoryJobConfig(env) };
-  }
-}
-
 /** The definition a cleanup function runs, from its checked settings, on `databases`. */
 export function buildJob(settings: JobSettings, { nxrg, openxds }: JobDatabases, report: JobReport): JobDefinition {
   switch (settings.name) {
     case TIMEBASED_JOB: {
       const { config } = settings;
-      const registry = new NxrgRegistry(nxrg, config.names, config.deceasedStatus);
+      const registry = new ExpiredDocuments(nxrg, config.names);
       const bases = new Set(config.documentTypes.map((rule) => rule.basis));
       const times = [
         ...(bases.has('created') ? ['createdAt' as const] : []),
@@ -83,7 +57,7 @@ export function buildJob(settings: JobSettings, { nxrg, openxds }: JobDatabases,
     }
     case STATUS90_JOB: {
       const { config } = settings;
-      const registry = new NxrgRegistry(nxrg, config.names, config.deceasedStatus);
+      const registry = new DeceasedDocuments(nxrg, config.names, config.deceasedStatus);
       return {
         ...status90Job({ config, registry, report }),
         verify: verifying(() =>
@@ -97,7 +71,7 @@ export function buildJob(settings: JobSettings, { nxrg, openxds }: JobDatabases,
     }
     case REPOSITORY_JOB: {
       const { config } = settings;
-      const registry = new NxrgRegistry(nxrg, config.names, config.deceasedStatus);
+      const registry = new RepositoryDeletions(nxrg, config.names);
       const repository = new OpenxdsRepository(openxds, config.openxdsNames);
       return {
         ...repositoryJob({ config, registry, repository, report }),
@@ -108,9 +82,4 @@ export function buildJob(settings: JobSettings, { nxrg, openxds }: JobDatabases,
       };
     }
   }
-}
-
-/** The job registry: job `name`'s definition from its settings in `env` (checked as `loadJobSettings` does). */
-export function cleanupJob(name: CleanupJobName, env: Env, databases: JobDatabases, report: JobReport): JobDefinition {
-  return buildJob(loadJobSettings(name, env), databases, report);
 }

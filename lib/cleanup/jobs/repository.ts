@@ -3,12 +3,12 @@ import type { RepositoryJobConfig } from '../../config/cleanup-jobs';
 import type {
   DoneIdRange,
   DoneRange,
-  NxrgRegistry,
   PendingRange,
   RemoveCopies,
+  RepositoryDeletions,
   Settled,
-  TimeCursor,
-} from '../../nxrg/registry';
+} from '../../nxrg/repository-deletions';
+import type { TimeCursor } from '../../nxrg/tables';
 import type { OpenxdsRepository } from '../../openxds/repository';
 import type { JobDefinition, Operation, OperationContext, OperationKind } from '../engine/job-definition';
 import type { JobReport } from '../report';
@@ -42,7 +42,7 @@ const batchDeletePayload = z.object({ ids: documentIds });
 export interface RepositoryJobDeps {
   config: Pick<RepositoryJobConfig, 'pageSize' | 'batchSize' | 'maxDeletesPerStep' | 'recheckIntervalMinutes'>;
   registry: Pick<
-    NxrgRegistry,
+    RepositoryDeletions,
     | 'pendingRangeEnd'
     | 'doneRepositoryPage'
     | 'settlePendingRange'
@@ -154,8 +154,11 @@ export function repositoryJob({ config, registry, repository, report }: Reposito
           report,
           operation: kind,
           async round(after, deletion) {
-            const { settled, deleted, next } = await settle({ ...range, after }, size, deletion, (confirmed) =>
-              repository.deleteDocuments(confirmed, deletion.dryRun),
+            const { settled, deleted, next } = await settle(
+              { ...range, after },
+              size,
+              deletion,
+              (confirmed, stillDeleted) => repository.deleteDocuments(confirmed, deletion.dryRun, stillDeleted),
             );
             return { through: next, deleted, requested: settled.length };
           },
@@ -182,8 +185,8 @@ export function repositoryJob({ config, registry, repository, report }: Reposito
     cap: config.maxDeletesPerStep,
     report,
     remove: (_batch, ids, deletion) =>
-      registry.settleRepositoryDeletions(ids, deletion, (confirmed) =>
-        repository.deleteDocuments(confirmed, deletion.dryRun),
+      registry.settleRepositoryDeletions(ids, deletion, (confirmed, stillDeleted) =>
+        repository.deleteDocuments(confirmed, deletion.dryRun, stillDeleted),
       ),
   });
 

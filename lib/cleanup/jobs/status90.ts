@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Status90JobConfig } from '../../config/cleanup-jobs';
-import type { DeceasedCursor, NxrgRegistry } from '../../nxrg/registry';
+import type { DeceasedCursor, DeceasedDocuments } from '../../nxrg/status90';
 import type { JobDefinition, Operation, OperationKind } from '../engine/job-definition';
 import type { JobReport } from '../report';
 import { batchDeleteKind, chunk, documentIds } from './deletions';
@@ -45,7 +45,7 @@ type CitizenBatch = z.infer<typeof citizenBatchPayload>;
 
 export interface Status90JobDeps {
   config: Pick<Status90JobConfig, 'suffixPageSize' | 'citizenBatchSize' | 'batchSize' | 'maxDeletesPerStep'>;
-  registry: Pick<NxrgRegistry, 'citizenPage' | 'deceasedRangeEnd' | 'deleteDeceasedRange' | 'deleteOfDeceased'>;
+  registry: Pick<DeceasedDocuments, 'citizenPage' | 'deceasedRangeEnd' | 'deleteDeceasedRange' | 'deleteOfDeceased'>;
   report: Pick<JobReport, 'deleted'>;
 }
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { DocumentTypeRule, TimebasedJobConfig } from '../../config/cleanup-jobs';
-import type { ExpiryRule, NxrgRegistry, TimeCursor } from '../../nxrg/registry';
+import type { TimeCursor } from '../../nxrg/tables';
+import type { ExpiredDocuments, ExpiryRule } from '../../nxrg/timebased';
 import type { JobDefinition, Operation, OperationKind } from '../engine/job-definition';
 import type { JobReport } from '../report';
 import { deleteRanges } from './range-rounds';
@@ -17,7 +18,7 @@ const typeBasedPayload = z.object({
 
 export interface TimebasedJobDeps {
   config: Pick<TimebasedJobConfig, 'documentTypes' | 'maxDeletesPerStep'>;
-  registry: Pick<NxrgRegistry, 'expiredRangeEnd' | 'deleteExpiredRange'>;
+  registry: Pick<ExpiredDocuments, 'expiredRangeEnd' | 'deleteExpiredRange'>;
   report: JobReport;
 }
 

@@ -22,7 +22,8 @@ export const dlqCommand: Command = {
     'fairway dlq [list] [--tenant t] [--target q] [--body] [--log FILE] [--json]\n' +
     'fairway dlq redrive [--tenant t] [--target q] [--dry-run] [--json]\n' +
     '  Queues: infra/sqs.yml’s for FAIRWAY_STAGE (default dev) in AWS_REGION, or on SQS_ENDPOINT locally.\n' +
-    '  list: count, oldest, and per message its tenant, target, receives and the router’s logged reason\n' +
+    '  list: count (of those matching --tenant/--target; total: the whole queue), oldest, and per message\n' +
+    '  its tenant, target, receives and the router’s logged reason\n' +
     '  (read from --log, default the local stack’s fairway-local.log); the body only with --body.\n' +
     '  redrive: all messages (on AWS an SQS message move task) or those of --tenant/--target (copied\n' +
     '  back and deleted one by one); --dry-run lists what would move and moves nothing.',
@@ -91,10 +92,12 @@ export const dlqCommand: Command = {
       const letters = all.filter((letter) => matches(letter, filter));
       const oldest = all[0]?.sentAt;
       return {
-        data: { queue: names.deadLetterQueueName, count: all.length, oldest, messages: letters },
+        data: { queue: names.deadLetterQueueName, count: letters.length, total: all.length, oldest, messages: letters },
         tables: [
           {
-            title: `${names.deadLetterQueueName}: ${all.length} message(s)${oldest ? `, oldest sent ${oldest}` : ''}`,
+            title:
+              `${names.deadLetterQueueName}: ${all.length} message(s)${oldest ? `, oldest sent ${oldest}` : ''}` +
+              (letters.length === all.length ? '' : `; ${letters.length} match the filter`),
             rows: letters.map(({ failure, ...letter }) => ({
               ...letter,
               reason: failure ? `${failure.kind}: ${failure.reason}` : undefined,

@@ -40,6 +40,12 @@ export const stackCommand: Command = {
         );
         return { data: { jobs }, tables: [{ title: 'Cleanup stacks', rows: jobs }] };
       }
+      const named = options.requeue ?? options.drop;
+      if (typeof named === 'string' && !(await operator.deadLetters(job)).some((dead) => dead.sk === named)) {
+        throw new UsageError(
+          `job ${job} has no dead-lettered operation ${JSON.stringify(named)} (\`fairway stack ${job}\` lists them)`,
+        );
+      }
       if (typeof options.requeue === 'string') {
         const { sk } = await operator.requeue(job, options.requeue);
         return {

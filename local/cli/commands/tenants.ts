@@ -6,26 +6,29 @@ import {
   loadControlSettings,
   parseWeight,
 } from '../../ops/tenant-controls';
+import { isSeen, readSeenTenants } from '../../ops/tenant-seen';
 import { listTenants, loadTenantSettings, resetTenant } from '../../ops/tenants';
 import { type Command, type CommandInput, type CommandResult, UsageError } from '../command';
 
 const usage =
   'fairway tenants [--reset <tenant>] [--json]\n' +
-  'fairway tenants pause <tenant>[/<workflow>]\n' +
+  'fairway tenants pause <tenant>[/<workflow>] [--force]\n' +
   'fairway tenants resume <tenant>[/<workflow>]\n' +
-  'fairway tenants weight <tenant>[/<workflow>] <weight>|clear\n' +
+  'fairway tenants weight <tenant>[/<workflow>] <weight>|clear [--force]\n' +
   '  Without a subcommand: the counters and levels (TENANT_TABLE, TENANT_PRIORITY_* as the router reads\n' +
   '  them) and the run-time controls (DISTRIBUTOR_TABLE).\n' +
   '  --reset deletes the tenant’s counter: its next document starts again at count 0, level 1.\n' +
   '  pause: the next distributor pass moves nothing from the tenant’s (or workflow’s) staging queues;\n' +
   '  their messages stay there. resume undoes it. weight 0–1000 (decimals, 0 = no share) overrides\n' +
-  '  DISTRIBUTOR_WEIGHTS for its staging queues on every target; clear returns to the configured weight.';
+  '  DISTRIBUTOR_WEIGHTS for its staging queues on every target; clear returns to the configured weight.\n' +
+  '  A tenant must have been seen (a counter in TENANT_TABLE, or a staging queue the management API\n' +
+  '  lists; a workflow: a staging queue of it), or already have a control; --force stores it anyway.';
 
 export const tenantsCommand: Command = {
   name: 'tenants',
   summary: 'tenant counters, levels and run-time controls; pause|resume|weight change a tenant’s share',
   usage,
-  options: { reset: { type: 'string' } },
+  options: { reset: { type: 'string' }, force: { type: 'boolean', default: false } },
   async run(input) {
     const [subcommand, ...args] = input.positionals;
     if (subcommand === undefined) return list(input);
@@ -77,14 +80,14 @@ async function list({ options, env }: CommandInput): Promise<CommandResult> {
 }
 
 async function control(
-  { env }: CommandInput,
+  { env, options }: CommandInput,
   subcommand: 'pause' | 'resume' | 'weight',
   args: string[],
 ): Promise<CommandResult> {
   const [key, value, ...extra] = args;
   if (key === undefined) throw new UsageError(`${subcommand} needs a <tenant> or <tenant>/<workflow>`);
   const problem = controlKeyProblem(key);
-  if (problem) throw new UsageError(`the tenant ${problem}`);
+  if (problem) throw new UsageError(`the ${key.includes('/') ? 'key' : 'tenant'} ${problem}`);
   const expected = subcommand === 'weight' ? 1 : 0;
   if ((value === undefined ? 0 : 1) + extra.length !== expected) {
     throw new UsageError(
@@ -94,12 +97,17 @@ async function control(
   let weight: number | null | undefined;
   if (subcommand === 'weight') {
     weight = value === 'clear' ? null : parseWeight(value!);
-    if (weight === undefined)
-      throw new UsageError('the weight must be a number from 0 to 1000 with at most 3 decimals, or clear');
+    if (weight === undefined) {
+      throw new UsageError(
+        `the weight must be a number from 0 to 1000 with at most 3 decimals, or clear (got ${JSON.stringify(value)})`,
+      );
+    }
   }
   const settings = loadControlSettings(env);
   const doc = cliDocumentClient(settings, env);
   try {
+    const existing = (await listControls(doc, settings.DISTRIBUTOR_TABLE)).some((c) => c.key === key);
+    if (!existing && options.force !== true) await refuseUnseen(key, env);
     const change = subcommand === 'weight' ? { weight } : { paused: subcommand === 'pause' };
     const now = await changeControl(doc, settings.DISTRIBUTOR_TABLE, key, change);
     return {
@@ -108,5 +116,27 @@ async function control(
     };
   } finally {
     doc.destroy();
+  }
+}
+
+/**
+ * A control for a tenant Fairway has never seen is most likely a typo, and would sit unnoticed in the
+ * controls item until that name turns up: refused unless --force says it is meant.
+ */
+async function refuseUnseen(key: string, env: CommandInput['env']): Promise<void> {
+  const seen = await readSeenTenants(env);
+  if (seen === undefined) {
+    throw new UsageError(
+      `cannot tell whether ${JSON.stringify(key)} has been seen: set TENANT_TABLE (its counters) or ` +
+        'RABBITMQ_MANAGEMENT_URL (its staging queues), or pass --force',
+    );
+  }
+  if (!isSeen(key, seen)) {
+    const where = [seen.counters ? 'no counter' : undefined, seen.stagingQueues ? 'no staging queue' : undefined]
+      .filter(Boolean)
+      .join(', ');
+    throw new UsageError(
+      `${JSON.stringify(key)} has never been seen (${where}); check the name (fairway tenants, fairway queues), or pass --force to store the control anyway`,
+    );
   }
 }

@@ -158,7 +158,7 @@ describe('DynamoDB throttling and 5xx on Fairway’s stores (aws-sdk-client-mock
         .on(UpdateCommand)
         .rejectsOnce(throttled())
         .callsFake((input) => dynamo.doc.send(new UpdateCommand(input)));
-      const claimed = await new StackStore(doc, table, 'job-throttled').claim('op#1', claim('step-a'));
+      const claimed = await new StackStore(doc, table, 'job-throttled').claims.claim('op#1', claim('step-a'));
       expect(claimed).toMatchObject({ owner: 'step-a', attempts: 1 });
     });
 
@@ -172,8 +172,8 @@ describe('DynamoDB throttling and 5xx on Fairway’s stores (aws-sdk-client-mock
         })
         .callsFake((input) => dynamo.doc.send(new UpdateCommand(input)));
       const store = new StackStore(doc, table, 'job-5xx');
-      expect(await store.claim('op#1', claim('step-a'))).toMatchObject({ owner: 'step-a', attempts: 1 });
-      expect(await store.claim('op#1', claim('step-b', 2000))).toBeUndefined();
+      expect(await store.claims.claim('op#1', claim('step-a'))).toMatchObject({ owner: 'step-a', attempts: 1 });
+      expect(await store.claims.claim('op#1', claim('step-b', 2000))).toBeUndefined();
       expect(await item(table, { pk: 'job-5xx', sk: 'op#1' })).toMatchObject({ owner: 'step-a', attempts: 1 });
     });
   });

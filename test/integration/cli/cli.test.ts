@@ -150,8 +150,9 @@ describe('operator CLI against dynalite and RabbitMQ', () => {
       expect([after.size, after.deadLetters]).toEqual([3, []]);
       expect(after.top[0].sk).toBe(requeued.as);
 
+      // It is no longer a dead letter: a wrong argument.
       const { code, stderr } = await fairway(env, 'stack', job, '--drop', dead);
-      expect(code).toBe(1);
+      expect(code).toBe(2);
       expect(stderr).toContain(dead);
     });
 

@@ -2,10 +2,10 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { connect } from 'amqplib';
+import { generateRegistry } from '../../harness/cleanup-registry';
 import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
 import { createTestSchema, type TestSchema } from '../../harness/postgres';
 import { createTestVhost, type TestVhost } from '../../harness/rabbit';
-import { generateRegistry } from '../../harness/registry/generate';
 import { cliEnvironment } from './cli-env';
 
 const bin = join(__dirname, '../../../bin/fairway');
@@ -87,5 +87,31 @@ describe('npx fairway invoke <function> --json, as a process', () => {
     expect(document.error).toContain('TENANT_TABLE: is required');
     expect(document.error).toContain('Set these variables in the environment you run fairway from');
     expect(`${stdout}${stderr}`).not.toContain('redeploy');
+  }, 60_000);
+
+  // Issue 27: CLEANUP_DRY_RUN defaults to false, so an invoke with it unset deleted for real; a
+  // deployed stage defaults to a dry run (serverless.yml cleanupDryRun: true), and so does invoke.
+  it('a cleanup job invoked with CLEANUP_DRY_RUN unset runs as a dry run and deletes nothing', async () => {
+    const count = async () => Number((await nxrg.pool.query('SELECT count(*) FROM documents')).rows[0].count);
+    const before = await count();
+    const { CLEANUP_DRY_RUN: _unset, ...rest } = env;
+    // The first invocation may stop after filling the stack; the second deletes (or counts).
+    let run = { code: 0, stdout: '', stderr: '' };
+    let logged = '';
+    for (let i = 0; i < 2; i++) {
+      run = await fairwayProcess(
+        { ...rest, CLEANUP_STEPS_PER_INVOCATION: '50' },
+        'invoke',
+        'registryTimebasedCleanup',
+        '--json',
+      );
+      expect({ code: run.code, stderr: run.code === 0 ? '' : run.stderr }).toEqual({ code: 0, stderr: '' });
+      logged += run.stderr;
+    }
+    const { stdout } = run;
+    expect(await count()).toBe(before);
+    // The steps did reach documents past their retention: they counted them, and deleted none.
+    expect(logged).toContain('dry run: would delete documents');
+    expect(JSON.parse(stdout).dryRun).toBe(true);
   }, 60_000);
 });

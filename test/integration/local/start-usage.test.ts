@@ -44,7 +44,18 @@ describe('npm start, before it starts anything', () => {
       RABBITMQ_MANAGEMENT_URL: services.managementUrl,
     });
     expect(code).toBe(1);
-    expect(stdout).toContain('RabbitMQ does not answer AMQP at amqp://guest:***@127.0.0.1:1');
+    expect(stdout).toContain('RabbitMQ does not answer AMQP at amqp://127.0.0.1:1 ');
     expect(stdout).toContain('Start a local RabbitMQ with its management plugin');
+  }, 60_000);
+
+  it('--headless --duration 3 runs the stack for 3 s once it is up, and exits 1 when it has not settled', async () => {
+    const { code, stdout } = await npmStart(['--headless', '--duration', '3'], {
+      AMQP_URL: services.amqpUrl,
+      RABBITMQ_MANAGEMENT_URL: services.managementUrl,
+    });
+    const final = JSON.parse(stdout) as { settled: boolean; runSeconds: number };
+    expect(final.settled).toBe(false);
+    expect(final.runSeconds).toBeGreaterThanOrEqual(3);
+    expect(code).toBe(1);
   }, 60_000);
 });

@@ -158,7 +158,8 @@ describe('router, end to end through the handler (real RabbitMQ, dynalite)', () 
       arguments: { 'x-max-priority': 10 },
     });
     expect(queue.arguments).not.toHaveProperty('x-max-length');
-    expect(queue.arguments).not.toHaveProperty('x-overflow');
+    // Its own overflow: a length limit a policy sets makes the broker nack, never drop (issue 23, item 1).
+    expect(queue.arguments).toHaveProperty('x-overflow', 'reject-publish');
   });
 
   it('routes a Worker Framework task message to the staging queue its custom data names (fixture)', async () => {
@@ -322,8 +323,14 @@ describe('router, end to end through the handler (real RabbitMQ, dynalite)', () 
       const result = await nacking.route(sqsEvent(records));
       expect(result.batchItemFailures).toEqual(records.slice(1).map((r) => ({ itemIdentifier: r.messageId })));
       expect(recorded.failures.map((f) => [f.kind, f.reason])).toEqual([
-        ['BrokerFailures', 'BrokerError: the broker did not confirm it (caused by Error: message nacked)'],
-        ['BrokerFailures', 'BrokerError: the broker did not confirm it (caused by Error: message nacked)'],
+        [
+          'BrokerFailures',
+          'BrokerError: the broker refused it (nack): its queue is at a length limit (overflow reject-publish) or could not take it (caused by Error: message nacked)',
+        ],
+        [
+          'BrokerFailures',
+          'BrokerError: the broker refused it (nack): its queue is at a length limit (overflow reject-publish) or could not take it (caused by Error: message nacked)',
+        ],
       ]);
       expect((await drain('full')).map((m) => m.content.toString())).toEqual(['a']);
     } finally {

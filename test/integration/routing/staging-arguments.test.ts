@@ -68,13 +68,17 @@ describe('router: staging queues copy an allow-list of their target arguments (r
     await new Promise((resolve) => setTimeout(resolve, 800));
     const { messageCount } = await channel.checkQueue('ttl-target»/t1');
     expect(messageCount).toBe(2);
-    expect(await argumentsOf('ttl-target»/t1')).toEqual({ 'x-max-priority': 10, 'x-queue-mode': 'lazy' });
+    expect(await argumentsOf('ttl-target»/t1')).toEqual({
+      'x-max-priority': 10,
+      'x-queue-mode': 'lazy',
+      'x-overflow': 'reject-publish',
+    });
   });
 
   it('filters arguments given in ROUTER_TARGETS the same way', async () => {
     expect(await service.route(sqsEvent([sqsRecord(event('configured', 't1', 'x'))]))).toEqual({
       batchItemFailures: [],
     });
-    expect(await argumentsOf('configured»/t1')).toEqual({ 'x-max-priority': 9 });
+    expect(await argumentsOf('configured»/t1')).toEqual({ 'x-max-priority': 9, 'x-overflow': 'reject-publish' });
   });
 });

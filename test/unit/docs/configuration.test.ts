@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parse } from 'yaml';
 import { z } from 'zod';
 import { ConfigError } from '../../../lib/errors';
 
@@ -15,6 +16,7 @@ const configDir = join(root, 'lib/config');
 interface Row {
   defaultCell: string;
   paramCell: string;
+  meaningCell: string;
   line: number;
 }
 
@@ -29,7 +31,7 @@ function documentedRows(): Map<string, Row[]> {
       if (text.trimStart().startsWith('|') && name !== undefined) {
         rows.set(name, [
           ...(rows.get(name) ?? []),
-          { defaultCell: cells[3] ?? '', paramCell: cells[4] ?? '', line: index + 1 },
+          { defaultCell: cells[3] ?? '', paramCell: cells[4] ?? '', meaningCell: cells[5] ?? '', line: index + 1 },
         ]);
       }
     });
@@ -162,5 +164,129 @@ describe('docs/configuration.md', () => {
       }
     }
     expect(wrong).toEqual([]);
+  });
+});
+
+/** serverless.yml as written: the `default` params block and the functions' schedules. */
+const serverless = parse(readFileSync(join(root, 'serverless.yml'), 'utf8'), { merge: true }) as {
+  params: { default: Record<string, unknown> };
+  functions: Record<string, { events?: { schedule?: { rate: string; enabled: string } }[] }>;
+};
+const paramDefaults = serverless.params.default;
+const paramOf = (text: string) => /^\$\{param:(\w+)\}$/.exec(text)?.[1];
+
+/** The interval of `rate(N unit)` in minutes. */
+const rateMinutes = (rate: string) => {
+  const match = /^rate\((\d+) (minute|hour|day)s?\)$/.exec(rate);
+  if (!match) throw new Error(`not a rate: ${rate}`);
+  return Number(match[1]) * { minute: 1, hour: 60, day: 1440 }[match[2] as 'minute' | 'hour' | 'day'];
+};
+
+/** The scheduled functions with their rate and on/off params and those params' defaults. */
+const schedules = Object.entries(serverless.functions).flatMap(([name, fn]) => {
+  const schedule = fn.events?.find((e) => e.schedule)?.schedule;
+  if (!schedule) return [];
+  const rateParam = paramOf(schedule.rate)!;
+  const enabledParam = paramOf(String(schedule.enabled))!;
+  return [
+    {
+      name,
+      rateParam,
+      enabledParam,
+      rate: String(paramDefaults[rateParam]),
+      enabled: String(paramDefaults[enabledParam]),
+    },
+  ];
+});
+
+const docs = () => [
+  'README.md',
+  ...readdirSync(join(root, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
+
+// Issue 27 item 6: the defaults and schedules the docs state are serverless.yml's.
+describe('the docs against serverless.yml', () => {
+  it('a row whose param defaults to another value than the schema says that value', () => {
+    const wrong: string[] = [];
+    for (const [, schema] of schemas) {
+      for (const [key, parser] of Object.entries(schema.shape)) {
+        for (const row of rows.get(key) ?? []) {
+          const param = /`([a-z]\w*)`/.exec(row.paramCell)?.[1];
+          const value = param === undefined ? undefined : paramDefaults[param];
+          if (value === undefined || value === '') continue;
+          const deployed = (parser as z.ZodType).safeParse(String(value));
+          const unset = (parser as z.ZodType).safeParse(undefined);
+          if (
+            !deployed.success ||
+            JSON.stringify(deployed.data) === JSON.stringify(unset.success ? unset.data : undefined)
+          )
+            continue;
+          if (!`${row.defaultCell} ${row.meaningCell}`.includes(`\`${String(value)}\``)) {
+            wrong.push(
+              `${key} (line ${row.line}): serverless.yml's ${param} is \`${String(value)}\`, the row does not say so`,
+            );
+          }
+        }
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it("docs/deploying.md's schedule table gives every scheduled function its params and their defaults", () => {
+    const table = readFileSync(join(root, 'docs/deploying.md'), 'utf8')
+      .split('\n')
+      .map((line) => line.split('|').map((cell) => cell.trim().replace(/^`|`$/g, '')))
+      .filter((cells) => schedules.some((s) => s.name === cells[1]))
+      .map((cells) => ({
+        name: cells[1],
+        rateParam: cells[2],
+        rate: cells[3],
+        enabledParam: cells[4],
+        enabled: cells[5],
+      }));
+    expect(schedules.length).toBeGreaterThanOrEqual(4);
+    expect(table).toEqual(
+      schedules.map(({ name, rateParam, rate, enabledParam, enabled }) => ({
+        name,
+        rateParam,
+        rate,
+        enabledParam,
+        enabled,
+      })),
+    );
+  });
+
+  it('every "every N minutes" the docs say of a schedule is a default schedule of serverless.yml', () => {
+    const periods = new Set(schedules.map((s) => rateMinutes(s.rate)));
+    const wrong: string[] = [];
+    for (const file of docs()) {
+      readFileSync(join(root, file), 'utf8')
+        .split('\n')
+        .forEach((line, index) => {
+          if (!/schedul/i.test(line)) return;
+          for (const m of line.matchAll(/every (\d+)?\s*(minute|hour|day)?s?\b/g)) {
+            if (m[1] === undefined && m[2] === undefined) continue;
+            const minutes = Number(m[1] ?? 1) * { minute: 1, hour: 60, day: 1440 }[(m[2] ?? 'minute') as 'minute'];
+            if (!periods.has(minutes)) wrong.push(`${file}:${index + 1}: "${m[0]}"`);
+          }
+          for (const m of line.matchAll(/default[^`]*`(rate\([^)]*\))`/g)) {
+            if (!schedules.some((s) => s.rate === m[1])) wrong.push(`${file}:${index + 1}: default ${m[1]}`);
+          }
+        });
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it("docs/operating.md's router batch size and visibility timeout are the deployed ones", () => {
+    const operating = readFileSync(join(root, 'docs/operating.md'), 'utf8').replace(/\s+/g, ' ');
+    expect(/`batchSize` (\d+)/.exec(operating)?.[1]).toBe(String(paramDefaults.routerBatchSize));
+    const sqs = parse(readFileSync(join(root, 'infra/sqs.yml'), 'utf8')) as {
+      Resources: Record<string, { Properties: { VisibilityTimeout?: number } }>;
+    };
+    const visibility = Object.values(sqs.Resources).find((r) => r.Properties.VisibilityTimeout)!.Properties
+      .VisibilityTimeout;
+    expect(/visibility timeout \((\d+) s on AWS\)/.exec(operating)?.[1]).toBe(String(visibility));
   });
 });

@@ -65,7 +65,10 @@ function routerWith(store: TenantCounterStore) {
       publisherUser: 'guest',
     },
     counters: store,
-    amqp: { sharedConfirmChannel: async () => channel as unknown as ConfirmChannel },
+    amqp: {
+      sharedConfirmChannel: async () => channel as unknown as ConfirmChannel,
+      openConfirmChannel: async () => channel as unknown as ConfirmChannel,
+    },
     stagingQueues: { ensure: async () => undefined, forget: () => undefined },
     report: {
       failed: (failure) => failures.push(failure),

@@ -1,29 +1,31 @@
 import { stagingArguments } from '../../../lib/routing/staging-queues';
 
-describe('stagingArguments: an allow-list of target arguments', () => {
+const overflow = { 'x-overflow': 'reject-publish' };
+
+describe('stagingArguments: an allow-list of target arguments, and x-overflow reject-publish', () => {
   it.each<[string, Record<string, unknown>, Record<string, unknown>]>([
     [
       'priority and mode kept',
       { 'x-max-priority': 10, 'x-queue-mode': 'lazy' },
-      { 'x-max-priority': 10, 'x-queue-mode': 'lazy' },
+      { 'x-max-priority': 10, 'x-queue-mode': 'lazy', ...overflow },
     ],
     [
       'quorum kept, its delivery limit dropped',
       { 'x-queue-type': 'quorum', 'x-delivery-limit': 5 },
-      { 'x-queue-type': 'quorum' },
+      { 'x-queue-type': 'quorum', ...overflow },
     ],
-    ['a stream target gets a classic staging queue', { 'x-queue-type': 'stream', 'x-max-age': '1D' }, {}],
+    ['a stream target gets a classic staging queue', { 'x-queue-type': 'stream', 'x-max-age': '1D' }, overflow],
     [
       'TTL and dead-lettering dropped',
       { 'x-message-ttl': 1, 'x-dead-letter-exchange': 'dlx', 'x-dead-letter-strategy': 'at-least-once' },
-      {},
+      overflow,
     ],
     [
       'limits and expiry dropped',
       { 'x-max-length': 1, 'x-max-length-bytes': 1, 'x-overflow': 'drop-head', 'x-expires': 1 },
-      {},
+      overflow,
     ],
-    ['an argument nobody knows yet dropped', { 'x-something-new': 1 }, {}],
+    ['an argument nobody knows yet dropped', { 'x-something-new': 1 }, overflow],
   ])('%s', (_, target, staging) => {
     expect(stagingArguments(target)).toEqual(staging);
   });

@@ -29,17 +29,22 @@ function fakes() {
       await new Promise((resolve) => setTimeout(resolve, 5));
       return { name, durable: true, auto_delete: false, arguments: {}, messages: 0, messages_ready: 0 };
     },
+    listPolicies: async () => {
+      lookups.push('(policies)');
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      return { policies: [], operatorPolicies: [] };
+    },
   };
   return { session, management, lookups, declared, channelsOpened: () => channelsOpened };
 }
 
 describe('CachedStagingQueues', () => {
-  it('makes one management request for concurrent cache misses of one target', async () => {
+  it('makes one shape lookup and one policy listing for concurrent cache misses of one target', async () => {
     const f = fakes();
     const queues = new CachedStagingQueues(f.session, f.management, {}, 60_000, { stagingQueueKept: () => undefined });
     const staging = Array.from({ length: 10 }, (_, i) => `target»/tenant${i}/workflow`);
     await Promise.all(staging.map((name) => queues.ensure(name, 'target')));
-    expect(f.lookups).toEqual(['target']);
+    expect(f.lookups.sort()).toEqual(['(policies)', 'target']);
     expect(f.declared.sort()).toEqual([...staging].sort());
   });
 
@@ -52,6 +57,7 @@ describe('CachedStagingQueues', () => {
         if (fail) throw new Error('management API down');
         return f.management.getQueue(name);
       },
+      listPolicies: f.management.listPolicies,
     };
     const queues = new CachedStagingQueues(f.session, management, {}, 60_000, { stagingQueueKept: () => undefined });
     const first = await Promise.allSettled([
@@ -59,7 +65,7 @@ describe('CachedStagingQueues', () => {
       queues.ensure('target»/b/w', 'target'),
     ]);
     expect(first.map((r) => r.status)).toEqual(['rejected', 'rejected']);
-    expect(f.lookups).toHaveLength(1);
+    expect(f.lookups.filter((name) => name === 'target')).toHaveLength(1);
     fail = false;
     await queues.ensure('target»/a/w', 'target');
     expect(f.declared).toEqual(['target»/a/w']);

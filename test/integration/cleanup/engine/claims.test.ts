@@ -4,7 +4,7 @@ import type { JobDefinition } from '../../../../lib/cleanup/engine/job-definitio
 import { seededRandom } from '../../../../lib/cleanup/engine/random';
 import type { DocumentPort } from '../../../../lib/cleanup/engine/stack-store';
 import { createCleanupOperator } from '../../../../lib/cleanup/operator';
-import { engineFor, Recorder, testJob, testSettings, useDynamo } from './test-job';
+import { engineFor, Recorder, testJob, testSettings, useDynamo } from '../../../harness/cleanup-test-job';
 
 const TABLE = 'CleanupStackTable';
 

@@ -1,6 +1,6 @@
 import { seededRandom } from '../../../../lib/cleanup/engine/random';
 import { createCleanupOperator } from '../../../../lib/cleanup/operator';
-import { engineFor, leafIds, Recorder, type TreeNode, testJob, useDynamo } from './test-job';
+import { engineFor, leafIds, Recorder, type TreeNode, testJob, useDynamo } from '../../../harness/cleanup-test-job';
 
 const TABLE = 'CleanupStackTable';
 const STEPPERS = 8;

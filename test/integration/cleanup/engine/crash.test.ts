@@ -1,7 +1,16 @@
 import { seededRandom } from '../../../../lib/cleanup/engine/random';
 import type { DocumentPort } from '../../../../lib/cleanup/engine/stack-store';
 import { createCleanupOperator } from '../../../../lib/cleanup/operator';
-import { engineFor, leafIds, Recorder, stepUntil, type TreeNode, testJob, testSettings, useDynamo } from './test-job';
+import {
+  engineFor,
+  leafIds,
+  Recorder,
+  stepUntil,
+  type TreeNode,
+  testJob,
+  testSettings,
+  useDynamo,
+} from '../../../harness/cleanup-test-job';
 
 const TABLE = 'CleanupStackTable';
 

@@ -6,7 +6,15 @@ import { operationKey } from '../../../../lib/cleanup/engine/keys';
 import { seededRandom } from '../../../../lib/cleanup/engine/random';
 import type { DocumentPort } from '../../../../lib/cleanup/engine/stack-store';
 import { createCleanupOperator } from '../../../../lib/cleanup/operator';
-import { engineFor, leafIds, Recorder, stepUntil, type TreeNode, testJob, useDynamo } from './test-job';
+import {
+  engineFor,
+  leafIds,
+  Recorder,
+  stepUntil,
+  type TreeNode,
+  testJob,
+  useDynamo,
+} from '../../../harness/cleanup-test-job';
 
 const TABLE = 'CleanupStackTable';
 

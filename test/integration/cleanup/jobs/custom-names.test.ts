@@ -1,9 +1,9 @@
-import { cleanupJob, cleanupJobNames } from '../../../../lib/cleanup/jobs';
+import { cleanupJobNames } from '../../../../lib/cleanup/jobs';
 import { STATUS90_JOB } from '../../../../lib/cleanup/jobs/status90';
 import { TIMEBASED_JOB } from '../../../../lib/cleanup/jobs/timebased';
 import type { CleanupReport, DeletionEvent } from '../../../../lib/cleanup/report';
+import { cleanupJob, loadStepSettings } from '../../../../lib/cleanup/service';
 import { createStepRunner } from '../../../../lib/cleanup/step-runner';
-import { loadCleanupConfig } from '../../../../lib/config/cleanup';
 import { nxrgNamesSchema } from '../../../../lib/nxrg/names';
 import { nxrgSchemaSql } from '../../../../lib/nxrg/schema';
 import { openxdsNamesSchema } from '../../../../lib/openxds/names';
@@ -76,7 +76,7 @@ describe('cleanup jobs on an existing database with its own table and column nam
       connectionFailed: () => undefined,
     };
     const databases = { nxrg: nxrg.pool, openxds: openxds.pool };
-    const config = loadCleanupConfig({
+    const config = loadStepSettings({
       CLEANUP_TABLE: 'CleanupStackTable',
       NXRG_DATABASE_URL: nxrg.url,
       OPENXDS_DATABASE_URL: openxds.url,

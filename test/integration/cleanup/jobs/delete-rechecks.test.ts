@@ -5,12 +5,14 @@ import { status90Job } from '../../../../lib/cleanup/jobs/status90';
 import { timebasedJob } from '../../../../lib/cleanup/jobs/timebased';
 import type { DeletionEvent, JobReport } from '../../../../lib/cleanup/report';
 import { defaultNxrgNames } from '../../../../lib/nxrg/names';
-import { type DeceasedCursor, NxrgRegistry } from '../../../../lib/nxrg/registry';
+import { RepositoryDeletions } from '../../../../lib/nxrg/repository-deletions';
 import { nxrgSchemaSql } from '../../../../lib/nxrg/schema';
+import { type DeceasedCursor, DeceasedDocuments } from '../../../../lib/nxrg/status90';
+import { ExpiredDocuments } from '../../../../lib/nxrg/timebased';
 import { defaultOpenxdsNames } from '../../../../lib/openxds/names';
 import { OpenxdsRepository } from '../../../../lib/openxds/repository';
 import { openxdsSchemaSql } from '../../../../lib/openxds/schema';
-import { noMarks } from '../../../harness/job-marks';
+import { noMarks } from '../../../harness/cleanup-job-marks';
 import { createTestSchema, type TestSchema } from '../../../harness/postgres';
 
 const NOW = new Date('2026-06-01T00:00:00Z');
@@ -34,7 +36,9 @@ async function runAll(job: JobDefinition, ctx = context): Promise<void> {
 describe('deletes re-check their condition at delete time', () => {
   let nxrg: TestSchema;
   let openxds: TestSchema;
-  let registry: NxrgRegistry;
+  let expired: ExpiredDocuments;
+  let deceased: DeceasedDocuments;
+  let deletions: RepositoryDeletions;
   const events: DeletionEvent[] = [];
   const report: JobReport = { deleted: (e) => events.push(e), dropped: () => undefined };
   const docIds = async () =>
@@ -44,7 +48,9 @@ describe('deletes re-check their condition at delete time', () => {
     [nxrg, openxds] = await Promise.all([createTestSchema(), createTestSchema()]);
     await nxrg.pool.query(nxrgSchemaSql(defaultNxrgNames));
     await openxds.pool.query(openxdsSchemaSql(defaultOpenxdsNames));
-    registry = new NxrgRegistry(nxrg.pool, defaultNxrgNames);
+    expired = new ExpiredDocuments(nxrg.pool, defaultNxrgNames);
+    deceased = new DeceasedDocuments(nxrg.pool, defaultNxrgNames);
+    deletions = new RepositoryDeletions(nxrg.pool, defaultNxrgNames);
   });
   afterAll(async () => {
     await Promise.all([nxrg?.drop(), openxds?.drop()]);
@@ -75,11 +81,11 @@ describe('deletes re-check their condition at delete time', () => {
       return status90Job({
         config: { suffixPageSize: 100, citizenBatchSize: 10, batchSize: 2, maxDeletesPerStep: 100 },
         registry: {
-          citizenPage: (...args) => registry.citizenPage(...args),
-          deleteDeceasedRange: (...args) => registry.deleteDeceasedRange(...args),
-          deleteOfDeceased: (...args) => registry.deleteOfDeceased(...args),
+          citizenPage: (...args) => deceased.citizenPage(...args),
+          deleteDeceasedRange: (...args) => deceased.deleteDeceasedRange(...args),
+          deleteOfDeceased: (...args) => deceased.deleteOfDeceased(...args),
           async deceasedRangeEnd(...args) {
-            const end = await registry.deceasedRangeEnd(...args);
+            const end = await deceased.deceasedRangeEnd(...args);
             if (args[0].digit !== '1') return end;
             ends.push(end);
             if (!changed) {
@@ -165,7 +171,8 @@ describe('deletes re-check their condition at delete time', () => {
     const cutoff = new Date(NOW.getTime() - 365 * 86_400_000);
     const rule = { documentType: 'referral', basis: 'created' as const, cutoff };
     const deletion = { reason: 'test', at: NOW, dryRun: false };
-    const job = () => timebasedJob({ config: { documentTypes: [referral], maxDeletesPerStep: 100 }, registry, report });
+    const job = () =>
+      timebasedJob({ config: { documentTypes: [referral], maxDeletesPerStep: 100 }, registry: expired, report });
     const typeBased = { kind: 'type-based', payload: { documentType: 'referral', after: null } };
     const recorded = async () =>
       (
@@ -192,11 +199,11 @@ describe('deletes re-check their condition at delete time', () => {
         [3, 'referral', '0101010001', '2020-01-03'],
         [4, 'referral', '0101010001', '2026-05-01'],
       ]);
-      const through = await registry.expiredRangeEnd(rule, null, 3);
+      const through = await expired.expiredRangeEnd(rule, null, 3);
       expect(through?.id).toBe(uuid(3));
       await nxrg.pool.query(`UPDATE documents SET created_at = '2026-01-01' WHERE id = $1`, [uuid(1)]);
       await nxrg.pool.query(`UPDATE documents SET document_type = 'prescription' WHERE id = $1`, [uuid(2)]);
-      expect(await registry.deleteExpiredRange(rule, { after: null, through }, deletion)).toEqual([uuid(3)]);
+      expect(await expired.deleteExpiredRange(rule, { after: null, through }, deletion)).toEqual([uuid(3)]);
       expect(await docIds()).toEqual([uuid(1), uuid(2), uuid(4)]);
       expect(await recorded()).toEqual([uuid(3)]);
     });
@@ -211,7 +218,7 @@ describe('deletes re-check their condition at delete time', () => {
       try {
         await other.query('BEGIN');
         await other.query(`UPDATE documents SET created_at = '2026-05-01' WHERE id = $1`, [uuid(1)]);
-        const deleting = registry.deleteExpiredRange(rule, { after: null, through: null }, deletion);
+        const deleting = expired.deleteExpiredRange(rule, { after: null, through: null }, deletion);
         await new Promise((resolve) => setTimeout(resolve, 200));
         await other.query('COMMIT');
         expect(await deleting).toEqual([uuid(2)]);
@@ -262,7 +269,7 @@ describe('deletes re-check their condition at delete time', () => {
     const job = () =>
       repositoryJob({
         config: { pageSize: 100, batchSize: 100, maxDeletesPerStep: 100, recheckIntervalMinutes: 60 },
-        registry,
+        registry: deletions,
         repository: repository(),
         report,
       });
@@ -321,7 +328,7 @@ describe('deletes re-check their condition at delete time', () => {
       const [op] = await settlesOf(job());
       const failing = repositoryJob({
         config: { pageSize: 100, batchSize: 100, maxDeletesPerStep: 100, recheckIntervalMinutes: 60 },
-        registry,
+        registry: deletions,
         repository: {
           presentIds: async () => [],
           deleteDocuments: () => Promise.reject(new Error('OpenXDS unavailable')),
@@ -343,11 +350,11 @@ describe('deletes re-check their condition at delete time', () => {
       const [op] = await settlesOf(job());
       const crashing = repositoryJob({
         config: { pageSize: 100, batchSize: 100, maxDeletesPerStep: 100, recheckIntervalMinutes: 60 },
-        registry,
+        registry: deletions,
         repository: {
           presentIds: async () => [],
-          deleteDocuments: async (ids, dryRun) => {
-            await repository().deleteDocuments(ids, dryRun);
+          deleteDocuments: async (ids, dryRun, stillDeleted) => {
+            await repository().deleteDocuments(ids, dryRun, stillDeleted);
             throw new Error('crashed after the OpenXDS delete');
           },
         },
@@ -362,16 +369,18 @@ describe('deletes re-check their condition at delete time', () => {
 
     it('a crash in a later round of a settle keeps the earlier rounds done, and a retry settles the rest once', async () => {
       const rounds = { pageSize: 100, batchSize: 1, maxDeletesPerStep: 100, recheckIntervalMinutes: 60 };
-      const [op] = await settlesOf(repositoryJob({ config: rounds, registry, repository: repository(), report }));
+      const [op] = await settlesOf(
+        repositoryJob({ config: rounds, registry: deletions, repository: repository(), report }),
+      );
       const asked: string[][] = [];
       const crashing = repositoryJob({
         config: rounds,
-        registry,
+        registry: deletions,
         repository: {
           presentIds: async () => [],
-          deleteDocuments: async (ids, dryRun) => {
+          deleteDocuments: async (ids, dryRun, stillDeleted) => {
             asked.push([...ids]);
-            const deleted = await repository().deleteDocuments(ids, dryRun);
+            const deleted = await repository().deleteDocuments(ids, dryRun, stillDeleted);
             if (asked.length === 2) throw new Error('crashed after the OpenXDS delete of round 2');
             return deleted;
           },

@@ -1,8 +1,7 @@
-import { cleanupJob } from '../../../../lib/cleanup/jobs';
 import { REPOSITORY_JOB } from '../../../../lib/cleanup/jobs/repository';
 import { TIMEBASED_JOB } from '../../../../lib/cleanup/jobs/timebased';
+import { cleanupJob, loadStepSettings } from '../../../../lib/cleanup/service';
 import { createStepRunner } from '../../../../lib/cleanup/step-runner';
-import { loadCleanupConfig } from '../../../../lib/config/cleanup';
 import { defaultNxrgNames, nxrgNamesSchema } from '../../../../lib/nxrg/names';
 import { nxrgSchemaSql } from '../../../../lib/nxrg/schema';
 import { silentCleanupReport as report } from '../../../harness/cleanup-report';
@@ -45,7 +44,7 @@ describe('a mistyped NXRG_NAMES / OPENXDS_NAMES key (real PostgreSQL)', () => {
     try {
       const job = cleanupJob(TIMEBASED_JOB, env, { nxrg: nxrg.pool, openxds: nxrg.pool }, report);
       // What the old code went on to do: three invocations of the function.
-      const config = loadCleanupConfig({
+      const config = loadStepSettings({
         CLEANUP_TABLE: 'CleanupStackTable',
         NXRG_DATABASE_URL: nxrg.url,
         OPENXDS_DATABASE_URL: nxrg.url,

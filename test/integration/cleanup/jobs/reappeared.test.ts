@@ -1,7 +1,6 @@
-import { cleanupJob } from '../../../../lib/cleanup/jobs';
 import { REPOSITORY_JOB } from '../../../../lib/cleanup/jobs/repository';
+import { cleanupJob, loadStepSettings } from '../../../../lib/cleanup/service';
 import { createStepRunner } from '../../../../lib/cleanup/step-runner';
-import { loadCleanupConfig } from '../../../../lib/config/cleanup';
 import { silentCleanupReport as report } from '../../../harness/cleanup-report';
 import { type CleanupStores, startCleanupStores } from '../../../harness/cleanup-stores';
 import type { EmbeddedDynamo } from '../../../harness/dynamo';
@@ -43,7 +42,7 @@ describe('repository-cleanup and copies that re-appeared in OpenXDS (real Postgr
   afterAll(() => stores?.stop());
 
   it('deletes a re-appeared copy, keeps what NXRG holds again, and marks every deletion done', async () => {
-    const config = loadCleanupConfig({
+    const config = loadStepSettings({
       CLEANUP_TABLE: 'CleanupStackTable',
       NXRG_DATABASE_URL: nxrg.url,
       OPENXDS_DATABASE_URL: openxds.url,

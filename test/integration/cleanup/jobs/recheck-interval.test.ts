@@ -3,14 +3,13 @@ import type { Pool } from 'pg';
 import type { StepResult } from '../../../../lib/cleanup/engine/engine';
 import { markKey } from '../../../../lib/cleanup/engine/keys';
 import { StackStore } from '../../../../lib/cleanup/engine/stack-store';
-import { cleanupJob } from '../../../../lib/cleanup/jobs';
 import { REPOSITORY_JOB } from '../../../../lib/cleanup/jobs/repository';
+import { cleanupJob, loadStepSettings } from '../../../../lib/cleanup/service';
 import { createStepRunner } from '../../../../lib/cleanup/step-runner';
-import { loadCleanupConfig } from '../../../../lib/config/cleanup';
+import { leftByEarlierVersion } from '../../../harness/cleanup-earlier-stack';
 import { silentCleanupReport as report } from '../../../harness/cleanup-report';
 import { type CleanupStores, startCleanupStores } from '../../../harness/cleanup-stores';
 import type { EmbeddedDynamo } from '../../../harness/dynamo';
-import { leftByEarlierVersion } from '../../../harness/earlier-stack';
 import type { TestSchema } from '../../../harness/postgres';
 
 const TABLE = 'CleanupStackTable';
@@ -43,7 +42,7 @@ describe('repository-cleanup rechecks the done deletions once per interval (real
       { nxrg: nxrg.pool, openxds: openxdsPool() },
       report,
     );
-    const config = loadCleanupConfig({
+    const config = loadStepSettings({
       CLEANUP_TABLE: TABLE,
       NXRG_DATABASE_URL: nxrg.url,
       OPENXDS_DATABASE_URL: openxds.url,
@@ -195,10 +194,10 @@ describe('repository-cleanup rechecks the done deletions once per interval (real
 
   it('keeps the latest start when passes record theirs concurrently or late', async () => {
     const store = new StackStore(dynamo.doc, TABLE, REPOSITORY_JOB);
-    await Promise.all([store.advanceMark('recheck', minutes(120)), store.advanceMark('recheck', minutes(60))]);
-    expect(await store.mark('recheck')).toBe(minutes(120));
-    await store.advanceMark('recheck', minutes(90));
-    expect(await store.mark('recheck')).toBe(minutes(120));
-    expect(await store.mark('recheck-dry-run')).toBeUndefined();
+    await Promise.all([store.marks.advance('recheck', minutes(120)), store.marks.advance('recheck', minutes(60))]);
+    expect(await store.marks.get('recheck')).toBe(minutes(120));
+    await store.marks.advance('recheck', minutes(90));
+    expect(await store.marks.get('recheck')).toBe(minutes(120));
+    expect(await store.marks.get('recheck-dry-run')).toBeUndefined();
   });
 });

@@ -1,15 +1,15 @@
-import { cleanupJob } from '../../../../lib/cleanup/jobs';
 import { REPOSITORY_JOB } from '../../../../lib/cleanup/jobs/repository';
 import { TIMEBASED_JOB } from '../../../../lib/cleanup/jobs/timebased';
+import { cleanupJob } from '../../../../lib/cleanup/service';
 import { DatabaseError } from '../../../../lib/errors';
 import { defaultNxrgNames } from '../../../../lib/nxrg/names';
-import { type ExpiryRule, NxrgRegistry } from '../../../../lib/nxrg/registry';
+import { ExpiredDocuments, type ExpiryRule } from '../../../../lib/nxrg/timebased';
+import { leftByEarlierVersion } from '../../../harness/cleanup-earlier-stack';
 import { silentCleanupReport } from '../../../harness/cleanup-report';
+import { stepToEmpty } from '../../../harness/cleanup-step-to-empty';
 import { type CleanupStores, startCleanupStores } from '../../../harness/cleanup-stores';
 import type { EmbeddedDynamo } from '../../../harness/dynamo';
-import { leftByEarlierVersion } from '../../../harness/earlier-stack';
 import type { TestSchema } from '../../../harness/postgres';
-import { stepToEmpty } from '../../../harness/registry/step-to-empty';
 
 const TABLE = 'CleanupStackTable';
 const uuid = (n: number) => `00000000-0000-0000-0000-${String(n).padStart(12, '0')}`;
@@ -71,7 +71,7 @@ describe('the deletion record, appended or keyed (real PostgreSQL, dynalite)', (
     );
 
   it('appends a second, pending record for a document deleted again after a restore, and the repository job deletes its copy', async () => {
-    const registry = new NxrgRegistry(nxrg.pool, defaultNxrgNames);
+    const registry = new ExpiredDocuments(nxrg.pool, defaultNxrgNames);
     await restore(1, 2);
     expect(await registry.deleteExpiredRange(rule, { after: null, through: null }, deletion('2026-01-01'))).toEqual([
       uuid(1),
@@ -110,7 +110,7 @@ describe('the deletion record, appended or keyed (real PostgreSQL, dynalite)', (
     await nxrg.pool.query(
       'ALTER TABLE deleted_documents ADD CONSTRAINT deleted_documents_pkey PRIMARY KEY (document_id)',
     );
-    const registry = new NxrgRegistry(nxrg.pool, defaultNxrgNames);
+    const registry = new ExpiredDocuments(nxrg.pool, defaultNxrgNames);
     expect(await registry.recordShape()).toBe('keyed');
     await restore(1);
     await registry.deleteExpiredRange(rule, { after: null, through: null }, deletion('2026-01-01'));

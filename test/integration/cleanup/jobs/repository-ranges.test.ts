@@ -1,18 +1,17 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { cleanupJob } from '../../../../lib/cleanup/jobs';
 import { REPOSITORY_JOB } from '../../../../lib/cleanup/jobs/repository';
 import type { DeletionEvent, JobReport } from '../../../../lib/cleanup/report';
+import { cleanupJob, loadStepSettings } from '../../../../lib/cleanup/service';
 import { createStepRunner } from '../../../../lib/cleanup/step-runner';
-import { loadCleanupConfig } from '../../../../lib/config/cleanup';
 import { nxrgNamesSchema } from '../../../../lib/nxrg/names';
 import { nxrgSchemaSql } from '../../../../lib/nxrg/schema';
+import { leftByEarlierVersion } from '../../../harness/cleanup-earlier-stack';
+import { noMarks } from '../../../harness/cleanup-job-marks';
+import { generateRegistry } from '../../../harness/cleanup-registry';
 import { silentCleanupReport } from '../../../harness/cleanup-report';
+import { stepToEmpty } from '../../../harness/cleanup-step-to-empty';
 import { type EmbeddedDynamo, startDynamo } from '../../../harness/dynamo';
-import { leftByEarlierVersion } from '../../../harness/earlier-stack';
-import { noMarks } from '../../../harness/job-marks';
 import { createTestSchema, type TestSchema } from '../../../harness/postgres';
-import { generateRegistry } from '../../../harness/registry/generate';
-import { stepToEmpty } from '../../../harness/registry/step-to-empty';
 
 const TABLE = 'CleanupStackTable';
 const uuid = (n: number) => `00000000-0000-0000-0000-${String(n).padStart(12, '0')}`;
@@ -47,7 +46,7 @@ describe('repository-cleanup on the stack (real PostgreSQL, dynalite)', () => {
         { nxrg: nxrg.pool, openxds: openxds.pool },
         report,
       ),
-      loadCleanupConfig({
+      loadStepSettings({
         CLEANUP_TABLE: TABLE,
         NXRG_DATABASE_URL: nxrg.url,
         OPENXDS_DATABASE_URL: openxds.url,
@@ -119,14 +118,26 @@ describe('repository-cleanup on the stack (real PostgreSQL, dynalite)', () => {
     await openxds.pool.query(
       `INSERT INTO repository_documents SELECT ('00000000-0000-0000-0000-' || lpad(n::text, 12, '0'))::uuid FROM generate_series(1, 40) n`,
     );
-    // The OpenXDS statements the job sends, by the size of their id list.
+    // The OpenXDS DELETEs the job sends (on a client of the pool: it locks the copies first), by the size of their id list.
     const deletes: number[] = [];
+    const forwarded = <T extends object>(target: T, key: string | symbol) => {
+      const value = Reflect.get(target, key, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    };
     const counted = new Proxy(openxds.pool, {
       get(pool, key) {
-        if (key !== 'query') return Reflect.get(pool, key, pool);
-        return (text: string, params: unknown[][]) => {
-          if (text.startsWith('DELETE')) deletes.push(params[0]!.length);
-          return pool.query(text, params);
+        if (key !== 'connect') return forwarded(pool, key);
+        return async () => {
+          const client = await pool.connect();
+          return new Proxy(client, {
+            get(target, name) {
+              if (name !== 'query') return forwarded(target, name);
+              return (text: string, params?: unknown[][]) => {
+                if (text.startsWith('DELETE')) deletes.push(params![0]!.length);
+                return target.query(text, params);
+              };
+            },
+          });
         };
       },
     });

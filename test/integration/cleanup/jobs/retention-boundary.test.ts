@@ -2,9 +2,9 @@ import type { OperationContext } from '../../../../lib/cleanup/engine/job-defini
 import { timebasedJob } from '../../../../lib/cleanup/jobs/timebased';
 import type { DeletionEvent } from '../../../../lib/cleanup/report';
 import { defaultNxrgNames } from '../../../../lib/nxrg/names';
-import { NxrgRegistry, type RetentionBasis } from '../../../../lib/nxrg/registry';
 import { nxrgSchemaSql } from '../../../../lib/nxrg/schema';
-import { noMarks } from '../../../harness/job-marks';
+import { ExpiredDocuments, type RetentionBasis } from '../../../../lib/nxrg/timebased';
+import { noMarks } from '../../../harness/cleanup-job-marks';
 import { createTestSchema, type TestSchema } from '../../../harness/postgres';
 
 const NOW = new Date('2026-06-01T00:00:00Z');
@@ -24,7 +24,7 @@ describe.each<RetentionBasis>(['created', 'service'])(
   'retention boundary of registry-timebased-cleanup, counted from the %s time (PostgreSQL)',
   (basis) => {
     let nxrg: TestSchema;
-    let registry: NxrgRegistry;
+    let registry: ExpiredDocuments;
     const events: DeletionEvent[] = [];
     const job = () =>
       timebasedJob({
@@ -41,7 +41,7 @@ describe.each<RetentionBasis>(['created', 'service'])(
     beforeAll(async () => {
       nxrg = await createTestSchema();
       await nxrg.pool.query(nxrgSchemaSql(defaultNxrgNames));
-      registry = new NxrgRegistry(nxrg.pool, defaultNxrgNames);
+      registry = new ExpiredDocuments(nxrg.pool, defaultNxrgNames);
     });
     afterAll(() => nxrg?.drop());
     beforeEach(async () => {

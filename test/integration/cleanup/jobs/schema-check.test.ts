@@ -1,8 +1,7 @@
-import { cleanupJob } from '../../../../lib/cleanup/jobs';
 import { REPOSITORY_JOB } from '../../../../lib/cleanup/jobs/repository';
 import { TIMEBASED_JOB } from '../../../../lib/cleanup/jobs/timebased';
+import { cleanupJob, loadStepSettings } from '../../../../lib/cleanup/service';
 import { createStepRunner } from '../../../../lib/cleanup/step-runner';
-import { loadCleanupConfig } from '../../../../lib/config/cleanup';
 import { defaultNxrgNames } from '../../../../lib/nxrg/names';
 import { nxrgSchemaSql } from '../../../../lib/nxrg/schema';
 import { silentCleanupReport as report } from '../../../harness/cleanup-report';
@@ -36,7 +35,7 @@ describe('cleanup jobs check the tables and columns they touch (real PostgreSQL)
     await Promise.all([dynamo?.stop(), nxrg?.drop(), openxds?.drop()]);
   });
 
-  const config = loadCleanupConfig({
+  const config = loadStepSettings({
     CLEANUP_TABLE: 'CleanupStackTable',
     NXRG_DATABASE_URL: 'postgres://unused@127.0.0.1/unused',
     OPENXDS_DATABASE_URL: 'postgres://unused@127.0.0.1/unused',

@@ -1,12 +1,11 @@
 import type { JobDefinition } from '../../../../lib/cleanup/engine/job-definition';
-import { type CleanupJobName, cleanupJob, type JobDatabases } from '../../../../lib/cleanup/jobs';
+import type { CleanupJobName, JobDatabases } from '../../../../lib/cleanup/jobs';
 import { REPOSITORY_JOB } from '../../../../lib/cleanup/jobs/repository';
 import { STATUS90_JOB } from '../../../../lib/cleanup/jobs/status90';
 import { TIMEBASED_JOB } from '../../../../lib/cleanup/jobs/timebased';
 import type { DeletionEvent, JobReport } from '../../../../lib/cleanup/report';
-import { type EmbeddedDynamo, startDynamo } from '../../../harness/dynamo';
-import { createTestSchema, type TestSchema } from '../../../harness/postgres';
-import { DEFAULT_DOCUMENT_TYPES, generateRegistry } from '../../../harness/registry/generate';
+import { cleanupJob } from '../../../../lib/cleanup/service';
+import { DEFAULT_DOCUMENT_TYPES, generateRegistry } from '../../../harness/cleanup-registry';
 import {
   allDocumentIds,
   deceasedDocumentIds,
@@ -15,8 +14,10 @@ import {
   type OracleRule,
   repositoryDeletableIds,
   repositoryIds,
-} from '../../../harness/registry/oracle';
-import { stepToEmpty } from '../../../harness/registry/step-to-empty';
+} from '../../../harness/cleanup-registry-oracle';
+import { stepToEmpty } from '../../../harness/cleanup-step-to-empty';
+import { type EmbeddedDynamo, startDynamo } from '../../../harness/dynamo';
+import { createTestSchema, type TestSchema } from '../../../harness/postgres';
 
 const NOW = new Date('2026-06-01T12:00:00.000Z');
 const RULES: OracleRule[] = [

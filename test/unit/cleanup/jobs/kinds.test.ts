@@ -5,16 +5,11 @@ import { status90Job } from '../../../../lib/cleanup/jobs/status90';
 import { timebasedJob } from '../../../../lib/cleanup/jobs/timebased';
 import type { DeletionEvent, DroppedOperation } from '../../../../lib/cleanup/report';
 import { MAX_LEGACY_BATCH_IDS } from '../../../../lib/config/cleanup-jobs';
-import type {
-  CitizenRange,
-  DeceasedCursor,
-  DeceasedRange,
-  Deletion,
-  ExpiredRange,
-  ExpiryRule,
-  TimeCursor,
-} from '../../../../lib/nxrg/registry';
-import { memoryMarks, noMarks } from '../../../harness/job-marks';
+import type { RemoveCopies } from '../../../../lib/nxrg/repository-deletions';
+import type { CitizenRange, DeceasedCursor, DeceasedRange } from '../../../../lib/nxrg/status90';
+import type { Deletion, TimeCursor } from '../../../../lib/nxrg/tables';
+import type { ExpiredRange, ExpiryRule } from '../../../../lib/nxrg/timebased';
+import { memoryMarks, noMarks } from '../../../harness/cleanup-job-marks';
 
 const NOW = new Date('2026-06-01T00:00:00Z');
 const context: OperationContext = { job: 'test', dryRun: false, now: () => NOW, marks: noMarks };
@@ -338,20 +333,22 @@ describe('repository-cleanup operations', () => {
     const removed: string[][] = [];
     const asked: string[][] = [];
     const events: DeletionEvent[] = [];
+    // No document comes back in this registry: the re-check at delete time confirms every id.
+    const stillDeleted = async (ids: readonly string[]) => [...ids];
     const inRange = (all: string[], after: string | null, through: string) =>
       all.filter((id) => (after === null || id > after) && id <= through && id !== 'doc-000001');
     const settle = async <K>(
       found: string[],
       through: string,
       limit: number,
-      remove: (confirmed: string[]) => Promise<string[]>,
+      remove: RemoveCopies,
       key: (id: string) => K,
     ) => {
       const taken = found.slice(0, limit);
       settled.push(taken);
       const last = taken.at(-1);
       const next = taken.length === limit && last !== through ? key(last!) : null;
-      return { settled: taken, deleted: await remove(taken), next };
+      return { settled: taken, deleted: await remove(taken, stillDeleted), next };
     };
     const job = repositoryJob({
       config,
@@ -382,7 +379,10 @@ describe('repository-cleanup operations', () => {
           settle(inRange(done, range.after, range.through), range.through, limit, remove, (id) => id),
         async settleRepositoryDeletions(batch, _deletion, remove) {
           settled.push([...batch]);
-          return remove(batch.filter((id) => id !== 'doc-000001'));
+          return remove(
+            batch.filter((id) => id !== 'doc-000001'),
+            stillDeleted,
+          );
         },
       },
       repository: {
@@ -390,9 +390,9 @@ describe('repository-cleanup operations', () => {
           asked.push([...batch]);
           return batch.filter((id) => back.includes(id));
         },
-        async deleteDocuments(batch, dryRun) {
+        async deleteDocuments(batch, dryRun, confirm) {
           removed.push([...batch]);
-          return dryRun ? [] : batch.filter((id) => id !== 'doc-000002');
+          return dryRun ? [] : (await confirm(batch)).filter((id) => id !== 'doc-000002');
         },
       },
       report: { deleted: (e) => events.push(e) },

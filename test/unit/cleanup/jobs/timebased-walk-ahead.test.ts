@@ -1,7 +1,8 @@
 import type { OperationContext } from '../../../../lib/cleanup/engine/job-definition';
 import { timebasedJob } from '../../../../lib/cleanup/jobs/timebased';
-import type { ExpiredRange, TimeCursor } from '../../../../lib/nxrg/registry';
-import { noMarks } from '../../../harness/job-marks';
+import type { TimeCursor } from '../../../../lib/nxrg/tables';
+import type { ExpiredRange } from '../../../../lib/nxrg/timebased';
+import { noMarks } from '../../../harness/cleanup-job-marks';
 
 const NOW = new Date('2026-06-01T00:00:00Z');
 const context: OperationContext = { job: 'test', dryRun: false, now: () => NOW, marks: noMarks };

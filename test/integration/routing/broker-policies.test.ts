@@ -1,0 +1,126 @@
+import { type Channel, type ChannelModel, connect } from 'amqplib';
+import { BatchFailedError } from '../../../lib/errors';
+import { managementPath } from '../../../lib/rabbitmq/api-path';
+import { createRouterService } from '../../../lib/routing/service';
+import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
+import { createTestVhost, type TestVhost } from '../../harness/rabbit';
+import { event, recordingReport, routerConfig, sqsEvent, sqsRecord } from '../../harness/routing';
+
+/**
+ * Issue 23, item 1 (router side): a length limit that comes from a policy or an operator policy,
+ * not from the staging queue's arguments, dropped staged messages that the router had reported
+ * routed (a vhost policy `max-length: 5`: 20 routed, 15 gone). Every record reported routed must
+ * be in its staging queue; a record the queue cannot keep fails, with a reason, and is counted.
+ */
+describe('router: broker policies on staging queues (real RabbitMQ, dynalite)', () => {
+  let dynamo: EmbeddedDynamo;
+  let rabbit: TestVhost;
+  let connection: ChannelModel;
+  let channel: Channel;
+  let service: ReturnType<typeof createRouterService>;
+  let recorded: ReturnType<typeof recordingReport>;
+
+  const policy = (kind: 'policies' | 'operator-policies', name: string, pattern: string, definition: object) =>
+    rabbit.api('PUT', managementPath('api', kind, rabbit.vhost, name), {
+      pattern,
+      definition,
+      'apply-to': 'queues',
+      priority: 1,
+    });
+
+  beforeAll(async () => {
+    [dynamo, rabbit] = await Promise.all([startDynamo(), createTestVhost()]);
+    await dynamo.createTables();
+    connection = await connect(rabbit.amqpUrl);
+    channel = await connection.createChannel();
+    for (const target of ['limited', 'bytes', 'operator', 'unlimited', 'old-limited'])
+      await channel.assertQueue(target, { durable: true, arguments: { 'x-max-priority': 10 } });
+    for (const target of ['quorum-target', 'quorum-limited'])
+      await channel.assertQueue(target, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+    await policy('policies', 'limit', '^(limited|old-limited)»', { 'max-length': 5 });
+    await policy('policies', 'bytes', '^bytes»', { 'max-length-bytes': 30 });
+    // A quorum queue takes a policy's overflow over its own argument.
+    await policy('policies', 'quorum-drop', '^quorum-target»', { 'max-length': 5, overflow: 'drop-head' });
+    await policy('policies', 'quorum-limit', '^quorum-limited»', { 'max-length': 5 });
+    await policy('operator-policies', 'operator-limit', '^operator»', { 'max-length': 5 });
+    recorded = recordingReport();
+    service = createRouterService(routerConfig(rabbit, dynamo), recorded.report);
+  });
+  afterAll(async () => {
+    await service?.close();
+    await connection?.close();
+    await Promise.all([dynamo?.stop(), rabbit?.delete()]);
+  });
+  let tests = 0;
+  let tenant = '';
+  beforeEach(() => {
+    recorded.failures.length = 0;
+    recorded.kept.length = 0;
+    for (const key of Object.keys(recorded.counts)) delete recorded.counts[key];
+    tenant = `tenant${++tests}`;
+  });
+
+  /** Routes `count` records of this test's tenant to `target`: what was reported routed, and what the staging queue holds. */
+  async function route(target: string, count = 20, body = (i: number) => `message-${String(i).padStart(2, '0')}`) {
+    const records = Array.from({ length: count }, (_, i) => sqsRecord(event(target, tenant, body(i))));
+    // A batch whose every record failed on the broker fails the invocation (BatchFailedError).
+    const failed = await service.route(sqsEvent(records)).then(
+      (result) => result.batchItemFailures.length,
+      (error: unknown) => {
+        if (!(error instanceof BatchFailedError)) throw error;
+        return count;
+      },
+    );
+    const held = (await channel.checkQueue(`${target}»/${tenant}`)).messageCount;
+    return { routed: count - failed, failed, held };
+  }
+
+  it('a vhost policy max-length 5: 5 routed and held, 15 failed as refused by the queue', async () => {
+    expect(await route('limited')).toEqual({ routed: 5, failed: 15, held: 5 });
+    expect(recorded.counts.BrokerFailures).toBe(15);
+    expect(recorded.failures[0]).toMatchObject({
+      kind: 'BrokerFailures',
+      reason: expect.stringMatching(/refused it.*length limit/),
+    });
+  });
+
+  it('a vhost policy max-length-bytes 30: only what fits is reported routed', async () => {
+    expect(await route('bytes', 10, (i) => `ten-bytes${i}`)).toEqual({ routed: 3, failed: 7, held: 3 });
+  });
+
+  it('an operator policy max-length 5: 5 routed and held', async () => {
+    expect(await route('operator')).toEqual({ routed: 5, failed: 15, held: 5 });
+  });
+
+  it('a quorum staging queue under a policy max-length 5 (no overflow): its own reject-publish applies', async () => {
+    // A quorum queue's reject-publish is approximate (a burst passes the limit before it rejects),
+    // but never drops: what was reported routed is what the queue holds.
+    const first = await route('quorum-limited');
+    expect(first.held).toBe(first.routed);
+    const second = await route('quorum-limited');
+    expect(second).toMatchObject({ routed: 0, failed: 20, held: first.routed });
+  });
+
+  it("a quorum staging queue whose policy's overflow is drop-head: nothing is published to it", async () => {
+    expect(await route('quorum-target')).toEqual({ routed: 0, failed: 20, held: 0 });
+    expect(recorded.failures[0]).toMatchObject({
+      kind: 'BrokerFailures',
+      reason: expect.stringMatching(
+        /staging queue "quorum-target»\/tenant\d+" could drop waiting messages: max-length 5 with overflow drop-head/,
+      ),
+    });
+  });
+
+  it('a staging queue declared before x-overflow, under a length policy: nothing is published to it', async () => {
+    await channel.assertQueue(`old-limited»/${tenant}`, { durable: true, arguments: { 'x-max-priority': 10 } });
+    expect(await route('old-limited')).toEqual({ routed: 0, failed: 20, held: 0 });
+    expect(recorded.kept).toEqual([{ stagingQueue: `old-limited»/${tenant}`, target: 'old-limited' }]);
+    expect(recorded.failures[0]!.reason).toMatch(/could drop waiting messages: max-length 5 with overflow drop-head/);
+  });
+
+  it('a staging queue declared before x-overflow, under no limit, is still routed to', async () => {
+    await channel.assertQueue(`unlimited»/${tenant}`, { durable: true, arguments: { 'x-max-priority': 10 } });
+    expect(await route('unlimited')).toEqual({ routed: 20, failed: 0, held: 20 });
+    expect(recorded.kept).toEqual([{ stagingQueue: `unlimited»/${tenant}`, target: 'unlimited' }]);
+  });
+});
