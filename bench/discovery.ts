@@ -153,7 +153,9 @@ function plan(listing: QueueInfo[]): number {
     const targetPlan = planTarget(
       {
         target: group.target,
-        maxLengthArgument: group.targetQueue?.arguments['x-max-length'],
+        ...(group.targetQueue ? { targetQueue: group.targetQueue } : {}),
+        policies: { policies: [], operatorPolicies: [] },
+        stagedMessageBytes: group.stagedMessageBytes,
         depth: group.targetQueue?.messages_ready ?? 0,
         staging: group.staging.map((name) => ({ name, depth: depths.get(name) ?? 0 })),
       },

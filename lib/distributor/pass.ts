@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { PassRequestEvent } from '../pass-requests/pass-trigger';
 import type { QueueInfo } from '../rabbitmq/management';
+import type { QueuePolicies } from '../rabbitmq/queue-policies';
 import { channelSlots } from './moving/channel-slots';
 import { groupByTarget } from './planning/discovery';
 import { moveCostModel } from './planning/move-costs';
@@ -13,6 +14,8 @@ import { type Pass, type TargetPassDeps, targetPass } from './target-pass';
 export interface DistributorDeps extends TargetPassDeps {
   /** One paged management API listing of the vhost (ManagementClient.listQueues). */
   listQueues: () => Promise<QueueInfo[]>;
+  /** The vhost's policies and operator policies (ManagementClient.listPolicies). */
+  listPolicies: () => Promise<QueuePolicies>;
   /** Operators' run-time controls (`fairway tenants pause|resume|weight`), read once per pass. */
   controls: TenantControlStore;
 }
@@ -57,6 +60,8 @@ export function createDistributor(deps: DistributorDeps): Distributor {
       const groups = request
         ? groupByTarget(listing, request.target).filter((group) => group.target === request.target)
         : groupByTarget(listing);
+      // The targets' effective limits come from these; a pass with nothing to move does not ask.
+      const policies = groups.length > 0 ? await deps.listPolicies() : { policies: [], operatorPolicies: [] };
       // A lease lasts as long as this invocation can: a killed pass frees its targets at its timeout.
       const slots = channelSlots(settings.moveConcurrency, openChannel);
       const pass: Pass = {
@@ -64,6 +69,7 @@ export function createDistributor(deps: DistributorDeps): Distributor {
         deadline,
         leaseUntil: startedAt + remainingMs,
         slots,
+        policies,
         weight: controlledWeight(configuredWeight, controls),
         request,
       };

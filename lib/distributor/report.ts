@@ -1,3 +1,4 @@
+import type { Overflow } from '../rabbitmq/queue-policies';
 import type { StopReason } from './moving/move-request';
 import type { PlannerMode } from './planning/planner';
 
@@ -61,6 +62,10 @@ export interface TargetSummary {
   outcome: TargetOutcome;
   created: boolean;
   maxLength?: number;
+  /** The target's effective `max-length-bytes`, when it has one. */
+  maxLengthBytes?: number;
+  /** What the broker does at the target's limits (its effective `overflow`). */
+  overflow?: Overflow;
   depth?: number;
   capacity?: number;
   planned: number;

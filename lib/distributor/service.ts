@@ -16,6 +16,7 @@ import {
 import { amqpUser } from '../rabbitmq/amqp-url';
 import { AmqpSession } from '../rabbitmq/connection';
 import { ManagementClient, type QueueInfo } from '../rabbitmq/management';
+import type { QueuePolicies } from '../rabbitmq/queue-policies';
 import { functionHandler } from '../runtime/lambda';
 import type { Observability } from '../runtime/observability';
 import type { OpenChannel } from './moving/channel-pair';
@@ -136,6 +137,8 @@ export interface DistributorAdapters {
   openChannel: OpenChannel;
   /** The management API's listing of the vhost. */
   listQueues: () => Promise<QueueInfo[]>;
+  /** The management API's policies and operator policies of the vhost. */
+  listPolicies: () => Promise<QueuePolicies>;
   /** DynamoDB, for the leases, rotations, tenant controls and tuned lengths in DISTRIBUTOR_TABLE. */
   doc: DynamoDBDocumentClient;
   /** Messages per second a target's consumers took over a window (ManagementClient.consumptionRate). */
@@ -172,6 +175,7 @@ export function buildDistributor(
   return createDistributor({
     settings: distributorSettings(config),
     listQueues: adapters.listQueues,
+    listPolicies: adapters.listPolicies,
     openChannel: adapters.openChannel,
     leases: new DynamoLeaseStore(adapters.doc, config.DISTRIBUTOR_TABLE),
     rotations: new DynamoRotationStore(adapters.doc, config.DISTRIBUTOR_TABLE),
@@ -209,6 +213,7 @@ export function createDistributorService(
     {
       openChannel: () => amqp.openConfirmChannel(),
       listQueues: () => management.listQueues(),
+      listPolicies: () => management.listPolicies(),
       doc,
       consumptionRate: (target, windowSeconds) => management.consumptionRate(target, windowSeconds),
       trigger,

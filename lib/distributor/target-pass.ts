@@ -2,6 +2,7 @@ import { errorText } from '../errors';
 import type { LeaseStore } from '../pass-requests/lease-store';
 import type { PassRequestEvent } from '../pass-requests/pass-trigger';
 import { type RequestPass, schedulesOnly } from '../pass-requests/requester';
+import type { QueuePolicies } from '../rabbitmq/queue-policies';
 import type { OpenChannel } from './moving/channel-pair';
 import type { ChannelSlots } from './moving/channel-slots';
 import { moveShares } from './moving/move-shares';
@@ -11,7 +12,13 @@ import { untunedMaxLength } from './planning/capacity';
 import type { TargetGroup } from './planning/discovery';
 import { followUpDelay } from './planning/follow-up';
 import type { MoveCostModel } from './planning/move-costs';
-import { planTarget, type TargetMeasurement, type TargetPlan, type TargetShares } from './planning/target-plan';
+import {
+  planTarget,
+  type TargetMeasurement,
+  type TargetPlan,
+  type TargetShares,
+  targetLimits,
+} from './planning/target-plan';
 import { tuneLength } from './planning/tuned-length';
 import type { DistributorReport, QueueSummary, TargetSummary } from './report';
 import type { DistributorSettings } from './settings';
@@ -51,6 +58,8 @@ export interface Pass {
   /** The movers of the whole pass, each on its slot's channel pair (the move concurrency). */
   slots: ChannelSlots;
   request?: PassRequestEvent;
+  /** The vhost's policies and operator policies, listed once per pass (targets' effective limits). */
+  policies: QueuePolicies;
   /** Staging queue weights: the configured rules under this pass's tenant controls (paused: 0). */
   weight: (queue: string) => number;
 }
@@ -90,7 +99,7 @@ export function targetPass(deps: TargetPassDeps, moveCosts: MoveCostModel) {
     let staged = 0;
     let wanted = false;
     try {
-      const measured = await measure(group);
+      const measured = await measure(group, pass);
       // A paused queue (weight 0) waits for its tenant to be resumed, not for a follow-up.
       staged = measured.staging.reduce((n, q) => n + (pass.weight(q.name) > 0 ? q.depth : 0), 0);
       const tunedMaxLength = await tune(measured);
@@ -100,7 +109,13 @@ export function targetPass(deps: TargetPassDeps, moveCosts: MoveCostModel) {
         summary.outcome = 'target-missing';
         return summary;
       }
-      Object.assign(summary, { maxLength: plan.maxLength, depth: plan.depth, capacity: plan.capacity });
+      Object.assign(summary, {
+        maxLength: plan.maxLength,
+        ...(plan.limits.maxLengthBytes === undefined ? {} : { maxLengthBytes: plan.limits.maxLengthBytes }),
+        overflow: plan.limits.overflow,
+        depth: plan.depth,
+        capacity: plan.capacity,
+      });
       if (plan.createWith) {
         await createQueue(openChannel, group.target, plan.createWith);
         summary.created = true;
@@ -154,14 +169,16 @@ export function targetPass(deps: TargetPassDeps, moveCosts: MoveCostModel) {
    * Exact depths (AMQP) and the rotation, read once the lease is held, so a pass that just finished
    * on this target is seen in full: stale listing counts could overfill it.
    */
-  async function measure(group: TargetGroup): Promise<TargetMeasurement & { rotation: Rotation }> {
+  async function measure(group: TargetGroup, pass: Pass): Promise<TargetMeasurement & { rotation: Rotation }> {
     const [depths, rotation] = await Promise.all([
       readyCounts(openChannel, [group.target, ...group.staging]),
       rotations.readRotation(group.target),
     ]);
     return {
       target: group.target,
-      maxLengthArgument: group.targetQueue?.arguments['x-max-length'],
+      ...(group.targetQueue ? { targetQueue: group.targetQueue } : {}),
+      policies: pass.policies,
+      stagedMessageBytes: group.stagedMessageBytes,
       depth: depths.get(group.target),
       staging: group.staging.map((name) => ({ name, depth: depths.get(name) ?? 0 })),
       rotation,
@@ -178,7 +195,7 @@ export function targetPass(deps: TargetPassDeps, moveCosts: MoveCostModel) {
     const tuned = configured?.tunedLength;
     if (!tuned || measured.depth === undefined) return undefined;
     const untuned = untunedMaxLength({
-      maxLengthArgument: measured.maxLengthArgument,
+      queueMaxLength: targetLimits(measured).maxLength,
       configuredMaxLength: configured.maxLength,
       defaultMaxLength: settings.defaultMaxLength,
     });
@@ -230,6 +247,7 @@ export function targetPass(deps: TargetPassDeps, moveCosts: MoveCostModel) {
       maxPrefetch: settings.maxPrefetch,
       idleStopMs: settings.idleStopMs,
       publisherUser: deps.publisherUser,
+      ...(plan.byteRoom === undefined ? {} : { byteBudget: { remaining: plan.byteRoom } }),
     };
     const results = await moveShares(pass.slots, plan.shares, moves, moveCosts.learn, now);
     return plan.shares.map(({ name, share }, i) => ({ ...queues.get(name)!, planned: share, ...results[i]! }));

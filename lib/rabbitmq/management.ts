@@ -15,6 +15,8 @@ export interface QueueInfo {
   /** Ready + unacknowledged, as of the broker's last stats refresh (about every 5 s). */
   messages: number;
   messages_ready: number;
+  /** The bodies' bytes of the ready messages (what `max-length-bytes` counts), as of the last stats refresh. */
+  message_bytes_ready?: number;
 }
 
 /**
@@ -24,7 +26,16 @@ export interface QueueInfo {
 const objectOrEmptyList = <T extends z.ZodType>(schema: T) =>
   z.preprocess((value) => (Array.isArray(value) && value.length === 0 ? {} : value), schema);
 
-const columns = ['name', 'type', 'durable', 'auto_delete', 'arguments', 'messages', 'messages_ready'] as const;
+const columns = [
+  'name',
+  'type',
+  'durable',
+  'auto_delete',
+  'arguments',
+  'messages',
+  'messages_ready',
+  'message_bytes_ready',
+] as const;
 
 /**
  * A queue as the API lists it, with only the fields Fairway reads (others are ignored). A queue
@@ -39,6 +50,7 @@ const queueSchema = z
     arguments: objectOrEmptyList(z.record(z.string(), z.unknown())).optional(),
     messages: z.number().nullish(),
     messages_ready: z.number().nullish(),
+    message_bytes_ready: z.number().nullish(),
   })
   .transform(
     (queue): QueueInfo => ({
@@ -49,6 +61,7 @@ const queueSchema = z
       arguments: queue.arguments ?? {},
       messages: queue.messages ?? 0,
       messages_ready: queue.messages_ready ?? 0,
+      message_bytes_ready: queue.message_bytes_ready ?? 0,
     }),
   );
 

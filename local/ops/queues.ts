@@ -81,7 +81,7 @@ export async function describeQueues(
     views.sort((a, b) => a.queue.localeCompare(b.queue));
     const queue = byName.get(target);
     const capacity = targetCapacity({
-      maxLengthArgument: queue?.arguments['x-max-length'],
+      queueMaxLength: queue?.arguments['x-max-length'],
       configuredMaxLength: settings.DISTRIBUTOR_TARGETS[target]?.maxLength,
       defaultMaxLength: settings.DISTRIBUTOR_DEFAULT_MAX_LENGTH,
       depth: queue?.messages_ready ?? 0,

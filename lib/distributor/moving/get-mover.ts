@@ -4,12 +4,14 @@ import type { ConfirmOutcome } from '../../rabbitmq/confirms';
 import type { ChannelPair } from './channel-pair';
 import {
   DRAIN_TIMEOUT_MS,
+  giveBytes,
   type Moved,
   type MoveRequest,
   type MoveResult,
   refusalError,
   type StopReason,
   stopOnRefusal,
+  takeBytes,
 } from './move-request';
 import { mustPark, publishMoved } from './publish-moved';
 
@@ -53,10 +55,19 @@ export async function moveByGet(pair: ChannelPair, request: MoveRequest, now: ()
       return ended('source-missing', false, { error: errorText(error) });
     }
     if (message === false) return ended('source-drained', true);
+    if (!takeBytes(request.byteBudget, message.content.length)) {
+      try {
+        consumer.nack(message, false, true);
+      } catch {
+        return ended('channel-closed', false);
+      }
+      return ended('target-full', true);
+    }
     const outcome = await confirmOf(pair, request, message, Math.max(0, request.deadline - now()) + DRAIN_TIMEOUT_MS);
     if (!outcome.confirmed && outcome.reason === 'timeout') return ended('deadline', false, { unconfirmed: 1 });
     try {
       if (!outcome.confirmed) {
+        giveBytes(request.byteBudget, message.content.length);
         consumer.nack(message, false, true);
         requeued++;
         const error = refusalError(outcome);

@@ -15,6 +15,26 @@ export interface MoveRequest {
   idleStopMs: number;
   /** The RabbitMQ user the distributor publishes as: a message with another `user-id` is parked. */
   publisherUser: string;
+  /** With a target byte limit: the body bytes its movers may still publish, shared by them all. */
+  byteBudget?: ByteBudget;
+}
+
+/** What is left of a target's byte room (`max-length-bytes`) this pass; movers take from it before each publish. */
+export interface ByteBudget {
+  remaining: number;
+}
+
+/** Takes `bytes` from the budget if they fit (always, without a budget). */
+export function takeBytes(budget: ByteBudget | undefined, bytes: number): boolean {
+  if (budget === undefined) return true;
+  if (bytes > budget.remaining) return false;
+  budget.remaining -= bytes;
+  return true;
+}
+
+/** Gives back the bytes of a message that was put back in staging. */
+export function giveBytes(budget: ByteBudget | undefined, bytes: number): void {
+  if (budget !== undefined) budget.remaining += bytes;
 }
 
 export type StopReason =
@@ -23,6 +43,8 @@ export type StopReason =
   | 'source-missing'
   | 'target-missing'
   | 'target-rejected'
+  /** The next message would pass the target's byte limit: it stays in staging. */
+  | 'target-full'
   | 'deadline'
   | 'channel-closed';
 
@@ -52,7 +74,7 @@ export interface Moved {
 export const DRAIN_TIMEOUT_MS = 5_000;
 
 /** Stops that leave both channels usable, once nothing is in flight and the consumer is cancelled. */
-export const cleanStops: readonly StopReason[] = ['share-moved', 'source-drained', 'deadline'];
+export const cleanStops: readonly StopReason[] = ['share-moved', 'source-drained', 'target-full', 'deadline'];
 
 export const nothingMoved = (stopReason: StopReason, error?: string): MoveResult => ({
   moved: 0,

@@ -7,6 +7,7 @@ import type { ChannelPair } from './channel-pair';
 import {
   cleanStops,
   DRAIN_TIMEOUT_MS,
+  giveBytes,
   type Moved,
   type MoveRequest,
   type MoveResult,
@@ -14,6 +15,7 @@ import {
   refusalError,
   type StopReason,
   stopOnRefusal,
+  takeBytes,
 } from './move-request';
 import { mustPark, publishMoved } from './publish-moved';
 
@@ -110,6 +112,7 @@ export async function pump(pair: ChannelPair, request: MoveRequest, now: () => n
       unconfirmed++; // left unacked: closing the consumer puts it back
     } else {
       requeued++;
+      giveBytes(request.byteBudget, message.content.length);
       settle(() => consumer.nack(message, false, true));
       ledger.nacked(tag);
       stop(stopOnRefusal(outcome.reason), refusalError(outcome));
@@ -126,6 +129,11 @@ export async function pump(pair: ChannelPair, request: MoveRequest, now: () => n
       settle(() => consumer.nack(message, false, true)); // arrived after we stopped: put it back
       ledger.nacked(tag);
       return;
+    }
+    if (!takeBytes(request.byteBudget, message.content.length)) {
+      settle(() => consumer.nack(message, false, true));
+      ledger.nacked(tag);
+      return stop('target-full');
     }
     received++;
     lastDelivery = now();

@@ -1,54 +1,63 @@
 export interface CapacityInput {
-  /** The target's `x-max-length` queue argument, as listed (anything else than a non-negative integer is ignored). */
-  maxLengthArgument: unknown;
-  /** Per-target configuration, used when the queue has no `x-max-length`. */
+  /**
+   * The target's effective `max-length`: the smallest of its `x-max-length` argument, the policy's
+   * and the operator policy's (effectiveLengthLimits); anything but a non-negative integer is ignored.
+   */
+  queueMaxLength: unknown;
+  /** Per-target configuration, used when the queue has no max length of its own. */
   configuredMaxLength?: number;
   defaultMaxLength: number;
-  /** The tuned length (the target's `tunedLength`), which replaces the others but never passes `x-max-length`. */
+  /** The tuned length (the target's `tunedLength`), which replaces the others but never passes the queue's own. */
   tunedMaxLength?: number;
   /** Messages ready in the target now. */
   depth: number;
   /** Below this percentage of the max length free, the target is left alone this pass. */
   refillThresholdPercent: number;
+  /** The target's byte limit (`max-length-bytes`), when it has one: its room, and the size of a staged message. */
+  bytes?: { room: number; perMessage: number };
 }
 
 export interface Capacity {
   maxLength: number;
-  maxLengthFrom: 'queue-argument' | 'configuration' | 'default' | 'tuned';
+  maxLengthFrom: 'queue-limit' | 'configuration' | 'default' | 'tuned';
   depth: number;
   /** max length − depth, floored at 0. */
   room: number;
   /** True when room is below the refill threshold: nothing moves this pass, to limit churn. */
   belowThreshold: boolean;
-  /** What the planner may hand out: room, or 0 below the threshold. */
+  /** What the planner may hand out: room (and no more staged messages than fit the byte room), or 0 below the threshold. */
   capacity: number;
 }
 
 const isLength = (value: unknown): value is number =>
   typeof value === 'number' && Number.isInteger(value) && value >= 0;
 
-/** A target's max length before tuning: its `x-max-length`, else the configured one, else the default. Pure. */
+/** A target's max length before tuning: its own limit, else the configured one, else the default. Pure. */
 export function untunedMaxLength(
-  input: Pick<CapacityInput, 'maxLengthArgument' | 'configuredMaxLength' | 'defaultMaxLength'>,
+  input: Pick<CapacityInput, 'queueMaxLength' | 'configuredMaxLength' | 'defaultMaxLength'>,
 ): number {
-  if (isLength(input.maxLengthArgument)) return input.maxLengthArgument;
+  if (isLength(input.queueMaxLength)) return input.queueMaxLength;
   return input.configuredMaxLength ?? input.defaultMaxLength;
 }
 
 /** How many messages a target can take this pass. Pure. */
 export function targetCapacity(input: CapacityInput): Capacity {
-  const argument = input.maxLengthArgument;
-  const hasArgument = isLength(argument);
+  const limit = input.queueMaxLength;
+  const hasLimit = isLength(limit);
   // The queue's own limit stays a ceiling: filling past it would drop or refuse messages.
   const [maxLength, maxLengthFrom]: [number, Capacity['maxLengthFrom']] =
-    input.tunedMaxLength !== undefined && !(hasArgument && argument < input.tunedMaxLength)
+    input.tunedMaxLength !== undefined && !(hasLimit && limit < input.tunedMaxLength)
       ? [input.tunedMaxLength, 'tuned']
-      : hasArgument
-        ? [argument, 'queue-argument']
+      : hasLimit
+        ? [limit, 'queue-limit']
         : input.configuredMaxLength !== undefined
           ? [input.configuredMaxLength, 'configuration']
           : [input.defaultMaxLength, 'default'];
   const room = Math.max(0, maxLength - Math.max(0, input.depth));
   const belowThreshold = room * 100 < maxLength * input.refillThresholdPercent;
-  return { maxLength, maxLengthFrom, depth: input.depth, room, belowThreshold, capacity: belowThreshold ? 0 : room };
+  const fitBytes = input.bytes
+    ? Math.floor(Math.max(0, input.bytes.room) / Math.max(1, input.bytes.perMessage))
+    : Number.POSITIVE_INFINITY;
+  const capacity = belowThreshold ? 0 : Math.min(room, fitBytes);
+  return { maxLength, maxLengthFrom, depth: input.depth, room, belowThreshold, capacity };
 }

@@ -8,6 +8,8 @@ export interface TargetGroup {
   targetQueue?: QueueInfo;
   /** Names of its staging queues the listing shows with ready messages (or all, see groupByTarget), in name order. */
   staging: string[];
+  /** Body bytes of a message in those staging queues, on average as listed (0 when the listing has no bytes). */
+  stagedMessageBytes: number;
 }
 
 /**
@@ -23,11 +25,17 @@ export function groupByTarget(queues: readonly QueueInfo[], listedEmptyToo?: str
     if (target === undefined || (queue.messages_ready <= 0 && target !== listedEmptyToo)) continue;
     let group = groups.get(target);
     if (!group) {
-      group = { target, targetQueue: byName.get(target), staging: [] };
+      group = { target, targetQueue: byName.get(target), staging: [], stagedMessageBytes: 0 };
       groups.set(target, group);
     }
     group.staging.push(queue.name);
   }
-  for (const group of groups.values()) group.staging.sort();
+  for (const group of groups.values()) {
+    group.staging.sort();
+    const listed = group.staging.map((name) => byName.get(name)!);
+    const messages = listed.reduce((n, q) => n + q.messages_ready, 0);
+    const bytes = listed.reduce((n, q) => n + (q.message_bytes_ready ?? 0), 0);
+    group.stagedMessageBytes = messages > 0 ? bytes / messages : 0;
+  }
   return [...groups.values()].sort((a, b) => (a.target < b.target ? -1 : 1));
 }

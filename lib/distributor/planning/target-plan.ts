@@ -1,3 +1,5 @@
+import type { QueueInfo } from '../../rabbitmq/management';
+import { effectiveLengthLimits, type LengthLimits, type QueuePolicies } from '../../rabbitmq/queue-policies';
 import { targetCapacity } from './capacity';
 import { type PlannerMode, type PlanQueue, planShares } from './planner';
 import type { TunedTargetSettings } from './tuned-length';
@@ -28,8 +30,12 @@ export interface TargetPlanSettings {
 /** What a pass measured of one target while holding its lease: exact depths (AMQP) and the rotation. */
 export interface TargetMeasurement {
   target: string;
-  /** The target's `x-max-length` argument as listed; undefined when the listing has no such queue. */
-  maxLengthArgument: unknown;
+  /** The target as listed (type, arguments, stats up to ~5 s old); undefined when the listing has no such queue. */
+  targetQueue?: Pick<QueueInfo, 'type' | 'arguments' | 'messages_ready' | 'message_bytes_ready'>;
+  /** The vhost's policies and operator policies, listed once per pass. */
+  policies: QueuePolicies;
+  /** Body bytes of a message in the target's staging queues, on average as listed (0 when unknown). */
+  stagedMessageBytes: number;
   /** Messages ready in the target; undefined when it does not exist. */
   depth: number | undefined;
   /** Each staging queue with its ready messages (0 when it is gone). */
@@ -53,6 +59,10 @@ export interface TargetShares {
   maxLength: number;
   depth: number;
   capacity: number;
+  /** The target's effective limits (arguments, policy, operator policy) the plan keeps within. */
+  limits: LengthLimits;
+  /** With a byte limit: the bytes the movers may publish to the target (its limit less what it holds). */
+  byteRoom?: number;
   /** The non-empty staging queues, with their weights. */
   queues: PlanQueue[];
   /** How many messages to move from each queue, in name order; empty when nothing moves. */
@@ -70,16 +80,18 @@ export function planTarget(
   weight: (queue: string) => number,
 ): TargetPlan {
   const configured = settings.targets[measured.target];
-  let maxLengthArgument = measured.maxLengthArgument;
   let createWith: Record<string, unknown> | undefined;
   if (measured.depth === undefined) {
     if (settings.missingTarget === 'skip') return { outcome: 'target-missing' };
     createWith = configured?.arguments ?? settings.newTargetArguments;
-    maxLengthArgument = createWith['x-max-length'];
   }
   const depth = measured.depth ?? 0;
+  const limits = targetLimits(measured, createWith);
+  const byteRoom =
+    limits.maxLengthBytes === undefined ? undefined : Math.max(0, limits.maxLengthBytes - heldBytes(measured, depth));
   const capacity = targetCapacity({
-    maxLengthArgument,
+    queueMaxLength: limits.maxLength,
+    ...(byteRoom === undefined ? {} : { bytes: { room: byteRoom, perMessage: measured.stagedMessageBytes } }),
     configuredMaxLength: configured?.maxLength,
     defaultMaxLength: settings.defaultMaxLength,
     ...(measured.tunedMaxLength === undefined ? {} : { tunedMaxLength: measured.tunedMaxLength }),
@@ -92,6 +104,8 @@ export function planTarget(
     maxLength: capacity.maxLength,
     depth,
     capacity: capacity.capacity,
+    limits,
+    ...(byteRoom === undefined ? {} : { byteRoom }),
     queues: [],
     shares: [],
   };
@@ -109,4 +123,29 @@ export function planTarget(
     plan.rotationCursor = shares.rotationCursor;
   }
   return plan;
+}
+
+/**
+ * The target's effective length limits, from its arguments (or those it is to be created with)
+ * and the policy and operator policy that apply to it (lib/rabbitmq/queue-policies.ts).
+ */
+export function targetLimits(measured: TargetMeasurement, createWith?: Record<string, unknown>): LengthLimits {
+  const args = createWith ?? measured.targetQueue?.arguments ?? {};
+  const type = createWith ? createWith['x-queue-type'] : measured.targetQueue?.type;
+  return effectiveLengthLimits(
+    { name: measured.target, type: typeof type === 'string' ? type : undefined, arguments: args },
+    measured.policies,
+  );
+}
+
+/**
+ * The body bytes the target holds, at least: the listing's figure (up to ~5 s old), or the exact
+ * depth at the larger of the listed and the staged average size, whichever is more, so messages
+ * that arrived since the listing (the last pass's) are counted too.
+ */
+function heldBytes(measured: TargetMeasurement, depth: number): number {
+  const listed = measured.targetQueue;
+  const listedBytes = listed?.message_bytes_ready ?? 0;
+  const listedAverage = listed && listed.messages_ready > 0 ? listedBytes / listed.messages_ready : 0;
+  return Math.max(listedBytes, depth * Math.max(listedAverage, measured.stagedMessageBytes));
 }

@@ -117,7 +117,13 @@ export async function distributorFixture(): Promise<DistributorFixture> {
     ) =>
       buildDistributor(
         config(overrides),
-        { openChannel, listQueues: () => management.listQueues(), doc: dynamo.doc, consumptionRate },
+        {
+          openChannel,
+          listQueues: () => management.listQueues(),
+          listPolicies: () => management.listPolicies(),
+          doc: dynamo.doc,
+          consumptionRate,
+        },
         warningReport(
           (message, details) => warnings.push({ message, details }),
           undefined,

@@ -78,6 +78,7 @@ function onDemand(
       if (failuresLeft-- > 0) throw new Error('management API unavailable');
       return management.listQueues();
     },
+    listPolicies: () => management.listPolicies(),
     leases: state,
     rotations: new DynamoRotationStore(f.dynamo.doc, STATE_TABLE),
     report: warningReport((message, details) => f.warnings.push({ message, details })),

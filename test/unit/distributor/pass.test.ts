@@ -53,6 +53,7 @@ describe('createDistributor: targets it cannot lease', () => {
       ),
       listQueues: async () => [queue('a', 0), queue('a»/t1', 5), queue('b»/t1', 7)],
       openChannel,
+      listPolicies: async () => ({ policies: [], operatorPolicies: [] }),
       leases: state,
       rotations: { readRotation: jest.fn(), writeRotation: jest.fn() },
       publisherUser: 'guest',

@@ -26,7 +26,15 @@ async function failure(action: Promise<unknown>): Promise<ManagementApiError> {
 
 describe('ManagementClient parses what the API answers', () => {
   it('keeps the fields Fairway reads, ignores others, and counts a queue without stats yet as empty', async () => {
-    const q1 = { name: 'q1', durable: true, auto_delete: false, arguments: { x: 9 }, messages: 4, messages_ready: 3 };
+    const q1 = {
+      name: 'q1',
+      durable: true,
+      auto_delete: false,
+      arguments: { x: 9 },
+      messages: 4,
+      messages_ready: 3,
+      message_bytes_ready: 30,
+    };
     const page = {
       items: [
         { ...q1, node: 'rabbit@a' },
@@ -38,7 +46,15 @@ describe('ManagementClient parses what the API answers', () => {
     };
     expect(await client(page).listQueues()).toEqual([
       q1,
-      { name: 'fresh', durable: false, auto_delete: true, arguments: {}, messages: 0, messages_ready: 0 },
+      {
+        name: 'fresh',
+        durable: false,
+        auto_delete: true,
+        arguments: {},
+        messages: 0,
+        messages_ready: 0,
+        message_bytes_ready: 0,
+      },
     ]);
   });
 

@@ -1,7 +1,7 @@
 import { type CapacityInput, targetCapacity } from '../../../../lib/distributor/planning/capacity';
 
 const base: CapacityInput = {
-  maxLengthArgument: undefined,
+  queueMaxLength: undefined,
   defaultMaxLength: 1000,
   depth: 0,
   refillThresholdPercent: 10,
@@ -17,8 +17,8 @@ describe('targetCapacity', () => {
   >([
     [
       'x-max-length wins over configuration',
-      { maxLengthArgument: 200, configuredMaxLength: 50 },
-      { maxLength: 200, maxLengthFrom: 'queue-argument', room: 200, belowThreshold: false, capacity: 200 },
+      { queueMaxLength: 200, configuredMaxLength: 50 },
+      { maxLength: 200, maxLengthFrom: 'queue-limit', room: 200, belowThreshold: false, capacity: 200 },
     ],
     [
       'configuration when the queue has no x-max-length',
@@ -32,43 +32,43 @@ describe('targetCapacity', () => {
     ],
     [
       'a malformed x-max-length is ignored',
-      { maxLengthArgument: '200', configuredMaxLength: 70 },
+      { queueMaxLength: '200', configuredMaxLength: 70 },
       { maxLength: 70, maxLengthFrom: 'configuration', room: 70, belowThreshold: false, capacity: 70 },
     ],
     [
       'a negative x-max-length is ignored',
-      { maxLengthArgument: -5 },
+      { queueMaxLength: -5 },
       { maxLength: 1000, maxLengthFrom: 'default', room: 1000, belowThreshold: false, capacity: 1000 },
     ],
     [
       'a full target has no room',
-      { maxLengthArgument: 200, depth: 200 },
-      { maxLength: 200, maxLengthFrom: 'queue-argument', room: 0, belowThreshold: true, capacity: 0 },
+      { queueMaxLength: 200, depth: 200 },
+      { maxLength: 200, maxLengthFrom: 'queue-limit', room: 0, belowThreshold: true, capacity: 0 },
     ],
     [
       'an overfull target is floored at 0',
-      { maxLengthArgument: 200, depth: 260 },
-      { maxLength: 200, maxLengthFrom: 'queue-argument', room: 0, belowThreshold: true, capacity: 0 },
+      { queueMaxLength: 200, depth: 260 },
+      { maxLength: 200, maxLengthFrom: 'queue-limit', room: 0, belowThreshold: true, capacity: 0 },
     ],
     [
       'room just below the threshold: left alone',
-      { maxLengthArgument: 200, depth: 181 },
-      { maxLength: 200, maxLengthFrom: 'queue-argument', room: 19, belowThreshold: true, capacity: 0 },
+      { queueMaxLength: 200, depth: 181 },
+      { maxLength: 200, maxLengthFrom: 'queue-limit', room: 19, belowThreshold: true, capacity: 0 },
     ],
     [
       'room exactly at the threshold: refilled',
-      { maxLengthArgument: 200, depth: 180 },
-      { maxLength: 200, maxLengthFrom: 'queue-argument', room: 20, belowThreshold: false, capacity: 20 },
+      { queueMaxLength: 200, depth: 180 },
+      { maxLength: 200, maxLengthFrom: 'queue-limit', room: 20, belowThreshold: false, capacity: 20 },
     ],
     [
       'threshold 0 refills any room',
-      { maxLengthArgument: 200, depth: 199, refillThresholdPercent: 0 },
-      { maxLength: 200, maxLengthFrom: 'queue-argument', room: 1, belowThreshold: false, capacity: 1 },
+      { queueMaxLength: 200, depth: 199, refillThresholdPercent: 0 },
+      { maxLength: 200, maxLengthFrom: 'queue-limit', room: 1, belowThreshold: false, capacity: 1 },
     ],
     [
       'max length 0 takes nothing',
-      { maxLengthArgument: 0, refillThresholdPercent: 0 },
-      { maxLength: 0, maxLengthFrom: 'queue-argument', room: 0, belowThreshold: false, capacity: 0 },
+      { queueMaxLength: 0, refillThresholdPercent: 0 },
+      { maxLength: 0, maxLengthFrom: 'queue-limit', room: 0, belowThreshold: false, capacity: 0 },
     ],
   ])('%s', (_what, input, expected) => {
     expect(targetCapacity({ ...base, ...input })).toMatchObject(expected);

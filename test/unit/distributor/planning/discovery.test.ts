@@ -9,6 +9,7 @@ const queue = (name: string, ready: number, args: Record<string, unknown> = {}):
   arguments: args,
   messages: ready,
   messages_ready: ready,
+  message_bytes_ready: ready * 10,
 });
 
 describe('groupByTarget', () => {
@@ -23,8 +24,13 @@ describe('groupByTarget', () => {
       queue('unrelated', 50),
     ]);
     expect(groups).toEqual([
-      { target: 'other', targetQueue: undefined, staging: ['other»/t1'] },
-      { target: 'worker-input', targetQueue: target, staging: ['worker-input»/t1/w', 'worker-input»/t2'] },
+      { target: 'other', targetQueue: undefined, staging: ['other»/t1'], stagedMessageBytes: 10 },
+      {
+        target: 'worker-input',
+        targetQueue: target,
+        staging: ['worker-input»/t1/w', 'worker-input»/t2'],
+        stagedMessageBytes: 10,
+      },
     ]);
   });
 

@@ -49,32 +49,32 @@ describe('planShares at its edges', () => {
 });
 
 describe('targetCapacity at its edges', () => {
-  const base = { maxLengthArgument: undefined, defaultMaxLength: 1000, depth: 0, refillThresholdPercent: 10 };
+  const base = { queueMaxLength: undefined, defaultMaxLength: 1000, depth: 0, refillThresholdPercent: 10 };
 
   it.each([
     ['a fractional x-max-length', 1.5],
     ['a numeric string', '200'],
     ['a boolean', true],
-  ])('ignores %s and uses the configured length', (_, maxLengthArgument) => {
-    expect(targetCapacity({ ...base, maxLengthArgument, configuredMaxLength: 70 })).toMatchObject({
+  ])('ignores %s and uses the configured length', (_, queueMaxLength) => {
+    expect(targetCapacity({ ...base, queueMaxLength, configuredMaxLength: 70 })).toMatchObject({
       maxLength: 70,
       maxLengthFrom: 'configuration',
     });
   });
 
   it('takes a tuned length, but never past the queue’s own x-max-length', () => {
-    const tuned = (maxLengthArgument: unknown) =>
-      targetCapacity({ ...base, maxLengthArgument, configuredMaxLength: 70, tunedMaxLength: 300 });
+    const tuned = (queueMaxLength: unknown) =>
+      targetCapacity({ ...base, queueMaxLength, configuredMaxLength: 70, tunedMaxLength: 300 });
     expect(tuned(undefined)).toMatchObject({ maxLength: 300, maxLengthFrom: 'tuned' });
     expect(tuned(500)).toMatchObject({ maxLength: 300, maxLengthFrom: 'tuned' });
     expect(tuned(300)).toMatchObject({ maxLength: 300, maxLengthFrom: 'tuned' });
-    expect(tuned(200)).toMatchObject({ maxLength: 200, maxLengthFrom: 'queue-argument' });
+    expect(tuned(200)).toMatchObject({ maxLength: 200, maxLengthFrom: 'queue-limit' });
   });
 
   it('takes an x-max-length of 0 as a target that takes nothing', () => {
-    expect(targetCapacity({ ...base, maxLengthArgument: 0 })).toMatchObject({
+    expect(targetCapacity({ ...base, queueMaxLength: 0 })).toMatchObject({
       maxLength: 0,
-      maxLengthFrom: 'queue-argument',
+      maxLengthFrom: 'queue-limit',
       capacity: 0,
     });
   });

@@ -1,0 +1,58 @@
+import { managementPath } from '../../../lib/rabbitmq/api-path';
+import { type DistributorFixture, scenario } from './fixture';
+
+/**
+ * Issue 23 item 1 (distributor side): a target limited by a policy (`max-length` 300) or by
+ * `x-max-length-bytes` 30,000, with 1,000 staged: the pass reported 1,000 moved and the broker
+ * dropped about 700. A pass fills a target only to its effective limits (arguments, the policy
+ * and the operator policy that apply), in messages and in bytes, so nothing it moves is dropped.
+ */
+describe('a pass fills a target to its effective limits (real RabbitMQ, the test vhost’s own policies)', () => {
+  const policy = (f: DistributorFixture, kind: 'policies' | 'operator-policies', pattern: string, definition: object) =>
+    f.rabbit.api('PUT', managementPath('api', kind, f.rabbit.vhost, `${pattern}-limit`), {
+      pattern,
+      definition,
+      'apply-to': 'queues',
+      priority: 1,
+    });
+  /** 1,000 messages of 100 bytes in one staging queue of `target`, listed. */
+  const stage1000 = async (f: DistributorFixture, target: string) => {
+    await f.declare(`${target}»/t1`);
+    await f.withChannel(async (channel) => {
+      for (let i = 0; i < 1_000; i++) {
+        const body = Buffer.from(`${target}-${i}`.padEnd(100, '.'));
+        channel.publish('', `${target}»/t1`, body, { persistent: true, messageId: `${target}-${i}` });
+      }
+      await channel.waitForConfirms();
+    });
+    await f.listed([`${target}»/t1`]);
+  };
+  /** What the pass moved, and what the target and staging hold now: nothing may be missing. */
+  const passOver = async (f: DistributorFixture, target: string) => {
+    const pass = await f.distributor({ DISTRIBUTOR_DEFAULT_MAX_LENGTH: '5000' }).runPass(60_000);
+    return { moved: pass.moved, target: await f.depth(target), staged: await f.depth(`${target}»/t1`), pass };
+  };
+
+  scenario('a policy max-length of 300', async (f) => {
+    await policy(f, 'policies', '^by-policy$', { 'max-length': 300 });
+    await f.declare('by-policy');
+    await stage1000(f, 'by-policy');
+    expect(await passOver(f, 'by-policy')).toMatchObject({ moved: 300, target: 300, staged: 700 });
+  });
+
+  scenario('x-max-length-bytes 30,000 (100-byte messages)', async (f) => {
+    await f.declare('by-bytes', { 'x-max-length-bytes': 30_000 });
+    await stage1000(f, 'by-bytes');
+    const { moved, target, staged } = await passOver(f, 'by-bytes');
+    expect(moved).toBe(target);
+    expect(moved + staged).toBe(1_000);
+    expect(moved).toBe(300);
+  });
+
+  scenario('an operator policy max-length of 200 under an x-max-length of 500', async (f) => {
+    await policy(f, 'operator-policies', '^by-operator$', { 'max-length': 200 });
+    await f.declare('by-operator', { 'x-max-length': 500 });
+    await stage1000(f, 'by-operator');
+    expect(await passOver(f, 'by-operator')).toMatchObject({ moved: 200, target: 200, staged: 800 });
+  });
+});
