@@ -3,7 +3,7 @@
 export default {
   mutate: [
     'lib/priority/rules.ts',
-    'lib/routing/queue-names.ts',
+    'lib/queues/staging-names.ts',
     'lib/routing/event.ts',
     'lib/routing/task-message.ts',
     'lib/distributor/planner.ts',

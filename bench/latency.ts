@@ -6,7 +6,7 @@ import { loadRouterConfig } from '../lib/config/router';
 import type { PassSummary } from '../lib/distributor/distributor';
 import type { PassRequestEvent } from '../lib/distributor/pass-trigger';
 import { createDistributorService, distributorInvocation, warningReport } from '../lib/distributor/service';
-import { stagingQueueName } from '../lib/routing/queue-names';
+import { stagingQueueName } from '../lib/queues/staging-names';
 import { createRouterService } from '../lib/routing/service';
 import { lambdaContext, scheduledEvent, sqsEvent } from '../local/lambda-events';
 import { startLambdaInvokeServer } from '../local/lambda-invoke-server';

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ConfirmChannel, ConsumeMessage, Message, MessageProperties, Options } from 'amqplib';
+import { parkingQueueName } from '../queues/parking-names';
 import { ackLedger } from './ack-ledger';
 import { GET_SHARE_MAX, moveByGet } from './get-mover';
 
@@ -20,12 +21,6 @@ export interface MoveRequest {
   /** The RabbitMQ user the distributor publishes as: a message with another `user-id` is parked. */
   publisherUser: string;
 }
-
-/**
- * Where the distributor parks a target's messages the broker would refuse to take from it. No
- * `»` in the name, so discovery never takes it for a staging queue and moves it back.
- */
-export const parkingQueueName = (target: string) => `fairway-parked:${target}`;
 
 /** Headers a parked message carries, so that an operator can tell where it came from and why. */
 export const parkedHeaders = {

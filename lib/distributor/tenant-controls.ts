@@ -1,4 +1,4 @@
-import { parseStagingQueueName } from '../routing/queue-names';
+import { parseStagingQueueName } from '../queues/staging-names';
 
 /** What an operator set at run time for a tenant or one of its workflows (`fairway tenants`). */
 export interface TenantControl {

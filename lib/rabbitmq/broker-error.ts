@@ -1,11 +1,5 @@
 import { BrokerError } from '../errors';
 
-/** The AMQP 0-9-1 reply codes Fairway acts on, by name. */
-export const ReplyCode = {
-  /** The operation's precondition failed, e.g. a queue exists with other arguments. */
-  preconditionFailed: 406,
-} as const;
-
 /**
  * An amqplib failure as a BrokerError that keeps the broker's reply code (amqplib puts it in `code`
  * when the server closed the channel or connection). A BrokerError is passed on as it is.

@@ -1,6 +1,7 @@
 import { type Channel, type ChannelModel, type ConfirmChannel, connect } from 'amqplib';
 import { BrokerError } from '../errors';
 import { brokerError } from './broker-error';
+import { closeWithin } from './close';
 import { redactUrl } from './redact';
 
 /**
@@ -83,7 +84,7 @@ export class AmqpSession {
     this.current = undefined;
     if (!current) return;
     const model = await current.catch(() => undefined);
-    await model?.close().catch(() => undefined);
+    if (model) await closeWithin(model);
   }
 
   private async open(): Promise<ChannelModel> {

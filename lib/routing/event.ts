@@ -1,9 +1,9 @@
 import type { SQSRecord } from 'aws-lambda';
 import { z } from 'zod';
 import { InvalidEventError } from '../errors';
+import { checkDiscriminator, checkTargetName, type StagingKey } from '../queues/staging-names';
 import { headerTable, shortString } from './amqp-limits';
 import { parseOrReject } from './parse-or-reject';
-import { checkDiscriminator, checkTargetName, type StagingKey } from './queue-names';
 import { fromTaskMessage, isBase64, isTaskMessage } from './task-message';
 
 /**

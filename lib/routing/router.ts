@@ -4,9 +4,15 @@ import type { RequestPass } from '../distributor/pass-requests';
 import { BatchFailedError, errorText, InvalidEventError } from '../errors';
 import type { TenantCounterStore } from '../priority/counter-store';
 import type { PriorityMapping } from '../priority/rules';
+import {
+  defaultMutators,
+  type QueueNameMutator,
+  type StagingDestination,
+  stagingDestination,
+} from '../queues/staging-names';
+import { closeWithin } from '../rabbitmq/close';
+import { publishAndConfirm } from '../rabbitmq/confirms';
 import { parseAfterProcessRecord, type RoutableMessage } from './event';
-import { publishAll } from './publish';
-import { defaultMutators, type QueueNameMutator, type StagingDestination, stagingDestination } from './queue-names';
 import type { StagingQueues, StagingQueuesReport, TargetSettings } from './staging-queues';
 
 /** Why a record was not routed; bounded, so it can be a metric name. */
@@ -141,7 +147,7 @@ export function createRouter(deps: RouterDeps) {
       pending = dropFailed(pending, await ensureStagingQueues(deps.stagingQueues, pending), failures);
       pending = dropFailed(pending, await checkPriorities(deps, pending, now()), failures);
       if (channel && pending.length > 0) {
-        const outcomes = await publishAll(
+        const outcomes = await publishAndConfirm(
           channel,
           pending.map(({ destination, message, amqpPriority }) => ({
             queue: destination,
@@ -151,7 +157,7 @@ export function createRouter(deps: RouterDeps) {
           deps.confirmTimeoutMs,
         );
         outcomes.forEach((outcome, i) => {
-          if (outcome.routed) {
+          if (outcome.confirmed) {
             routed.push(pending[i]!);
           } else {
             deps.stagingQueues.forget(pending[i]!.destination);
@@ -159,12 +165,12 @@ export function createRouter(deps: RouterDeps) {
           }
         });
         // Confirms still owed would arrive during the next invocation's publishes.
-        channelInDoubt = outcomes.some((outcome) => !outcome.routed && outcome.unconfirmed);
+        channelInDoubt = outcomes.some((outcome) => !outcome.confirmed && outcome.reason === 'timeout');
       } else {
         channelInDoubt = false;
       }
     } finally {
-      if (channelInDoubt) await channel?.close().catch(() => undefined);
+      if (channelInDoubt && channel) await closeWithin(channel);
     }
 
     // Confirmed in staging: a failed request only leaves them to the schedule, so the records stand.

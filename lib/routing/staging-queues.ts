@@ -1,8 +1,10 @@
 import type { Options } from 'amqplib';
 import { InvalidEventError } from '../errors';
-import { brokerError, ReplyCode } from '../rabbitmq/broker-error';
+import { brokerError } from '../rabbitmq/broker-error';
+import { closeWithin } from '../rabbitmq/close';
 import type { AmqpSession } from '../rabbitmq/connection';
 import type { ManagementClient, QueueInfo } from '../rabbitmq/management';
+import { ReplyCode } from '../rabbitmq/reply-codes';
 
 /** How a target is handled, from ROUTER_TARGETS; a shape given here wins over the management API. */
 export interface TargetSettings {
@@ -124,7 +126,7 @@ export class CachedStagingQueues implements StagingQueues {
       }
       // Precondition failed: the queue exists with other arguments. It exists, which is all routing
       // needs; the broker has closed the channel (the session opens another next time).
-      if (error.replyCode !== ReplyCode.preconditionFailed) throw error;
+      if (error.replyCode !== ReplyCode.PRECONDITION_FAILED) throw error;
       this.report.stagingQueueKept({ stagingQueue: staging, target });
     }
     this.remember(staging);
@@ -135,7 +137,7 @@ export class CachedStagingQueues implements StagingQueues {
     try {
       await channel.assertQueue(staging, options);
     } finally {
-      await channel.close().catch(() => undefined); // already closed by a refusal
+      await closeWithin(channel); // already closed by a refusal, or bounded
     }
   }
 

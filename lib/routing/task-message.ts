@@ -1,10 +1,10 @@
 import type { SQSMessageAttributes, SQSRecord } from 'aws-lambda';
 import { z } from 'zod';
 import { InvalidEventError } from '../errors';
+import { checkDiscriminator, checkTargetName } from '../queues/staging-names';
 import { headerTableProblems } from './amqp-limits';
 import type { RoutableMessage } from './event';
 import { parseOrReject } from './parse-or-reject';
-import { checkDiscriminator, checkTargetName } from './queue-names';
 
 /**
  * A Worker Framework task message as the after-process event (shape 2 of event.ts), as documented

@@ -6,8 +6,8 @@ import { planShares } from '../../lib/distributor/planner';
 import type { DistributorState } from '../../lib/distributor/state-store';
 import { controlledWeight, queueControl, type TenantControls } from '../../lib/distributor/tenant-controls';
 import { weightOf } from '../../lib/distributor/weights';
+import { parseStagingQueueName } from '../../lib/queues/staging-names';
 import type { QueueInfo } from '../../lib/rabbitmq/management';
-import { parseStagingQueueName } from '../../lib/routing/queue-names';
 
 /** The distributor's settings without AMQP: the queue view reads the management API only. */
 const queueSettingsSchema = distributorSettingsSchema.omit({ AMQP_URL: true });

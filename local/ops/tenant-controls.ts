@@ -5,7 +5,7 @@ import { distributorSettingsSchema, weightValue } from '../../lib/config/distrib
 import { type Env, parseEnv } from '../../lib/config/env';
 import { type ControlChange, DynamoTenantControlStore } from '../../lib/distributor/tenant-control-store';
 import type { TenantControl } from '../../lib/distributor/tenant-controls';
-import { DISCRIMINATOR_SEPARATOR, STAGING_SEPARATOR } from '../../lib/routing/queue-names';
+import { DISCRIMINATOR_SEPARATOR, STAGING_SEPARATOR } from '../../lib/queues/staging-names';
 
 /** What the tenant controls need: the distributor's table, where the distributor reads them. */
 const controlSettingsSchema = z.object({

@@ -1,4 +1,4 @@
-import { parkingQueueName } from '../../../lib/distributor/mover';
+import { parkingQueueName } from '../../../lib/queues/parking-names';
 import { managementPath } from '../../../lib/rabbitmq/api-path';
 import { AmqpSession } from '../../../lib/rabbitmq/connection';
 import { uniqueName } from '../../harness/services';

@@ -8,7 +8,7 @@ import {
   type StagingKey,
   stagingDestination,
   stagingQueueName,
-} from '../../../lib/routing/queue-names';
+} from '../../../lib/queues/staging-names';
 
 describe('stagingQueueName', () => {
   it.each<[string, StagingKey, string]>([
