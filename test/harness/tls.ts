@@ -1,9 +1,12 @@
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { request } from 'node:https';
+import { promisify } from 'node:util';
 import { type ChannelModel, connect } from 'amqplib';
 import { Pool } from 'pg';
 import { managementPath } from '../../lib/rabbitmq/api-path';
 import { managementApi } from '../../local/management-api';
+import { createVhost, type Vhost } from '../../local/vhost';
 import { type ServiceName, serviceUnavailable, tlsServices, uniqueName } from './services';
 
 /**
@@ -193,4 +196,26 @@ export async function tlsServiceProblems(): Promise<Error[]> {
     }),
   ]);
   return problems.filter((problem): problem is Error => problem !== undefined);
+}
+
+/**
+ * A vhost on the plain loopback listeners of the tests' own RabbitMQ node: for a test that restarts
+ * the broker, which must never be the machine-wide one (COMMON.md).
+ */
+export async function createOwnNodeVhost(name = uniqueName('fairway_own')): Promise<Vhost> {
+  try {
+    return await createVhost(tlsServices.plainAmqpUrl, tlsServices.plainManagementUrl, name);
+  } catch (error) {
+    throw serviceUnavailable('TLS RabbitMQ node (plain listeners)', error);
+  }
+}
+
+const rabbitmqctl = (...args: string[]) =>
+  promisify(execFile)('rabbitmqctl', ['-n', tlsServices.rabbitmqNode, ...args], { timeout: 60_000 });
+
+/** Stops and starts the RabbitMQ application of the tests' own node (its Erlang VM stays up), every connection dropped. */
+export async function restartOwnNode(): Promise<void> {
+  await rabbitmqctl('stop_app');
+  await rabbitmqctl('start_app');
+  await rabbitmqctl('await_startup');
 }
