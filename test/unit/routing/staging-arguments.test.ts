@@ -2,11 +2,13 @@ import { stagingArguments } from '../../../lib/routing/staging-queues';
 
 describe('stagingArguments: an allow-list of target arguments', () => {
   it.each<[string, Record<string, unknown>, Record<string, unknown>]>([
+    ['priority kept', { 'x-max-priority': 10 }, { 'x-max-priority': 10 }],
     [
-      'priority and mode kept',
-      { 'x-max-priority': 10, 'x-queue-mode': 'lazy' },
-      { 'x-max-priority': 10, 'x-queue-mode': 'lazy' },
+      'what RabbitMQ 4.3 refuses dropped: queue mode, v1 storage, master locator',
+      { 'x-max-priority': 10, 'x-queue-mode': 'lazy', 'x-queue-version': 1, 'x-queue-master-locator': 'min-masters' },
+      { 'x-max-priority': 10 },
     ],
+    ['v2 storage kept', { 'x-queue-version': 2 }, { 'x-queue-version': 2 }],
     [
       'quorum kept, its delivery limit dropped',
       { 'x-queue-type': 'quorum', 'x-delivery-limit': 5 },
