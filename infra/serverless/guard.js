@@ -1,13 +1,19 @@
+const { environmentProblems, paramProblems } = require('./credentials');
+const { startableProblems } = require('./startable');
+
 /**
  * A local Serverless plugin that refuses to package a stage that would deploy badly, before
- * anything is written:
- * - a function's environment holding a URL with a password (credentials belong in Secrets
- *   Manager: docs/deploying.md "Secrets"); the error names the variable, never the value;
- * - a secret named other than by its ARN (the role's grant needs the ARN);
+ * anything is written (docs/deploying.md lists the refusals):
+ * - credentials where the template would carry them: any param or function variable that looks
+ *   like a URL with credentials, whatever its shape (credentials.js); a secret named other than by
+ *   its ARN (the role's grant needs the ARN);
+ * - a stage whose functions could not start: an empty required setting, subnets without security
+ *   groups, a cleanup timeout beyond its lease or a time budget not below its schedule (startable.js);
  * - functions that hold an AMQP connection per container (those with AMQP_URL) whose reserved
  *   concurrencies add up to more than `custom.rabbitmqConnectionBudget`, or that have none;
  * - an SQS event source allowed more concurrent invocations than its function's reserved
  *   concurrency (the surplus would be throttled, and retried into the dead-letter queue).
+ * Every message names the param or variable, never its value.
  */
 class FairwayGuard {
   constructor(serverless) {
@@ -18,7 +24,9 @@ class FairwayGuard {
   check() {
     const service = this.serverless.service;
     const problems = [
-      ...credentialProblems(service),
+      ...paramProblems(this.params()),
+      ...environmentProblems(service),
+      ...startableProblems(service),
       ...connectionProblems(service.functions, Number(service.custom.rabbitmqConnectionBudget)),
     ];
     if (problems.length > 0) {
@@ -26,32 +34,17 @@ class FairwayGuard {
       throw new ServerlessError(`Fairway refuses to package this stage:\n- ${problems.join('\n- ')}`);
     }
   }
-}
 
-function credentialProblems(service) {
-  const environments = [
-    ['provider', service.provider.environment ?? {}],
-    ...Object.entries(service.functions).map(([name, fn]) => [name, fn.environment ?? {}]),
-  ];
-  return environments.flatMap(([owner, environment]) =>
-    Object.entries(environment).flatMap(([variable, value]) => {
-      if (hasPassword(value))
-        return [
-          `${owner}: ${variable} carries a password; pass the URL without credentials and the secret's ARN (docs/deploying.md "Secrets")`,
-        ];
-      if (variable.endsWith('_SECRET_ARN') && value !== '' && !/^arn:aws[\w-]*:secretsmanager:/.test(String(value)))
-        return [`${owner}: ${variable} must be a Secrets Manager secret ARN (arn:aws:secretsmanager:…)`];
-      return [];
-    }),
-  );
-}
-
-function hasPassword(value) {
-  if (typeof value !== 'string') return false;
-  try {
-    return new URL(value).password !== '';
-  } catch {
-    return false;
+  /** The stage's params as serverless resolves them: `--param`s over the stage block over `default`. */
+  params() {
+    const declared = this.serverless.configurationInput?.params ?? {};
+    const given = Object.fromEntries(
+      (this.serverless.processedInput?.options?.param ?? []).map((item) => {
+        const at = String(item).indexOf('=');
+        return [String(item).slice(0, at), String(item).slice(at + 1)];
+      }),
+    );
+    return { ...declared.default, ...declared[this.serverless.service.provider.stage], ...given };
   }
 }
 

@@ -1,6 +1,11 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { DynamoConfig } from '../config/common';
+
+/** Where the client sends its calls: a region and, only for local or embedded DynamoDB, an endpoint URL. */
+export interface DynamoClientSettings {
+  region: string;
+  endpoint?: string;
+}
 
 export interface StaticCredentials {
   accessKeyId: string;
@@ -17,13 +22,16 @@ export const DYNAMODB_REQUEST_TIMEOUT_MS = 4_000;
 const DYNAMODB_CONNECTION_TIMEOUT_MS = 1_000;
 
 /**
- * The DynamoDB document client every Fairway function and tool builds once: the configured region
- * and, for local DynamoDB, an endpoint. Without `credentials` the SDK's usual chain finds them.
+ * The DynamoDB document client every Fairway function and tool builds once, from `settings`.
+ * Without `credentials` the SDK's usual chain finds them.
  */
-export function documentClient(config: DynamoConfig, credentials?: StaticCredentials): DynamoDBDocumentClient {
+export function documentClient(
+  settings: DynamoClientSettings,
+  credentials?: StaticCredentials,
+): DynamoDBDocumentClient {
   const client = new DynamoDBClient({
-    region: config.AWS_REGION,
-    endpoint: config.DYNAMODB_ENDPOINT,
+    region: settings.region,
+    endpoint: settings.endpoint,
     credentials,
     requestHandler: {
       requestTimeout: DYNAMODB_REQUEST_TIMEOUT_MS,

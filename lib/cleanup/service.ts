@@ -3,6 +3,7 @@ import type { ScheduledEvent } from 'aws-lambda';
 import { Pool } from 'pg';
 import { documentClient } from '../aws/dynamo';
 import { type CleanupConfig, loadCleanupConfig } from '../config/cleanup';
+import { dynamoClientSettings } from '../config/common';
 import type { Env } from '../config/env';
 import { errorText } from '../errors';
 import { functionHandler } from '../runtime/lambda';
@@ -115,7 +116,7 @@ export function createCleanupService(config: CleanupFunctionConfig, observabilit
   const report = createCleanupReport(observability, config.job.name);
   const databases = jobDatabases(config.cleanup, report);
   const job = buildJob(config.job, databases, report);
-  const doc = documentClient(config.cleanup);
+  const doc = documentClient(dynamoClientSettings(config.cleanup));
   return {
     runSteps: createStepRunner(job, config.cleanup, { doc, report }),
     async close() {

@@ -1,7 +1,9 @@
 import type { z } from 'zod';
+import type { DynamoClientSettings } from '../aws/dynamo';
 import { amqpVhost } from '../rabbitmq/amqp-url';
 import { isDotSegment } from '../rabbitmq/api-path';
 import { setting } from './env';
+import { urlProblem } from './url';
 
 /** Where the AWS SDK sends DynamoDB calls; an endpoint is set only for local or embedded DynamoDB. */
 export const dynamoSettings = {
@@ -15,9 +17,11 @@ const secretArn = () =>
     error: 'must be a Secrets Manager secret ARN',
   });
 
+const AMQP_SCHEMES = ['amqp', 'amqps'];
+
 /** How to reach RabbitMQ: AMQP for messages, the management API for queue listings. */
 export const rabbitSettings = {
-  AMQP_URL: setting.url(['amqp', 'amqps']),
+  AMQP_URL: setting.url(AMQP_SCHEMES),
   RABBITMQ_MANAGEMENT_URL: setting.url(['http', 'https']),
   RABBITMQ_VHOST: setting.textOr('/').refine((vhost) => !isDotSegment(vhost), {
     error: 'must not be "." or ".." (the management API cannot address it)',
@@ -28,16 +32,18 @@ export const rabbitSettings = {
 /**
  * The vhost rule: the AMQP connection must open RABBITMQ_VHOST, the vhost the management API is
  * asked about. Otherwise the router stages messages in one vhost and the distributor looks in another.
+ * Neither vhost is quoted: in a mistyped URL the "vhost" is often the user name and password.
  */
 export function checkVhostRule(config: { AMQP_URL: string; RABBITMQ_VHOST: string }, ctx: z.RefinementCtx): void {
-  const opened = amqpVhost(config.AMQP_URL);
-  if (opened === config.RABBITMQ_VHOST) return;
+  // An unreadable URL is refused by its own setting already.
+  if (urlProblem(config.AMQP_URL, AMQP_SCHEMES) !== undefined) return;
+  if (amqpVhost(config.AMQP_URL) === config.RABBITMQ_VHOST) return;
   ctx.addIssue({
     code: 'custom',
     path: ['AMQP_URL'],
     message:
-      `opens vhost ${JSON.stringify(opened)} but RABBITMQ_VHOST is ${JSON.stringify(config.RABBITMQ_VHOST)}; ` +
-      'both must name the same vhost (the URL path is the vhost, percent-encoded: %2F for "/")',
+      'opens a vhost other than RABBITMQ_VHOST: both must name the same vhost ' +
+      '(the URL path is the vhost, percent-encoded: %2F for "/", none for the default "/")',
   });
 }
 
@@ -67,3 +73,9 @@ export type PassRequestConfig = DynamoConfig & {
 } & z.infer<z.ZodObject<typeof passRequestSettings>>;
 
 export type DynamoConfig = z.infer<z.ZodObject<typeof dynamoSettings>>;
+
+/** The DynamoDB client's settings (lib/aws/dynamo.ts) from a function's configuration. */
+export const dynamoClientSettings = (config: DynamoConfig): DynamoClientSettings => ({
+  region: config.AWS_REGION,
+  endpoint: config.DYNAMODB_ENDPOINT,
+});

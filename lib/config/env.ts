@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ConfigError } from '../errors';
+import { urlProblem } from './url';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -22,11 +23,11 @@ export const setting = {
   text: () => z.preprocess(blankAsMissing, z.string({ error: 'is required' })),
   optionalText: () => z.preprocess(blankAsMissing, z.string().optional()),
   textOr: (fallback: string) => z.preprocess(blankAsMissing, z.string().default(fallback)),
-  /** A URL with one of `schemes` (e.g. `['postgres', 'postgresql']`); a wrong scheme is named, the value never. */
+  /** A URL with one of `schemes` (e.g. `['postgres', 'postgresql']`) and a host (lib/config/url.ts); the value is never quoted. */
   url: (schemes: readonly string[]) =>
-    z.preprocess(blankAsMissing, z.string({ error: 'is required' }).refine(isUrlOf(schemes), urlError(schemes))),
+    z.preprocess(blankAsMissing, z.string({ error: 'is required' }).superRefine(urlOf(schemes))),
   optionalUrl: (schemes: readonly string[]) =>
-    z.preprocess(blankAsMissing, z.string().refine(isUrlOf(schemes), urlError(schemes)).optional()),
+    z.preprocess(blankAsMissing, z.string().superRefine(urlOf(schemes)).optional()),
   int: (fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
     z.preprocess(
       blankAsMissing,
@@ -64,14 +65,8 @@ export const setting = {
     ),
 };
 
-const isUrlOf = (schemes: readonly string[]) => (value: string) => {
-  try {
-    return schemes.includes(new URL(value).protocol.slice(0, -1));
-  } catch {
-    return false;
-  }
+/** Refuses a value that is not a URL of `schemes` with a host, saying why and what to fix, never quoting it. */
+const urlOf = (schemes: readonly string[]) => (value: string, ctx: z.RefinementCtx) => {
+  const problem = urlProblem(value, schemes);
+  if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
 };
-
-const urlError = (schemes: readonly string[]) => ({
-  error: `must be a URL starting with ${schemes.map((s) => `${s}://`).join(' or ')}`,
-});

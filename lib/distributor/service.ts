@@ -2,7 +2,7 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { documentClient } from '../aws/dynamo';
-import type { PassRequestConfig } from '../config/common';
+import { dynamoClientSettings, type PassRequestConfig } from '../config/common';
 import type { DistributorConfig } from '../config/distributor';
 import { errorText } from '../errors';
 import { amqpUser } from '../rabbitmq/amqp-url';
@@ -180,7 +180,7 @@ export function createDistributorService(
 ) {
   const amqp = new AmqpSession(config.AMQP_URL);
   const management = new ManagementClient(config.RABBITMQ_MANAGEMENT_URL, config.RABBITMQ_VHOST, options.fetch);
-  const doc = documentClient(config);
+  const doc = documentClient(dynamoClientSettings(config));
   const trigger = lambdaPassTrigger(config);
   const distributor = buildDistributor(
     config,

@@ -1,6 +1,7 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { documentClient } from '../aws/dynamo';
+import { dynamoClientSettings } from '../config/common';
 import type { RouterConfig } from '../config/router';
 import { lambdaPassTrigger, passRequests } from '../distributor/service';
 import { errorText } from '../errors';
@@ -60,7 +61,7 @@ export interface RouterServiceOptions {
  * one AMQP connection (reopened after a broker restart), one staging-queue cache.
  */
 export function createRouterService(config: RouterConfig, report: RouterReport, options: RouterServiceOptions = {}) {
-  const doc = documentClient(config);
+  const doc = documentClient(dynamoClientSettings(config));
   const trigger = lambdaPassTrigger(config);
   const amqp = new AmqpSession(config.AMQP_URL);
   const management = new ManagementClient(config.RABBITMQ_MANAGEMENT_URL, config.RABBITMQ_VHOST, options.fetch);

@@ -24,21 +24,27 @@ export const usesSecrets = (env: Env, connections: readonly SecretConnection[]) 
   connections.some((c) => Boolean(env[c.secret]));
 
 /**
- * Refuses, at cold start, a password where it does not belong: in a URL that also names a secret,
+ * Refuses, at cold start, credentials where they do not belong: in a URL that also names a secret,
  * or in any URL of a function running on Lambda (its environment is readable by anyone who may read
  * the function's configuration). Locally and in tests a URL with credentials is fine.
  */
 export function checkConnections(env: Env, connections: readonly SecretConnection[]): void {
   const onLambda = Boolean(env.AWS_LAMBDA_FUNCTION_NAME);
   const problems = connections.flatMap(({ url, secret }) => {
-    const parsed = parseUrl(env[url]);
-    if (env[secret] && parsed && (parsed.username || parsed.password))
-      return [`${url}: must not carry credentials when ${secret} names the secret that holds them`];
-    if (!env[secret] && onLambda && parsed?.password)
-      return [`${url}: carries a password; keep it in Secrets Manager and name the secret in ${secret}`];
+    if (!looksLikeCredentials(env[url])) return [];
+    if (env[secret]) return [`${url}: must not carry credentials when ${secret} names the secret that holds them`];
+    if (onLambda) return [`${url}: carries credentials; keep them in Secrets Manager and name the secret in ${secret}`];
     return [];
   });
   if (problems.length > 0) throw new ConfigError(problems);
+}
+
+/**
+ * Whether `value` looks like a URL holding credentials, whatever its shape: an `@` anywhere (user
+ * information, or a mistyped URL's), or a password in its query (`?password=`, which pg reads).
+ */
+export function looksLikeCredentials(value: string | undefined): boolean {
+  return value !== undefined && (value.includes('@') || /[?&;](password|passwd|pwd)=/i.test(value));
 }
 
 /**
@@ -69,13 +75,4 @@ export function withCredentials(url: string, { username, password }: Credentials
   parsed.username = encodeURIComponent(username);
   parsed.password = encodeURIComponent(password);
   return parsed.toString();
-}
-
-function parseUrl(value: string | undefined): URL | undefined {
-  if (!value) return undefined;
-  try {
-    return new URL(value);
-  } catch {
-    return undefined;
-  }
 }

@@ -1,5 +1,6 @@
 import type { Context } from 'aws-lambda';
 import type { Env } from '../config/env';
+import { checkVariableNames } from '../config/variables';
 import { checkConnections, resolveConnections, type SecretConnection, usesSecrets } from './connections';
 import { SecretCredentials } from './secret-credentials';
 
@@ -8,7 +9,7 @@ export type Handler<E, R> = ((event: E, context: Context) => Promise<R>) & { clo
 /**
  * The handler `build` makes from the configuration `load` reads, once the credentials of
  * `connections` are in their URLs. The configuration is loaded and checked now, at cold start, in
- * every case. Without any secret (locally, in tests) the handler is built at once from `env` as it
+ * every case, after the variable names (a misspelled one is refused) and where credentials may be. Without any secret (locally, in tests) the handler is built at once from `env` as it
  * is. With secrets it is built on the first invocation, and built again (the old one closed)
  * whenever the credentials change: after `SECRET_MAX_AGE_SECONDS` a rotation is picked up, and an
  * invocation that failed on authentication reads the secrets again at once, so the next
@@ -21,6 +22,7 @@ export function withSecrets<C, E, R>(
   build: (config: C, env: Env) => Handler<E, R>,
   secrets: SecretCredentials = new SecretCredentials(),
 ): Handler<E, R> {
+  checkVariableNames(env);
   checkConnections(env, connections);
   const config = load(env);
   if (!usesSecrets(env, connections)) return build(config, env);

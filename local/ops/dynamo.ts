@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../../lib/aws/dynamo';
-import type { DynamoConfig } from '../../lib/config/common';
+import { type DynamoConfig, dynamoClientSettings } from '../../lib/config/common';
 import type { Env } from '../../lib/config/env';
 
 /** The functions' document client, with credentials taken from `env` (the CLI's) when it has them. */
@@ -11,7 +11,7 @@ export function cliDocumentClient(config: DynamoConfig, env: Env): DynamoDBDocum
     AWS_SESSION_TOKEN: sessionToken,
   } = env;
   return documentClient(
-    config,
+    dynamoClientSettings(config),
     accessKeyId && secretAccessKey ? { accessKeyId, secretAccessKey, sessionToken } : undefined,
   );
 }

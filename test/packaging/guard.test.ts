@@ -1,9 +1,9 @@
-import { paramArgs, runPackage } from './package';
+import { paramArgs, runPackage, startableParams } from './package';
 
-/** The message serverless printed when it refused to package, or undefined when it packaged. */
-function refusal(params: Record<string, string>): string | undefined {
+/** The message serverless printed when it refused to package `params` over `base` (a stage that starts), or undefined. */
+function refusal(params: Record<string, string>, base: Readonly<Record<string, string>> = startableParams) {
   try {
-    runPackage(['--stage', 'dev', '--package', '/nonexistent/not-written', ...paramArgs(params)]);
+    runPackage(['--stage', 'dev', '--package', '/nonexistent/not-written', ...paramArgs({ ...base, ...params })]);
     return undefined;
   } catch (error) {
     const { stdout, stderr } = error as { stdout: Buffer; stderr: Buffer };
@@ -27,6 +27,55 @@ describe('serverless package refuses a stage that would deploy badly', () => {
     expect(refusal({ distributorReservedConcurrency: '0' })).toContain(
       'distributor: holds a broker connection per container, so it needs a reserved concurrency',
     );
+  }, 60_000);
+});
+
+// infra/serverless/credentials.js (issue 23, item 5): whatever a URL's shape, credentials in it are refused unseen.
+describe('serverless package refuses anything like credentials in a URL param, and prints none of it', () => {
+  const PASSWORD = 'Pa55-Qz9x-Wv7k';
+
+  it('a mistyped or malformed URL with a password, in any URL param', () => {
+    const message = refusal({
+      amqpUrl: `amqps:/fairway:${PASSWORD}@b-1234.mq.example:5671`,
+      rabbitmqManagementUrl: `fairway:${PASSWORD}@b-1234.mq.example`,
+      nxrgDatabaseUrl: `postgres://fairway:${PASSWORD}/x@nxrg.example/nxrg`,
+      openxdsDatabaseUrl: `postgres://openxds.example/openxds?user=fairway&password=${PASSWORD}`,
+    })!;
+    for (const param of ['amqpUrl', 'rabbitmqManagementUrl', 'nxrgDatabaseUrl', 'openxdsDatabaseUrl'])
+      expect(message).toContain(`param ${param} looks like a URL with credentials`);
+    expect(message).toContain('router: AMQP_URL looks like a URL with credentials');
+    expect(message).toContain('repositoryCleanup: OPENXDS_DATABASE_URL looks like a URL with credentials');
+    for (let i = 0; i + 4 <= PASSWORD.length; i++) expect(message).not.toContain(PASSWORD.slice(i, i + 4));
+  }, 60_000);
+});
+
+// infra/serverless/startable.js (issue 27, item 3): a stage that could not start is not packaged.
+describe('serverless package refuses a stage that cannot start', () => {
+  it('an empty required URL (serverless.yml defaults every URL to empty)', () => {
+    const { rabbitmqManagementUrl: _, ...withoutManagementUrl } = startableParams;
+    expect(refusal({}, withoutManagementUrl)).toContain('distributor: RABBITMQ_MANAGEMENT_URL is empty; set its param');
+  }, 60_000);
+
+  it('subnets without security groups', () => {
+    expect(refusal({ vpcSubnetIds: 'subnet-0a1b2c3d' })).toContain(
+      'vpcSubnetIds is set but vpcSecurityGroupIds is empty',
+    );
+  }, 60_000);
+
+  it('a cleanup timeout longer than its lease', () => {
+    expect(refusal({ cleanupTimeoutSeconds: '400', cleanupLeaseSeconds: '300' })).toContain(
+      'repositoryCleanup: its timeout (400 s, cleanupTimeoutSeconds) is longer than its lease (300 s, cleanupLeaseSeconds)',
+    );
+  }, 60_000);
+
+  it("a cleanup time budget not below its schedule's interval", () => {
+    expect(refusal({ cleanupTimeBudgetSeconds: '120', registryStatus90CleanupRate: 'rate(2 minutes)' })).toContain(
+      "registryStatus90Cleanup: its time budget (120 s, cleanupTimeBudgetSeconds) is not below its schedule's interval (120 s)",
+    );
+  }, 60_000);
+
+  it('packages the same stage once it can start', () => {
+    expect(refusal({ vpcSubnetIds: 'subnet-0a1b2c3d', vpcSecurityGroupIds: 'sg-0123abcd' })).toBeUndefined();
   }, 60_000);
 });
 

@@ -15,6 +15,19 @@ export type Template = { Resources: Record<string, Resource>; Conditions?: Recor
 
 export const root = join(__dirname, '../..');
 
+/**
+ * The params a stage needs to start at all (packaging refuses an empty URL or time-based rule):
+ * URLs without credentials, as docs/deploying.md passes them, and one document type's retention.
+ */
+export const startableParams: Readonly<Record<string, string>> = {
+  amqpUrl: 'amqps://b-1234.mq.eu-west-1.amazonaws.com:5671',
+  rabbitmqManagementUrl: 'https://b-1234.mq.eu-west-1.amazonaws.com',
+  nxrgDatabaseUrl: 'postgres://nxrg.example:5432/nxrg',
+  openxdsDatabaseUrl: 'postgres://openxds.example:5432/openxds',
+  nxrgDocumentTypes: 'referral',
+  registryTimebasedCleanupDocumentTypes: '{"referral":{"retentionDays":3650}}',
+};
+
 /** `--param` arguments, one per entry. */
 export const paramArgs = (params: Record<string, string>) =>
   Object.entries(params).flatMap(([name, value]) => ['--param', `${name}=${value}`]);
@@ -38,7 +51,7 @@ export function runPackage(args: string[]): void {
 }
 
 /** Packages `stage` with `params` into a temporary directory and returns its CloudFormation template. */
-export function packageTemplate(stage: string, params: Record<string, string> = {}): Template {
+export function packageTemplate(stage: string, params: Record<string, string>): Template {
   const dir = mkdtempSync(join(tmpdir(), `fairway-${stage}-`));
   try {
     runPackage(['--stage', stage, '--package', dir, ...paramArgs(params)]);

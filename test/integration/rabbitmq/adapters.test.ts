@@ -98,7 +98,7 @@ describe('RabbitMQ adapters', () => {
   });
 
   it('never shows the password of a URL', () => {
-    expect(redactUrl('amqp://user:s3cret@host:5672/vh')).toBe('amqp://user:***@host:5672/vh');
+    expect(redactUrl('amqp://user:s3cret@host:5672/vh')).toBe('amqp://host:5672');
     expect(redactUrl('not a url')).not.toContain('not a url');
   });
 });

@@ -147,7 +147,7 @@ describe('checkConnections', () => {
       'a password in the environment of a Lambda function',
       { AWS_LAMBDA_FUNCTION_NAME: 'fairway-prod-x', OPENXDS_DATABASE_URL: 'postgres://u:hunter2@db/openxds' },
       [
-        'OPENXDS_DATABASE_URL: carries a password; keep it in Secrets Manager and name the secret in OPENXDS_DATABASE_SECRET_ARN',
+        'OPENXDS_DATABASE_URL: carries credentials; keep them in Secrets Manager and name the secret in OPENXDS_DATABASE_SECRET_ARN',
       ],
     ],
     [

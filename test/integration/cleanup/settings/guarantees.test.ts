@@ -97,7 +97,7 @@ describe('the DynamoDB client gives up on a hung endpoint before any Lambda time
   it('fails the request within 20 s (the router, the shortest function, has 30 s)', async () => {
     const { port } = server.address() as { port: number };
     const doc = documentClient(
-      { AWS_REGION: 'eu-west-1', DYNAMODB_ENDPOINT: `http://127.0.0.1:${port}` },
+      { region: 'eu-west-1', endpoint: `http://127.0.0.1:${port}` },
       { accessKeyId: 'local', secretAccessKey: 'local' },
     );
     const started = Date.now();
