@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { root, runPackage, type Template } from './package';
+import { paramArgs, root, runPackage, startableParams, type Template } from './package';
 
 const serverless = parse(readFileSync(join(root, 'serverless.yml'), 'utf8'));
 const packageJson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -34,7 +34,7 @@ describe('the CA bundle every function trusts on Lambda (docs/tls.md)', () => {
   let template: Template;
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'fairway-tls-package-'));
-    runPackage(['--stage', 'dev', '--package', dir]);
+    runPackage(['--stage', 'dev', '--package', dir, ...paramArgs(startableParams)]);
     template = JSON.parse(readFileSync(join(dir, 'cloudformation-template-update-stack.json'), 'utf8'));
   }, 120_000);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -40,9 +40,7 @@ describe('a server certificate from a CA Fairway was not given is refused, namin
       };
       const run = await broker.run('router', env, [afterProcessEvent([['worker-in', 't1', 'one']])]);
       expect(run.code).toBe(1);
-      expect(run.stderr).toContain(
-        `Cannot connect to RabbitMQ at amqps://guest:***@127.0.0.1:5681/${broker.rabbit.vhost}`,
-      );
+      expect(run.stderr).toMatch(/Cannot connect to RabbitMQ at amqps:\/\/[^ ]*127\.0\.0\.1:5681/);
       expect(run.stderr).toMatch(untrusted);
       expect(run.stderr).not.toContain('guest:guest');
       const queues = await broker.rabbit.api<{ name: string }[]>(
@@ -56,7 +54,7 @@ describe('a server certificate from a CA Fairway was not given is refused, namin
   it('HTTPS management, distributor: the pass fails naming the management API and its https:// URL', async () => {
     const run = await broker.run('distributor', broker.env(tlsServices.wrongCaFile));
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain('RabbitMQ management API at https://127.0.0.1:15681/ is not reachable');
+    expect(run.stderr).toMatch(/RabbitMQ management API at https:\/\/127\.0\.0\.1:15681\/? is not reachable/);
     expect(run.stderr).toMatch(untrusted);
   });
 
