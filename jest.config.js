@@ -4,7 +4,7 @@ const common = {
   transform: {
     '^.+\\.(t|j|mj)sx?$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
   },
-  // middy 5+ and fauxqs are ESM-only; load them through swc as CommonJS (TOOLING.md).
+  // middy 5+ and fauxqs are ESM-only; load them through swc as CommonJS.
   moduleNameMapper: {
     '^@middy/([^/]+)$': '<rootDir>/node_modules/@middy/$1/index.js',
     '^fauxqs$': '<rootDir>/node_modules/fauxqs/dist/app.js',

@@ -200,7 +200,7 @@ export async function tlsServiceProblems(): Promise<Error[]> {
 
 /**
  * A vhost on the plain loopback listeners of the tests' own RabbitMQ node: for a test that restarts
- * the broker, which must never be the machine-wide one (COMMON.md).
+ * the broker, which must never be the machine-wide one: a test restarts only what it started.
  */
 export async function createOwnNodeVhost(name = uniqueName('fairway_own')): Promise<Vhost> {
   try {

@@ -9,7 +9,7 @@ import { event, lambdaContext, recordingReport, routerConfig, sqsEvent, sqsRecor
 import { services } from '../../harness/services';
 import { createOwnNodeVhost, restartOwnNode } from '../../harness/tls';
 
-// Restarts the tests' own RabbitMQ node (.ci/services.sh), never the machine-wide one (COMMON.md).
+// Restarts the tests' own RabbitMQ node (.ci/services.sh), never the machine-wide one: a test restarts only what it started.
 describe('router across a RabbitMQ restart', () => {
   let dynamo: EmbeddedDynamo;
   let rabbit: TestVhost;
