@@ -4,7 +4,7 @@ const common = {
   transform: {
     '^.+\\.(t|j|mj)sx?$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
   },
-  // middy 5+ and fauxqs are ESM-only; load them through swc as CommonJS (TOOLING.md).
+  // middy 5+ and fauxqs are ESM-only; load them through swc as CommonJS.
   moduleNameMapper: {
     '^@middy/([^/]+)$': '<rootDir>/node_modules/@middy/$1/index.js',
     '^fauxqs$': '<rootDir>/node_modules/fauxqs/dist/app.js',
@@ -34,7 +34,7 @@ module.exports = {
   testTimeout: 60_000,
   // A test file whose setup failed halfway can leave a server open; CI must end all the same.
   forceExit: true,
-  // One test file at a time: the router's broker-restart test stops the machine-wide RabbitMQ for
-  // a few seconds, which would fail whatever ran beside it. (2-core machines get one worker anyway.)
+  // One test file at a time: several tests count every queue or connection of a vhost or node, and
+  // the broker-restart test restarts the tests' own RabbitMQ node. (2-core machines get one worker anyway.)
   maxWorkers: 1,
 };

@@ -21,7 +21,7 @@ await esbuild.build({
   bundle: true,
   platform: 'node',
   format: 'cjs',
-  target: 'node20',
+  target: 'node22',
   sourcemap: 'linked',
   // pg's optional native binding; pg falls back to JavaScript without it.
   external: ['pg-native'],

@@ -33,7 +33,7 @@ await build({
   bundle: true,
   platform: 'node',
   format: 'cjs',
-  target: 'node20',
+  target: 'node22',
   sourcemap: 'inline',
   outfile,
   plugins: [bundleOnlyEsmOnly],

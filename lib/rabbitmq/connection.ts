@@ -90,7 +90,7 @@ export class AmqpSession {
   private async open(): Promise<ChannelModel> {
     try {
       // Nagle's algorithm off: with it, every channel close waited on a delayed ACK (a one-message
-      // move took 49.5 ms with it, 4.2 ms without; TOOLING.md).
+      // move took 49.5 ms with it, 4.2 ms without).
       const model = await connect(this.url, { timeout: this.connectTimeoutMs, noDelay: true });
       const forget = () => {
         if (this.current === opened) this.current = undefined;

@@ -19,13 +19,13 @@ export interface QueueShape {
  * dead-letter a message waiting its turn. Everything else is left out, known or not: a TTL, a
  * length limit and its overflow policy, `x-expires`, dead-lettering, a delivery limit, and
  * whatever a later RabbitMQ adds. The target's limit is the distributor's capacity, not the tenant's.
+ * Left out too: what RabbitMQ 4.3 refuses in a declare though a target upgraded from 3.13 may still
+ * carry it (`x-queue-mode`, `x-queue-master-locator`, `x-queue-version` 1; docs/distributor.md).
  */
 export const argumentsCopied = [
   'x-max-priority',
   'x-queue-type',
-  'x-queue-mode',
   'x-queue-version',
-  'x-queue-master-locator',
   'x-queue-leader-locator',
   'x-quorum-initial-group-size',
 ] as const;
@@ -42,7 +42,8 @@ export function stagingArguments(target: Readonly<Record<string, unknown>>): Rec
   const copied = Object.entries(target).filter(
     ([name, value]) =>
       (argumentsCopied as readonly string[]).includes(name) &&
-      (name !== 'x-queue-type' || stagedQueueTypes.includes(value)),
+      (name !== 'x-queue-type' || stagedQueueTypes.includes(value)) &&
+      (name !== 'x-queue-version' || Number(value) !== 1),
   );
   return { ...Object.fromEntries(copied), ...STAGING_OVERFLOW };
 }

@@ -9,11 +9,43 @@ export const services = {
   databaseUrl: process.env.TEST_DATABASE_URL ?? 'postgres://postgres:postgres@127.0.0.1:5432/postgres',
 };
 
-export function serviceUnavailable(service: 'RabbitMQ' | 'RabbitMQ management API' | 'PostgreSQL', cause: unknown) {
+const tlsDir = process.env.TEST_TLS_DIR ?? '/tmp/fairway-tls';
+
+/**
+ * The TLS services `.ci/services.sh` starts beside the machine-wide ones (issue 26): a RabbitMQ node
+ * of the tests' own (AMQPS and HTTPS management; plain loopback listeners too, for the test that
+ * restarts it) and a PostgreSQL cluster that refuses connections without TLS, with certificates
+ * for 127.0.0.1 signed by `caFile`. `wrongCaFile` is a CA that signed none of them.
+ */
+export const tlsServices = {
+  caFile: `${tlsDir}/ca.pem`,
+  wrongCaFile: `${tlsDir}/wrong-ca.pem`,
+  amqpsUrl: process.env.TEST_TLS_AMQPS_URL ?? 'amqps://guest:guest@127.0.0.1:5681',
+  managementUrl: process.env.TEST_TLS_RABBITMQ_MANAGEMENT_URL ?? 'https://guest:guest@127.0.0.1:15681',
+  /** No sslmode here: each test says how it verifies (sslmode=verify-full, with or without sslrootcert). */
+  databaseUrl: process.env.TEST_TLS_DATABASE_URL ?? 'postgres://postgres:postgres@127.0.0.1:5442/postgres',
+  /** The node's name for `rabbitmqctl -n`, and its plain listeners (loopback only). */
+  rabbitmqNode: process.env.TEST_TLS_RABBITMQ_NODE ?? 'fairway-tls@localhost',
+  plainAmqpUrl: process.env.TEST_TLS_PLAIN_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5682',
+  plainManagementUrl: process.env.TEST_TLS_PLAIN_MANAGEMENT_URL ?? 'http://guest:guest@127.0.0.1:15682',
+};
+
+export type ServiceName =
+  | 'RabbitMQ'
+  | 'RabbitMQ management API'
+  | 'PostgreSQL'
+  | 'TLS CA files'
+  | 'TLS RabbitMQ node (AMQPS)'
+  | 'TLS RabbitMQ node (HTTPS management API)'
+  | 'TLS RabbitMQ node (plain listeners)'
+  | 'TLS PostgreSQL cluster';
+
+export function serviceUnavailable(service: ServiceName, cause: unknown) {
   const reason = cause instanceof Error ? cause.message : String(cause);
   return new Error(
     `${service} is not reachable (${reason}). Integration tests need it running: ` +
-      'run `bash .ci/run` once, which installs and starts RabbitMQ (with its management plugin) and PostgreSQL.',
+      'run `bash .ci/run` once, which installs and starts RabbitMQ (with its management plugin) and PostgreSQL, ' +
+      'and the TLS services of the tests’ own (a CA in /tmp/fairway-tls, RabbitMQ node fairway-tls, PostgreSQL cluster fairway_tls).',
   );
 }
 

@@ -23,7 +23,7 @@ describe('a pass killed with SIGKILL at random points', () => {
       entryPoints: [join(__dirname, 'pass-process.ts')],
       bundle: true,
       platform: 'node',
-      target: 'node20',
+      target: 'node22',
       format: 'cjs',
       outfile: script,
       logLevel: 'error',

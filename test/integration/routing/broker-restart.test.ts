@@ -1,24 +1,22 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { connect } from 'amqplib';
 import { createRouterService } from '../../../lib/routing/service';
 import { lambdaHandler } from '../../../lib/runtime/lambda';
 import { createObservability } from '../../../lib/runtime/observability';
 import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
 import { eventually } from '../../harness/eventually';
-import { createTestVhost, type TestVhost } from '../../harness/rabbit';
+import type { TestVhost } from '../../harness/rabbit';
 import { event, lambdaContext, recordingReport, routerConfig, sqsEvent, sqsRecord } from '../../harness/routing';
+import { services } from '../../harness/services';
+import { createOwnNodeVhost, restartOwnNode } from '../../harness/tls';
 
-const rabbitmqctl = (...args: string[]) => promisify(execFile)('rabbitmqctl', args, { timeout: 60_000 });
-
-// Restarts the machine-wide broker for a few seconds: kept in a file of its own (COMMON.md).
+// Restarts the tests' own RabbitMQ node (.ci/services.sh), never the machine-wide one: a test restarts only what it started.
 describe('router across a RabbitMQ restart', () => {
   let dynamo: EmbeddedDynamo;
   let rabbit: TestVhost;
   let service: ReturnType<typeof createRouterService>;
 
   beforeAll(async () => {
-    [dynamo, rabbit] = await Promise.all([startDynamo(), createTestVhost()]);
+    [dynamo, rabbit] = await Promise.all([startDynamo(), createOwnNodeVhost()]);
     await dynamo.createTables();
     const setup = await connect(rabbit.amqpUrl);
     const channel = await setup.createChannel();
@@ -36,9 +34,13 @@ describe('router across a RabbitMQ restart', () => {
     const before = sqsRecord(event('worker-in', 't1', 'before'));
     expect(await handler(sqsEvent([before]), lambdaContext)).toEqual({ batchItemFailures: [] });
 
-    await rabbitmqctl('stop_app');
-    await rabbitmqctl('start_app');
-    await rabbitmqctl('await_startup');
+    // Witnesses: a connection to the restarted node must drop, one to the machine-wide node must not.
+    const [own, machineWide] = await Promise.all([connect(rabbit.amqpUrl), connect(services.amqpUrl)]);
+    const dropped = new Promise<'dropped'>((resolve) => own.once('close', () => resolve('dropped')));
+    own.on('error', () => undefined);
+    await restartOwnNode();
+    expect(await dropped).toBe('dropped');
+    await machineWide.close(); // rejects if the machine-wide broker had closed it
     // The management listener comes back a little after the broker; the next test file needs it.
     await eventually(
       () =>

@@ -58,7 +58,7 @@ describe('router: staging queues copy an allow-list of their target arguments (r
       )
     ).arguments;
 
-  it('keeps priority and queue mode, drops TTL, dead-lettering, limits and expiry; waiting messages stay', async () => {
+  it('keeps priority, drops TTL, dead-lettering, limits, expiry and queue mode; waiting messages stay', async () => {
     const result = await service.route(
       sqsEvent([sqsRecord(event('ttl-target', 't1', 'one')), sqsRecord(event('ttl-target', 't1', 'two'))]),
     );
@@ -68,11 +68,7 @@ describe('router: staging queues copy an allow-list of their target arguments (r
     await new Promise((resolve) => setTimeout(resolve, 800));
     const { messageCount } = await channel.checkQueue('ttl-target»/t1');
     expect(messageCount).toBe(2);
-    expect(await argumentsOf('ttl-target»/t1')).toEqual({
-      'x-max-priority': 10,
-      'x-queue-mode': 'lazy',
-      'x-overflow': 'reject-publish',
-    });
+    expect(await argumentsOf('ttl-target»/t1')).toEqual({ 'x-max-priority': 10, 'x-overflow': 'reject-publish' });
   });
 
   it('filters arguments given in ROUTER_TARGETS the same way', async () => {

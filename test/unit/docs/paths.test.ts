@@ -57,3 +57,31 @@ describe.each(docs)('%s', (doc) => {
     expect(missing).toEqual([]);
   });
 });
+
+/** Files the repository's text may not cite: notes of the workplace it was built in, not shipped with it. */
+const outside = new RegExp(`\\b(${['TOOLING', 'COMMON', 'DEVELOPERS'].join('|')})\\.md\\b|\\.\\./shared/`);
+const skipped = new Set(['node_modules', '.git', '.serverless', '.stryker-tmp', 'reports', 'coverage']);
+
+function repositoryFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    if (skipped.has(entry.name)) return [];
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return repositoryFiles(path);
+    return /\.(ts|js|mjs|cjs|md|yml|yaml|json|sh)$|^run$/.test(entry.name) ? [path] : [];
+  });
+}
+
+describe('the repository', () => {
+  it('cites no file outside it', () => {
+    const citing = repositoryFiles(root)
+      .filter((path) => outside.test(readFileSync(path, 'utf8')))
+      .map((path) => relative(root, path));
+    expect(citing).toEqual([]);
+  });
+
+  it('the rule catches a citation', () => {
+    expect(outside.test(['see TOOLING', 'md'].join('.'))).toBe(true);
+    expect(outside.test(['..', 'shared', 'SPEC.md'].join('/'))).toBe(true);
+    expect(outside.test('docs/SPEC.md')).toBe(false);
+  });
+});

@@ -4,11 +4,13 @@ const overflow = { 'x-overflow': 'reject-publish' };
 
 describe('stagingArguments: an allow-list of target arguments, and x-overflow reject-publish', () => {
   it.each<[string, Record<string, unknown>, Record<string, unknown>]>([
+    ['priority kept', { 'x-max-priority': 10 }, { 'x-max-priority': 10, ...overflow }],
     [
-      'priority and mode kept',
-      { 'x-max-priority': 10, 'x-queue-mode': 'lazy' },
-      { 'x-max-priority': 10, 'x-queue-mode': 'lazy', ...overflow },
+      'what RabbitMQ 4.3 refuses dropped: queue mode, v1 storage, master locator',
+      { 'x-max-priority': 10, 'x-queue-mode': 'lazy', 'x-queue-version': 1, 'x-queue-master-locator': 'min-masters' },
+      { 'x-max-priority': 10, ...overflow },
     ],
+    ['v2 storage kept', { 'x-queue-version': 2 }, { 'x-queue-version': 2, ...overflow }],
     [
       'quorum kept, its delivery limit dropped',
       { 'x-queue-type': 'quorum', 'x-delivery-limit': 5 },

@@ -3,7 +3,7 @@ import { join, relative } from 'node:path';
 import ts from 'typescript';
 
 /**
- * Powertools Logger drops a log attribute whose key it reserves, with only a WARN (TOOLING.md); the
+ * Powertools Logger drops a log attribute whose key it reserves, with only a WARN; the
  * router's per-tenant line once lost its `level` that way. This reads every log call under lib/
  * with the type checker, so attributes spread from a typed object (`{ ...routed }`) count too.
  * The list is Powertools Logger 2.x's `ReservedKeys` (its constants.ts), which the package does not export.

@@ -1,0 +1,52 @@
+// One Lambda container in a process of its own: Node reads NODE_EXTRA_CA_CERTS only at start, as
+// on Lambda, so a test points Fairway at a CA the way a deployer does. Bundled and started by
+// lambda-node.ts. argv: the function (router, distributor or a cleanup job); FAIRWAY_EVENTS: a JSON
+// array of events, one invocation each, in one warm container. Each result is a `FAIRWAY_RESULT`
+// line on stdout; a failed invocation ends the process with the error's text on stderr.
+import type { Context } from 'aws-lambda';
+import { cleanupFunction } from '../../lib/cleanup/service';
+import { loadDistributorConfig } from '../../lib/config/distributor';
+import { loadRouterConfig } from '../../lib/config/router';
+import { distributorHandler } from '../../lib/distributor/service';
+import { errorText } from '../../lib/errors';
+import { routerHandler } from '../../lib/routing/service';
+
+type Handler = ((event: never, context: Context) => Promise<unknown>) & { close(): Promise<void> };
+
+const builders: Record<string, () => Handler> = {
+  router: () => routerHandler(loadRouterConfig(process.env)) as Handler,
+  distributor: () => distributorHandler(loadDistributorConfig(process.env)) as Handler,
+  'registry-timebased-cleanup': () => cleanupFunction('registry-timebased-cleanup') as unknown as Handler,
+  'registry-status90-cleanup': () => cleanupFunction('registry-status90-cleanup') as unknown as Handler,
+  'repository-cleanup': () => cleanupFunction('repository-cleanup') as unknown as Handler,
+};
+
+async function main(name: string): Promise<void> {
+  const build = builders[name];
+  if (!build) throw new Error(`lambda-process: no function ${JSON.stringify(name)}`);
+  const handler = build();
+  const deadline = Date.now() + 30_000;
+  const context = {
+    functionName: name,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:us-east-1:123456789012:function:${name}`,
+    memoryLimitInMB: '512',
+    awsRequestId: 'tls-test',
+    getRemainingTimeInMillis: () => deadline - Date.now(),
+  } as unknown as Context;
+  try {
+    for (const event of JSON.parse(process.env.FAIRWAY_EVENTS ?? '[{}]') as never[]) {
+      process.stdout.write(`FAIRWAY_RESULT ${JSON.stringify((await handler(event, context)) ?? null)}\n`);
+    }
+  } finally {
+    await handler.close?.().catch(() => undefined);
+  }
+}
+
+main(process.argv[2] ?? '').then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`${errorText(error)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,52 @@
+import { afterProcessEvent, type TlsBroker, tlsBroker } from './fixture';
+
+interface QueueListing {
+  name: string;
+  type: string;
+  arguments: Record<string, unknown>;
+}
+
+// Amazon MQ's 4.x brokers make quorum queues by default. End to end over TLS on RabbitMQ 3.10,
+// which has them: the router stages into quorum staging queues shaped like the quorum target, and a
+// distribution pass moves every message into the target.
+describe('quorum target and quorum staging queues, router → staging → distributor pass → target, over TLS', () => {
+  let broker: TlsBroker;
+  const listing = async () =>
+    broker.rabbit.api<QueueListing[]>(
+      'GET',
+      `/api/queues/${encodeURIComponent(broker.rabbit.vhost)}?columns=name,type,arguments`,
+    );
+  beforeAll(async () => {
+    broker = await tlsBroker();
+    await broker.declare('quorum-worker', { 'x-queue-type': 'quorum', 'x-delivery-limit': 5 });
+  });
+  afterAll(() => broker?.close());
+
+  it('stages in quorum queues, then moves every message into the quorum target', async () => {
+    const routed = await broker.run('router', broker.env(), [
+      afterProcessEvent([
+        ['quorum-worker', 't1', 'a1'],
+        ['quorum-worker', 't1', 'a2'],
+        ['quorum-worker', 't2', 'b1'],
+      ]),
+    ]);
+    expect(routed).toMatchObject({ code: 0, stderr: '', results: [{ batchItemFailures: [] }] });
+    const staging = (await listing()).filter((queue) => queue.name.startsWith('quorum-worker»/'));
+    expect(
+      staging
+        .map(({ name, type, arguments: args }) => ({ name, type, args }))
+        .sort((a, b) => a.name.localeCompare(b.name)),
+    ).toEqual([
+      // The delivery limit stays on the target: a staging queue never drops a waiting message.
+      { name: 'quorum-worker»/t1', type: 'quorum', args: { 'x-overflow': 'reject-publish', 'x-queue-type': 'quorum' } },
+      { name: 'quorum-worker»/t2', type: 'quorum', args: { 'x-overflow': 'reject-publish', 'x-queue-type': 'quorum' } },
+    ]);
+
+    await broker.listed(['quorum-worker»/t1', 'quorum-worker»/t2']);
+    const pass = await broker.run('distributor', { ...broker.env(), DISTRIBUTOR_SAFETY_MARGIN_MS: '0' });
+    expect(pass).toMatchObject({ code: 0, stderr: '', results: [expect.objectContaining({ moved: 3 })] });
+    expect((await broker.drain('quorum-worker')).sort()).toEqual(['a1', 'a2', 'b1']);
+    expect(await broker.drain('quorum-worker»/t1')).toEqual([]);
+    expect(await broker.drain('quorum-worker»/t2')).toEqual([]);
+  });
+});
