@@ -1,6 +1,5 @@
-import { loadDistributorConfig } from '../lib/config/distributor';
-import { distributorHandler } from '../lib/distributor/service';
-import { rabbitmqConnections } from '../lib/secrets/connections';
-import { withSecrets } from '../lib/secrets/with-secrets';
+import { distributorFunction } from '../lib/distributor/service';
+import { lambdaFunction } from '../lib/secrets/lambda-function';
 
-export const handler = withSecrets(process.env, rabbitmqConnections, loadDistributorConfig, distributorHandler);
+/** One distribution pass per invocation (SPEC §3), scheduled or requested. */
+export const handler = lambdaFunction(distributorFunction);

@@ -1,4 +1,5 @@
 import { cleanupFunction } from '../lib/cleanup/service';
+import { lambdaFunction } from '../lib/secrets/lambda-function';
 
 /** One step of the registry-status90-cleanup job per scheduled invocation (SPEC §4). */
-export const handler = cleanupFunction('registry-status90-cleanup');
+export const handler = lambdaFunction(cleanupFunction('registry-status90-cleanup'));

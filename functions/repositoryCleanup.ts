@@ -1,4 +1,5 @@
 import { cleanupFunction } from '../lib/cleanup/service';
+import { lambdaFunction } from '../lib/secrets/lambda-function';
 
 /** One step of the repository-cleanup job per scheduled invocation (SPEC §4). */
-export const handler = cleanupFunction('repository-cleanup');
+export const handler = lambdaFunction(cleanupFunction('repository-cleanup'));

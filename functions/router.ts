@@ -1,6 +1,5 @@
-import { loadRouterConfig } from '../lib/config/router';
-import { routerHandler } from '../lib/routing/service';
-import { rabbitmqConnections } from '../lib/secrets/connections';
-import { withSecrets } from '../lib/secrets/with-secrets';
+import { routerFunction } from '../lib/routing/service';
+import { lambdaFunction } from '../lib/secrets/lambda-function';
 
-export const handler = withSecrets(process.env, rabbitmqConnections, loadRouterConfig, routerHandler);
+/** The router (SPEC §1–2): SQS batches of after-process events into per-tenant staging queues. */
+export const handler = lambdaFunction(routerFunction);

@@ -7,10 +7,9 @@ import { loadRepositoryJobConfig, loadStatus90JobConfig, loadTimebasedJobConfig 
 import { dynamoClientSettings } from '../config/common';
 import type { Env } from '../config/env';
 import { errorText } from '../errors';
-import { functionHandler } from '../runtime/lambda';
 import type { Observability } from '../runtime/observability';
 import { databaseConnections } from '../secrets/connections';
-import { withSecrets } from '../secrets/with-secrets';
+import type { FunctionDefinition } from '../secrets/lambda-function';
 import type { StepOutcome } from './engine/engine';
 import type { JobDefinition } from './engine/job-definition';
 import { buildJob, type CleanupJobName, type JobDatabases } from './jobs';
@@ -177,20 +176,19 @@ export function createCleanupService(config: CleanupFunctionConfig, observabilit
 }
 
 /**
- * The Lambda handler of one cleanup job: one or more stack steps per scheduled invocation (SPEC §4).
- * Like the router and the distributor (functions/router.ts), its configuration is read and checked
- * at cold start without building anything; the service is built from it once, at once without
- * database secrets, or with them (lib/secrets) on the first invocation and again after a rotation.
+ * One cleanup job as a Lambda function (functions/*Cleanup.ts): one or more stack steps per
+ * scheduled invocation (SPEC §4), its database credentials from Secrets Manager where configured.
  */
-export function cleanupFunction(name: CleanupJobName, env: Env = process.env) {
-  return withSecrets(
-    env,
-    databaseConnections,
-    (e) => loadCleanupFunctionConfig(name, e),
-    (config) =>
-      functionHandler<ScheduledEvent, unknown>(name, (observability) => {
-        const service = createCleanupService(config, observability);
-        return { handle: service.runSteps, close: service.close };
-      }),
-  );
+export function cleanupFunction(
+  name: CleanupJobName,
+): FunctionDefinition<CleanupFunctionConfig, ScheduledEvent, unknown> {
+  return {
+    name,
+    connections: databaseConnections,
+    load: (env) => loadCleanupFunctionConfig(name, env),
+    build(config, observability) {
+      const service = createCleanupService(config, observability);
+      return { handle: service.runSteps, close: service.close };
+    },
+  };
 }

@@ -72,6 +72,15 @@ export type PassRequestConfig = DynamoConfig & {
   DISTRIBUTOR_TABLE?: string;
 } & z.infer<z.ZodObject<typeof passRequestSettings>>;
 
+/** The pass-request settings (lib/pass-requests/settings.ts) from a function's configuration. */
+export const passRequestSettingsOf = (config: PassRequestConfig) => ({
+  table: config.DISTRIBUTOR_TABLE,
+  functionName: config.DISTRIBUTOR_FUNCTION_NAME,
+  graceMs: config.DISTRIBUTOR_REQUEST_GRACE_MS,
+  region: config.AWS_REGION,
+  lambdaEndpoint: config.LAMBDA_ENDPOINT,
+});
+
 export type DynamoConfig = z.infer<z.ZodObject<typeof dynamoSettings>>;
 
 /** The DynamoDB client's settings (lib/aws/dynamo.ts) from a function's configuration. */

@@ -2,8 +2,9 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { documentClient } from '../aws/dynamo';
-import { dynamoClientSettings } from '../config/common';
+import { dynamoClientSettings, passRequestSettingsOf } from '../config/common';
 import type { DistributorConfig } from '../config/distributor';
+import { loadDistributorConfig } from '../config/distributor';
 import { errorText } from '../errors';
 import { lambdaPassTrigger, passRequests } from '../pass-requests/adapters';
 import { DynamoLeaseStore } from '../pass-requests/lease-store';
@@ -17,8 +18,9 @@ import { amqpUser } from '../rabbitmq/amqp-url';
 import { AmqpSession } from '../rabbitmq/connection';
 import { ManagementClient, type QueueInfo } from '../rabbitmq/management';
 import type { QueuePolicies } from '../rabbitmq/queue-policies';
-import { functionHandler } from '../runtime/lambda';
 import type { Observability } from '../runtime/observability';
+import { rabbitmqConnections } from '../secrets/connections';
+import type { FunctionDefinition } from '../secrets/lambda-function';
 import type { OpenChannel } from './moving/channel-pair';
 import { createDistributor, type Distributor } from './pass';
 import type { DistributorReport, PassSummary } from './report';
@@ -186,7 +188,7 @@ export function buildDistributor(
       lengths: new DynamoTunedLengthStore(adapters.doc, config.DISTRIBUTOR_TABLE),
     },
     report,
-    requestPass: passRequests(config, adapters.doc, adapters.trigger),
+    requestPass: passRequests(passRequestSettingsOf(config), adapters.doc, adapters.trigger),
   });
 }
 
@@ -207,7 +209,8 @@ export function createDistributorService(
   const amqp = new AmqpSession(config.AMQP_URL);
   const management = new ManagementClient(config.RABBITMQ_MANAGEMENT_URL, config.RABBITMQ_VHOST, options.fetch);
   const doc = documentClient(dynamoClientSettings(config));
-  const trigger = lambdaPassTrigger(config);
+  const passSettings = passRequestSettingsOf(config);
+  const trigger = lambdaPassTrigger(passSettings);
   const distributor = buildDistributor(
     config,
     {
@@ -252,14 +255,18 @@ export function distributorInvocation(
   };
 }
 
-/**
- * The distributor's Lambda handler (functions/distributor.ts): its own logger and metrics, its
- * service built once; `close` ends its connections (when a rotated password replaces it).
- */
-export function distributorHandler(config: DistributorConfig) {
-  return functionHandler<ScheduledEvent | PassRequestEvent, PassSummary>('distributor', (observability) => {
+/** The distributor as a Lambda function (functions/distributor.ts): scheduled passes and passes on request. */
+export const distributorFunction: FunctionDefinition<
+  DistributorConfig,
+  ScheduledEvent | PassRequestEvent,
+  PassSummary
+> = {
+  name: 'distributor',
+  connections: rabbitmqConnections,
+  load: loadDistributorConfig,
+  build(config, observability) {
     const report = powertoolsDistributorReport(observability);
     const service = createDistributorService(config, report);
     return { handle: distributorInvocation(service, config, report), close: service.close };
-  });
-}
+  },
+};

@@ -1,16 +1,18 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { documentClient } from '../aws/dynamo';
-import { dynamoClientSettings } from '../config/common';
+import { dynamoClientSettings, passRequestSettingsOf } from '../config/common';
 import type { RouterConfig } from '../config/router';
+import { loadRouterConfig } from '../config/router';
 import { errorText } from '../errors';
 import { lambdaPassTrigger, passRequests } from '../pass-requests/adapters';
 import { DynamoTenantCounterStore, type TenantCounterStore } from '../priority/counter-store';
 import { amqpUser } from '../rabbitmq/amqp-url';
 import { AmqpSession } from '../rabbitmq/connection';
 import { ManagementClient } from '../rabbitmq/management';
-import { functionHandler } from '../runtime/lambda';
 import type { Observability } from '../runtime/observability';
+import { rabbitmqConnections } from '../secrets/connections';
+import type { FunctionDefinition } from '../secrets/lambda-function';
 import type { RouterReport } from './report';
 import { createRouter } from './router';
 import type { RouterSettings } from './settings';
@@ -76,7 +78,8 @@ export interface RouterServiceOptions {
 export function createRouterService(config: RouterConfig, report: RouterReport, options: RouterServiceOptions = {}) {
   const settings = routerSettings(config);
   const doc = documentClient(dynamoClientSettings(config));
-  const trigger = lambdaPassTrigger(config);
+  const passSettings = passRequestSettingsOf(config);
+  const trigger = lambdaPassTrigger(passSettings);
   const amqp = new AmqpSession(config.AMQP_URL);
   const management = new ManagementClient(config.RABBITMQ_MANAGEMENT_URL, config.RABBITMQ_VHOST, options.fetch);
   const stagingQueues = new CachedStagingQueues(
@@ -92,7 +95,7 @@ export function createRouterService(config: RouterConfig, report: RouterReport, 
     amqp,
     stagingQueues,
     report,
-    requestPass: passRequests(config, doc, trigger),
+    requestPass: passRequests(passSettings, doc, trigger),
   });
   return {
     route,
@@ -104,13 +107,13 @@ export function createRouterService(config: RouterConfig, report: RouterReport, 
   };
 }
 
-/**
- * The router's Lambda handler (functions/router.ts): its own logger and metrics, its service built
- * once; `close` ends its connections (when a rotated password replaces it).
- */
-export function routerHandler(config: RouterConfig) {
-  return functionHandler<SQSEvent, SQSBatchResponse>('router', (observability) => {
+/** The router as a Lambda function (functions/router.ts): SQS batches of after-process events. */
+export const routerFunction: FunctionDefinition<RouterConfig, SQSEvent, SQSBatchResponse> = {
+  name: 'router',
+  connections: rabbitmqConnections,
+  load: loadRouterConfig,
+  build(config, observability) {
     const service = createRouterService(config, powertoolsRouterReport(observability));
     return { handle: service.route, close: service.close };
-  });
-}
+  },
+};

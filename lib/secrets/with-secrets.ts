@@ -40,15 +40,21 @@ export function withSecrets<C, E, R>(
     }
     return current.handler;
   };
-  return async (event, context) => {
-    const handler = await handlerFor();
+  const handler = async (event: E, context: Context) => {
+    const built = await handlerFor();
     try {
-      return await handler(event, context);
+      return await built(event, context);
     } catch (error) {
       if (isAuthenticationFailure(error)) refresh = true;
       throw error;
     }
   };
+  const close = async () => {
+    const built = current;
+    current = undefined;
+    await built?.handler.close?.();
+  };
+  return Object.assign(handler, { close });
 }
 
 /**

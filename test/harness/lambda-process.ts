@@ -5,20 +5,19 @@
 // line on stdout; a failed invocation ends the process with the error's text on stderr.
 import type { Context } from 'aws-lambda';
 import { cleanupFunction } from '../../lib/cleanup/service';
-import { loadDistributorConfig } from '../../lib/config/distributor';
-import { loadRouterConfig } from '../../lib/config/router';
-import { distributorHandler } from '../../lib/distributor/service';
+import { distributorFunction } from '../../lib/distributor/service';
 import { errorText } from '../../lib/errors';
-import { routerHandler } from '../../lib/routing/service';
+import { routerFunction } from '../../lib/routing/service';
+import { lambdaFunction } from '../../lib/secrets/lambda-function';
 
 type Handler = ((event: never, context: Context) => Promise<unknown>) & { close(): Promise<void> };
 
 const builders: Record<string, () => Handler> = {
-  router: () => routerHandler(loadRouterConfig(process.env)) as Handler,
-  distributor: () => distributorHandler(loadDistributorConfig(process.env)) as Handler,
-  'registry-timebased-cleanup': () => cleanupFunction('registry-timebased-cleanup') as unknown as Handler,
-  'registry-status90-cleanup': () => cleanupFunction('registry-status90-cleanup') as unknown as Handler,
-  'repository-cleanup': () => cleanupFunction('repository-cleanup') as unknown as Handler,
+  router: () => lambdaFunction(routerFunction) as Handler,
+  distributor: () => lambdaFunction(distributorFunction) as Handler,
+  'registry-timebased-cleanup': () => lambdaFunction(cleanupFunction('registry-timebased-cleanup')) as Handler,
+  'registry-status90-cleanup': () => lambdaFunction(cleanupFunction('registry-status90-cleanup')) as Handler,
+  'repository-cleanup': () => lambdaFunction(cleanupFunction('repository-cleanup')) as Handler,
 };
 
 async function main(name: string): Promise<void> {

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { passRequestSettingsOf } from '../../lib/config/common';
 import { passRequests } from '../../lib/pass-requests/adapters';
 import { documentedDeployParams } from '../harness/documented-deploy';
 import { type EmbeddedDynamo, startDynamo } from '../harness/dynamo';
@@ -111,10 +112,10 @@ describe("the router's grant on the distributor table", () => {
         DISTRIBUTOR_REQUEST_GRACE_MS: 10_000,
       };
       const doc = recording(dynamo.doc);
-      const started = passRequests(config, doc, { start: async () => undefined });
+      const started = passRequests(passRequestSettingsOf(config), doc, { start: async () => undefined });
       expect(await started('orders', 0)).toBe('start');
       expect(await started('orders', 0)).toBe('pending');
-      const failing = passRequests(config, doc, {
+      const failing = passRequests(passRequestSettingsOf(config), doc, {
         start: async () => {
           throw new Error('Lambda unreachable');
         },

@@ -1,11 +1,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { Context } from 'aws-lambda';
-import { loadDistributorConfig } from '../../../lib/config/distributor';
-import { loadRouterConfig } from '../../../lib/config/router';
-import { distributorHandler } from '../../../lib/distributor/service';
+import { distributorFunction } from '../../../lib/distributor/service';
 import { managementPath } from '../../../lib/rabbitmq/api-path';
-import { routerHandler } from '../../../lib/routing/service';
+import { routerFunction } from '../../../lib/routing/service';
+import { lambdaFunction } from '../../../lib/secrets/lambda-function';
 import { managementApi } from '../../../local/management-api';
 import type { Vhost } from '../../../local/vhost';
 import { type RecordedCall, recordBrokerCalls } from '../../harness/amqp-recorder';
@@ -92,7 +91,7 @@ describe('RabbitMQ 4 audit: every queue declare and qos call Fairway makes', () 
     process.env.AWS_ACCESS_KEY_ID ??= 'local';
     process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
     recorded = await recordBrokerCalls(async () => {
-      const router = routerHandler(loadRouterConfig(env));
+      const router = lambdaFunction(routerFunction, env);
       try {
         const routed = await router(
           afterProcessEvent([
@@ -120,14 +119,12 @@ describe('RabbitMQ 4 audit: every queue declare and qos call Fairway makes', () 
       const url = new URL(rabbit.amqpUrl);
       url.username = MOVER;
       url.password = 'audit-pw';
-      const distributor = distributorHandler(
-        loadDistributorConfig({
-          ...env,
-          AMQP_URL: url.toString(),
-          DISTRIBUTOR_MISSING_TARGET: 'create',
-          DISTRIBUTOR_SAFETY_MARGIN_MS: '0',
-        }),
-      );
+      const distributor = lambdaFunction(distributorFunction, {
+        ...env,
+        AMQP_URL: url.toString(),
+        DISTRIBUTOR_MISSING_TARGET: 'create',
+        DISTRIBUTOR_SAFETY_MARGIN_MS: '0',
+      });
       try {
         expect(await distributor({} as never, context)).toMatchObject({ moved: 11, parked: 1 });
       } finally {

@@ -80,6 +80,18 @@ describe('withSecrets', () => {
     expect(secretsManager.commandCalls(GetSecretValueCommand)).toHaveLength(1);
   });
 
+  it('close ends the handler built with the secret, and the next invocation builds anew', async () => {
+    secretsManager.on(GetSecretValueCommand, { SecretId: ARN }).resolves(secret('pw'));
+    const { built, build } = recordingBuild();
+    const handler = brokerHandler(build);
+    await handler.close?.();
+    await handler({}, context);
+    await handler.close?.();
+    expect(built.map((b) => b.closed)).toEqual([true]);
+    await handler({}, context);
+    expect(built.map((b) => b.closed)).toEqual([true, false]);
+  });
+
   it('after a refused login reads the secret again and rebuilds with the rotated password, closing the old handler', async () => {
     secretsManager.on(GetSecretValueCommand).resolvesOnce(secret('old')).resolves(secret('rotated'));
     let refuse = true;
