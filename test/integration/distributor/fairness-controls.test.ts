@@ -5,7 +5,7 @@ import { createRouterService } from '../../../lib/routing/service';
 import { runCli } from '../../../local/cli/cli';
 import { fixturePath } from '../../fixtures';
 import { eventually } from '../../harness/eventually';
-import { recordingReport, routerConfig, sqsEvent, sqsRecord } from '../../harness/routing';
+import { recordingReport, routerConfig, sqsEvent, sqsRecord } from '../../harness/routing-events';
 import { scenario } from './fixture';
 
 /** Issue 14's acceptance tests: what a team moving from upstream relies on, and control at run time. */

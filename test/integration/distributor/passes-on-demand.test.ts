@@ -10,7 +10,7 @@ import { passRequester, type RequestPass } from '../../../lib/pass-requests/requ
 import { amqpUser } from '../../../lib/rabbitmq/amqp-url';
 import { ManagementClient } from '../../../lib/rabbitmq/management';
 import { eventually } from '../../harness/eventually';
-import { inProcessPassTrigger } from '../../harness/pass-trigger';
+import { inProcessPassTrigger } from '../../harness/pass-requests-trigger';
 import { type DistributorFixture, STATE_TABLE, scenario, tally } from './fixture';
 
 const target = 'worker-input';

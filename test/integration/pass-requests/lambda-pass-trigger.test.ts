@@ -4,7 +4,7 @@ import { LambdaPassTrigger, PASS_TRIGGER_BOUND_MS } from '../../../lib/pass-requ
 import { createRouterService } from '../../../lib/routing/service';
 import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
 import { createTestVhost, type TestVhost } from '../../harness/rabbit';
-import { event, recordingReport, routerConfig, sqsEvent, sqsRecord } from '../../harness/routing';
+import { event, recordingReport, routerConfig, sqsEvent, sqsRecord } from '../../harness/routing-events';
 
 /** A Lambda API reached but never answering (a VPC subnet whose route drops the packets after the handshake). */
 async function silentServer(): Promise<{ endpoint: string; accepted: () => number; close: () => Promise<void> }> {

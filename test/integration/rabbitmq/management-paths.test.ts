@@ -2,7 +2,7 @@ import { ManagementClient } from '../../../lib/rabbitmq/management';
 import { createRouterService } from '../../../lib/routing/service';
 import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
 import { createTestVhost, type TestVhost } from '../../harness/rabbit';
-import { event, recordingReport, routerConfig, sqsEvent, sqsRecord } from '../../harness/routing';
+import { event, recordingReport, routerConfig, sqsEvent, sqsRecord } from '../../harness/routing-events';
 
 /**
  * Issue 12, item 3: no queue name may change the management API path it is looked up under.

@@ -4,7 +4,7 @@ import { managementPath } from '../../../lib/rabbitmq/api-path';
 import { createRouterService } from '../../../lib/routing/service';
 import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
 import { createTestVhost, type TestVhost } from '../../harness/rabbit';
-import { event, recordingReport, routerConfig, sqsEvent, sqsRecord } from '../../harness/routing';
+import { event, recordingReport, routerConfig, sqsEvent, sqsRecord } from '../../harness/routing-events';
 
 /**
  * Issue 23, item 1 (router side): a length limit that comes from a policy or an operator policy,

@@ -6,7 +6,7 @@ import { createRouterService } from '../../../lib/routing/service';
 import { fixturePath } from '../../fixtures';
 import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
 import { createTestVhost, type TestVhost } from '../../harness/rabbit';
-import { event, recordingReport, routerConfig, sqsEvent, sqsRecord } from '../../harness/routing';
+import { event, recordingReport, routerConfig, sqsEvent, sqsRecord } from '../../harness/routing-events';
 
 /**
  * Issue 23, item 2: a property RabbitMQ refuses at basic.publish closes the channel, which failed

@@ -5,7 +5,7 @@ import { createObservability } from '../../../lib/runtime/observability';
 import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
 import { eventually } from '../../harness/eventually';
 import type { TestVhost } from '../../harness/rabbit';
-import { event, lambdaContext, recordingReport, routerConfig, sqsEvent, sqsRecord } from '../../harness/routing';
+import { event, lambdaContext, recordingReport, routerConfig, sqsEvent, sqsRecord } from '../../harness/routing-events';
 import { services } from '../../harness/services';
 import { createOwnNodeVhost, restartOwnNode } from '../../harness/tls';
 

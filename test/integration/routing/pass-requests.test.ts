@@ -4,7 +4,7 @@ import { createRouterService } from '../../../lib/routing/service';
 import { startLambdaInvokeServer } from '../../../local/lambda-invoke-server';
 import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
 import { createTestVhost, type TestVhost } from '../../harness/rabbit';
-import { event, recordingReport, routerConfig, sqsEvent, sqsRecord } from '../../harness/routing';
+import { event, recordingReport, routerConfig, sqsEvent, sqsRecord } from '../../harness/routing-events';
 
 /** A port nothing listens on: an invoke there fails as an unreachable Lambda API would. */
 async function closedPort(): Promise<number> {

@@ -6,7 +6,7 @@ import { createRouterService } from '../../../lib/routing/service';
 import { fixturePath } from '../../fixtures';
 import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
 import { createTestVhost, type TestVhost } from '../../harness/rabbit';
-import { event, recordingReport, routerConfig, sqsEvent, sqsRecord } from '../../harness/routing';
+import { event, recordingReport, routerConfig, sqsEvent, sqsRecord } from '../../harness/routing-events';
 
 /**
  * Issue 12, items 1 and 2: a record the broker or the AMQP client cannot take fails alone, as a

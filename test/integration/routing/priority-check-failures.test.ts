@@ -2,7 +2,7 @@ import { type ChannelModel, connect } from 'amqplib';
 import { createRouterService } from '../../../lib/routing/service';
 import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
 import { createTestVhost, type TestVhost } from '../../harness/rabbit';
-import { event, recordingReport, routerConfig, sqsEvent, sqsRecord } from '../../harness/routing';
+import { event, recordingReport, routerConfig, sqsEvent, sqsRecord } from '../../harness/routing-events';
 
 describe('router with a tenant-counter table that does not exist (real RabbitMQ, dynalite)', () => {
   let dynamo: EmbeddedDynamo;

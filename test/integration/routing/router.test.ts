@@ -7,7 +7,7 @@ import { createObservability } from '../../../lib/runtime/observability';
 import { fixturePath } from '../../fixtures';
 import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
 import { createTestVhost, type TestVhost } from '../../harness/rabbit';
-import { event, lambdaContext, recordingReport, routerConfig, sqsEvent, sqsRecord } from '../../harness/routing';
+import { event, lambdaContext, recordingReport, routerConfig, sqsEvent, sqsRecord } from '../../harness/routing-events';
 
 describe('router, end to end through the handler (real RabbitMQ, dynalite)', () => {
   let dynamo: EmbeddedDynamo;

@@ -2,7 +2,7 @@ import { type Channel, type ChannelModel, connect } from 'amqplib';
 import { createRouterService } from '../../../lib/routing/service';
 import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
 import { createTestVhost, type TestVhost } from '../../harness/rabbit';
-import { event, recordingReport, routerConfig, sqsEvent, sqsRecord } from '../../harness/routing';
+import { event, recordingReport, routerConfig, sqsEvent, sqsRecord } from '../../harness/routing-events';
 
 /**
  * Issue 12, item 4: a staging queue takes only the target arguments that cannot drop, refuse or

@@ -13,7 +13,7 @@ import { afterProcessQueues, routerEventSource } from '../../../local/sqs/settin
 import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
 import { eventually } from '../../harness/eventually';
 import { createTestVhost, type TestVhost } from '../../harness/rabbit';
-import { event, lambdaContext, recordingReport, routerConfig } from '../../harness/routing';
+import { event, lambdaContext, recordingReport, routerConfig } from '../../harness/routing-events';
 import { queueDepth, sendBodies, startTestQueues } from '../../harness/sqs';
 
 /**

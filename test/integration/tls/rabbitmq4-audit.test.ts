@@ -7,10 +7,10 @@ import { routerFunction } from '../../../lib/routing/service';
 import { lambdaFunction } from '../../../lib/secrets/lambda-function';
 import { managementApi } from '../../../local/management-api';
 import type { Vhost } from '../../../local/vhost';
-import { type RecordedCall, recordBrokerCalls } from '../../harness/amqp-recorder';
 import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
 import { eventually } from '../../harness/eventually';
-import { refusedBy43 } from '../../harness/rabbitmq4-rules';
+import { refusedBy43 } from '../../harness/rabbitmq-4-rules';
+import { type RecordedCall, recordBrokerCalls } from '../../harness/rabbitmq-call-recorder';
 import { tlsServices } from '../../harness/services';
 import { createOwnNodeVhost } from '../../harness/tls';
 import { afterProcessEvent } from './fixture';
@@ -35,7 +35,7 @@ function declareAndQosSites(dir = join(root, 'lib')): string[] {
 
 // RabbitMQ 4 rules (issue 26): records every queue.declare and basic.qos Fairway sends during
 // representative router and distributor runs, on the tests' own RabbitMQ 3.10 node, and fails on
-// any that RabbitMQ 4.3 refuses (test/harness/rabbitmq4-rules.ts), and on any declare or qos call
+// any that RabbitMQ 4.3 refuses (test/harness/rabbitmq-4-rules.ts), and on any declare or qos call
 // site in lib/ that no run below exercised: a new one needs a run here.
 describe('RabbitMQ 4 audit: every queue declare and qos call Fairway makes', () => {
   let rabbit: Vhost;

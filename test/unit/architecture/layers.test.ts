@@ -48,14 +48,6 @@ function layerViolations(graph: ReadonlyMap<string, readonly string[]>, layers: 
   return violations.sort();
 }
 
-/**
- * Imports the re-room (issue 28) has still to remove. Never add one: a test failing here means an
- * import runs against docs/DESIGN.md's layer order. An entry that no longer occurs fails too, so
- * the list only shrinks.
- */
-const KNOWN_VIOLATIONS: string[] = [];
-const KNOWN_CYCLES: string[] = [];
-
 describe('the layers of lib/ (docs/DESIGN.md)', () => {
   const layers = layersFromDesign(design);
   const graph = importGraph(root, 'lib');
@@ -67,14 +59,12 @@ describe('the layers of lib/ (docs/DESIGN.md)', () => {
 
   it('no import runs upward, sideways or between parts', () => {
     const violations = layerViolations(graph, layers);
-    expect(violations.filter((v) => !KNOWN_VIOLATIONS.includes(v))).toEqual([]);
-    expect(KNOWN_VIOLATIONS.filter((v) => !violations.includes(v))).toEqual([]);
+    expect(violations).toEqual([]);
   });
 
   it('no import cycle', () => {
     const cycles = importCycles(graph).map((cycle) => cycle.join(' <-> '));
-    expect(cycles.filter((c) => !KNOWN_CYCLES.includes(c))).toEqual([]);
-    expect(KNOWN_CYCLES.filter((c) => !cycles.includes(c))).toEqual([]);
+    expect(cycles).toEqual([]);
   });
 
   it('the checks catch an upward import, a sideways one, one between parts and a cycle', () => {
@@ -129,28 +119,23 @@ describe('the distributor in layers (docs/distributor.md "Layers")', () => {
 
 describe('environment-variable names stay at the roots', () => {
   const atRoot = (file: string) => /^lib\/(config\/[^/]+|[^/]+\/service)\.ts$/.test(file);
-  const KNOWN_OFFENDERS: string[] = [];
 
   it("no lib/ file below lib/config and the service roots names a 'DISTRIBUTOR_…', 'ROUTER_…' or 'CLEANUP_…' variable", () => {
     const offenders = [...importGraph(root, 'lib').keys()]
       .filter((file) => !atRoot(file))
       .filter((file) => /'(DISTRIBUTOR|ROUTER|CLEANUP)_[A-Z_]+'/.test(readFileSync(join(root, file), 'utf8')))
       .sort();
-    expect(offenders.filter((f) => !KNOWN_OFFENDERS.includes(f))).toEqual([]);
-    expect(KNOWN_OFFENDERS.filter((f) => !offenders.includes(f))).toEqual([]);
+    expect(offenders).toEqual([]);
   });
 });
 
 describe('file length', () => {
-  // Still to be split (issue 28); never add one: name a file in docs/DESIGN.md with why instead.
-  const KNOWN_LONG: string[] = [];
   const named = [...design.matchAll(/^- `(lib\/[^`]+\.ts)`/gm)].map(([, file]) => file);
 
   it('no lib/ file over 300 lines unless docs/DESIGN.md names it (with why)', () => {
     const long = [...importGraph(root, 'lib').keys()].filter(
       (file) => readFileSync(join(root, file), 'utf8').split('\n').length > 301,
     );
-    expect(long.filter((file) => !named.includes(file) && !KNOWN_LONG.includes(file)).sort()).toEqual([]);
-    expect(KNOWN_LONG.filter((file) => !long.includes(file))).toEqual([]);
+    expect(long.filter((file) => !named.includes(file)).sort()).toEqual([]);
   });
 });

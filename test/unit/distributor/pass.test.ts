@@ -4,7 +4,7 @@ import type { DistributorReport } from '../../../lib/distributor/report';
 import { distributorSettings } from '../../../lib/distributor/service';
 import type { LeaseStore } from '../../../lib/pass-requests/lease-store';
 import type { QueueInfo } from '../../../lib/rabbitmq/management';
-import { noControls } from '../../harness/tenant-controls';
+import { noControls } from '../../harness/distributor-tenant-controls';
 
 const queue = (name: string, ready: number): QueueInfo => ({
   name,

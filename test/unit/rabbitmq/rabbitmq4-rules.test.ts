@@ -1,4 +1,4 @@
-import { type BrokerCall, refusedBy43 } from '../../harness/rabbitmq4-rules';
+import { type BrokerCall, refusedBy43 } from '../../harness/rabbitmq-4-rules';
 
 const declare = (flags: Partial<Extract<BrokerCall, { method: 'queue.declare' }>> = {}): BrokerCall => ({
   method: 'queue.declare',

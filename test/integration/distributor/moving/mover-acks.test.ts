@@ -1,5 +1,5 @@
 import type { ConfirmChannel, ConsumeMessage, Message } from 'amqplib';
-import { moveMessages } from '../../../harness/move-messages';
+import { moveMessages } from '../../../harness/distributor-move-messages';
 import { type DistributorFixture, distributorFixture } from '../fixture';
 
 /**

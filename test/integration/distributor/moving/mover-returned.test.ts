@@ -1,4 +1,4 @@
-import { moveMessages } from '../../../harness/move-messages';
+import { moveMessages } from '../../../harness/distributor-move-messages';
 import { type DistributorFixture, distributorFixture } from '../fixture';
 
 describe('moveMessages to a target that does not exist (real RabbitMQ)', () => {

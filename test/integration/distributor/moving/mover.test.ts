@@ -1,5 +1,5 @@
 import type { MoveRequest } from '../../../../lib/distributor/moving/move-request';
-import { moveMessages } from '../../../harness/move-messages';
+import { moveMessages } from '../../../harness/distributor-move-messages';
 import { type DistributorFixture, distributorFixture, tally } from '../fixture';
 
 describe('moveMessages (real RabbitMQ)', () => {

@@ -1,5 +1,5 @@
 import { dirname, join } from 'node:path';
-import type { BrokerCall } from './rabbitmq4-rules';
+import type { BrokerCall } from './rabbitmq-4-rules';
 
 // amqplib's internals (its package exports hide them): every RPC a channel sends goes through _rpc.
 const amqplibLib = join(dirname(require.resolve('amqplib')), 'lib');
