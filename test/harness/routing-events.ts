@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { type Channel, type ChannelModel, connect, type Options } from 'amqplib';
+import { type Channel, type ChannelModel, connect, type GetMessage, type Options } from 'amqplib';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { loadRouterConfig, type RouterConfig } from '../../lib/config/router';
 import type { AfterProcessEvent } from '../../lib/routing/event';
@@ -94,6 +94,8 @@ export interface RouterTestBed {
   channel: Channel;
   service: ReturnType<typeof createRouterService>;
   recorded: ReturnType<typeof recordingReport>;
+  /** Takes every message `queue` holds now, without acks. */
+  drain(queue: string): Promise<GetMessage[]>;
   /** Closes the router and the channel's connection, stops dynalite and deletes the vhost. */
   close(): Promise<void>;
 }
@@ -124,7 +126,13 @@ export async function startRouterTestBed({
     for (const [name, options] of Object.entries(queues)) await channel.assertQueue(name, options);
     const recorded = recordingReport();
     service = createRouterService(routerConfig(rabbit, dynamo, env), recorded.report);
-    return { dynamo, rabbit, channel, service, recorded, close };
+    const drain = async (queue: string) => {
+      const messages: GetMessage[] = [];
+      for (let got = await channel.get(queue, { noAck: true }); got; got = await channel.get(queue, { noAck: true }))
+        messages.push(got);
+      return messages;
+    };
+    return { dynamo, rabbit, channel, service, recorded, drain, close };
   } catch (error) {
     await close();
     throw error;

@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import type { GetMessage } from 'amqplib';
 import type { SQSRecord } from 'aws-lambda';
 import type { AfterProcessEvent } from '../../../lib/routing/event';
 import { fixturePath } from '../../fixtures';
@@ -30,16 +29,7 @@ describe('router: properties the broker refuses fail alone (real RabbitMQ, dynal
     tenant = `refusals${++tests}`;
   });
 
-  async function drain(queue: string): Promise<string[]> {
-    const messages: GetMessage[] = [];
-    for (
-      let got = await bed.channel.get(queue, { noAck: true });
-      got;
-      got = await bed.channel.get(queue, { noAck: true })
-    )
-      messages.push(got);
-    return messages.map((m) => m.content.toString());
-  }
+  const drain = async (queue: string) => (await bed.drain(queue)).map((m) => m.content.toString());
 
   const withProperties = (body: string, properties: Record<string, unknown>): AfterProcessEvent =>
     ({ target: 'worker-in', tenantId: tenant, message: { body, properties } }) as AfterProcessEvent;

@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import type { GetMessage } from 'amqplib';
 import type { SQSRecord } from 'aws-lambda';
 import type { AfterProcessEvent } from '../../../lib/routing/event';
 import { fixturePath } from '../../fixtures';
@@ -25,16 +24,7 @@ describe('router: poison records fail alone (real RabbitMQ, dynalite)', () => {
     tenant = `poison${++tests}`;
   });
 
-  async function drain(queue: string): Promise<string[]> {
-    const messages: GetMessage[] = [];
-    for (
-      let got = await bed.channel.get(queue, { noAck: true });
-      got;
-      got = await bed.channel.get(queue, { noAck: true })
-    )
-      messages.push(got);
-    return messages.map((m) => m.content.toString());
-  }
+  const drain = async (queue: string) => (await bed.drain(queue)).map((m) => m.content.toString());
 
   const withProperties = (body: string, properties: Record<string, unknown>): AfterProcessEvent =>
     ({

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { GetMessage } from 'amqplib';
 import { createRouterService } from '../../../lib/routing/service';
 import { lambdaHandler } from '../../../lib/runtime/lambda';
 import { createObservability } from '../../../lib/runtime/observability';
@@ -49,16 +48,7 @@ describe('router, end to end through the handler (real RabbitMQ, dynalite)', () 
 
   const invoke = (records: ReturnType<typeof sqsRecord>[]) => handler(sqsEvent(records), lambdaContext);
 
-  async function drain(queue: string): Promise<GetMessage[]> {
-    const messages: GetMessage[] = [];
-    for (
-      let got = await bed.channel.get(queue, { noAck: true });
-      got;
-      got = await bed.channel.get(queue, { noAck: true })
-    )
-      messages.push(got);
-    return messages;
-  }
+  const drain = (queue: string) => bed.drain(queue);
 
   it('delivers a quiet tenant before a noisy one: level 1 is the larger AMQP priority', async () => {
     // 40 events of a noisy tenant in batches of 10, then 2 of a quiet one; nobody consumes meanwhile.
