@@ -12,6 +12,19 @@ export interface LambdaRun {
   stderr: string;
 }
 
+/** Bundles `entry` and what it imports into one CommonJS file at `outfile`, for the Lambda runtime's Node. */
+export function bundleForNode(entry: string, outfile: string): void {
+  buildSync({
+    entryPoints: [entry],
+    bundle: true,
+    platform: 'node',
+    target: 'node22',
+    format: 'cjs',
+    outfile,
+    logLevel: 'error',
+  });
+}
+
 /**
  * Runs Fairway's functions the way Lambda does, each call a fresh Node process (a cold container)
  * bundled by esbuild for the runtime's Node: `run(name, env, events)` invokes function `name` once
@@ -21,15 +34,7 @@ export interface LambdaRun {
 export function lambdaNode() {
   const dir = mkdtempSync(join(tmpdir(), 'fairway-lambda-'));
   const script = join(dir, 'lambda-process.js');
-  buildSync({
-    entryPoints: [join(__dirname, 'lambda-process.ts')],
-    bundle: true,
-    platform: 'node',
-    target: 'node22',
-    format: 'cjs',
-    outfile: script,
-    logLevel: 'error',
-  });
+  bundleForNode(join(__dirname, 'lambda-process.ts'), script);
   return {
     run(name: string, env: Record<string, string>, events: unknown[] = [{}]): Promise<LambdaRun> {
       return new Promise((resolve, reject) => {

@@ -1,14 +1,19 @@
 import { readFileSync } from 'node:fs';
+import { type Channel, type ChannelModel, connect, type GetMessage, type Options } from 'amqplib';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { loadRouterConfig, type RouterConfig } from '../../lib/config/router';
 import type { AfterProcessEvent } from '../../lib/routing/event';
 import type { RecordFailure } from '../../lib/routing/record-failures';
 import type { NameShortened, RouterReport, TenantlessRouted, TenantRouted } from '../../lib/routing/report';
+import { createRouterService } from '../../lib/routing/service';
 import { fixturePath } from '../fixtures';
-import type { EmbeddedDynamo } from './dynamo';
-import type { TestVhost } from './rabbit';
+import { type EmbeddedDynamo, startDynamo } from './dynamo';
+import { createTestVhost, type TestVhost } from './rabbit';
 
-/** Shared by the router's integration tests: SQS events shaped like AWS's sample, and a recording report. */
+/**
+ * Shared by the router's integration tests: SQS events shaped like AWS's sample, a recording
+ * report, and the test bed most of them route through.
+ */
 
 const sample = (JSON.parse(readFileSync(fixturePath('sqs-event.json'), 'utf8')) as SQSEvent).Records[0]!;
 let sequence = 0;
@@ -79,4 +84,57 @@ export function routerConfig(
     DYNAMODB_ENDPOINT: dynamo.endpoint,
     ...extra,
   });
+}
+
+/** What a router integration test routes through: dynalite, a vhost with its queues, a channel on it, the router. */
+export interface RouterTestBed {
+  dynamo: EmbeddedDynamo;
+  rabbit: TestVhost;
+  /** Open until `close()`: for the test to declare, read and drain queues. */
+  channel: Channel;
+  service: ReturnType<typeof createRouterService>;
+  recorded: ReturnType<typeof recordingReport>;
+  /** Takes every message `queue` holds now, without acks. */
+  drain(queue: string): Promise<GetMessage[]>;
+  /** Closes the router and the channel's connection, stops dynalite and deletes the vhost. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts dynalite with its tables and a test vhost, declares `queues` (name → assertQueue options,
+ * in order) and builds the router on them with a recording report; `env` adds to its configuration.
+ */
+export async function startRouterTestBed({
+  queues,
+  env = {},
+}: {
+  queues: Record<string, Options.AssertQueue>;
+  env?: Record<string, string>;
+}): Promise<RouterTestBed> {
+  const [dynamo, rabbit] = await Promise.all([startDynamo(), createTestVhost()]);
+  let connection: ChannelModel | undefined;
+  let service: RouterTestBed['service'] | undefined;
+  const close = async () => {
+    await service?.close();
+    await connection?.close();
+    await Promise.all([dynamo.stop(), rabbit.delete()]);
+  };
+  try {
+    await dynamo.createTables();
+    connection = await connect(rabbit.amqpUrl);
+    const channel = await connection.createChannel();
+    for (const [name, options] of Object.entries(queues)) await channel.assertQueue(name, options);
+    const recorded = recordingReport();
+    service = createRouterService(routerConfig(rabbit, dynamo, env), recorded.report);
+    const drain = async (queue: string) => {
+      const messages: GetMessage[] = [];
+      for (let got = await channel.get(queue, { noAck: true }); got; got = await channel.get(queue, { noAck: true }))
+        messages.push(got);
+      return messages;
+    };
+    return { dynamo, rabbit, channel, service, recorded, drain, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
 }

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
-import { buildSync } from 'esbuild';
+import { bundleForNode } from '../../harness/lambda-node';
 import { type DistributorFixture, distributorFixture, STATE_TABLE, tally } from './fixture';
 
 const RUNS = 20;
@@ -19,15 +19,7 @@ describe('a pass killed with SIGKILL at random points', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'fairway-crash-'));
     script = join(dir, 'pass.js');
-    buildSync({
-      entryPoints: [join(__dirname, 'pass-process.ts')],
-      bundle: true,
-      platform: 'node',
-      target: 'node22',
-      format: 'cjs',
-      outfile: script,
-      logLevel: 'error',
-    });
+    bundleForNode(join(__dirname, 'pass-process.ts'), script);
     f = await distributorFixture();
   });
   afterAll(async () => {

@@ -1,10 +1,6 @@
-import { type Channel, type ChannelModel, connect } from 'amqplib';
 import { BatchFailedError } from '../../../lib/errors';
 import { managementPath } from '../../../lib/rabbitmq/api-path';
-import { createRouterService } from '../../../lib/routing/service';
-import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
-import { createTestVhost, type TestVhost } from '../../harness/rabbit';
-import { event, recordingReport, routerConfig, sqsEvent, sqsRecord } from '../../harness/routing-events';
+import { event, type RouterTestBed, sqsEvent, sqsRecord, startRouterTestBed } from '../../harness/routing-events';
 
 /**
  * Issue 23, item 1 (router side): a length limit that comes from a policy or an operator policy,
@@ -13,15 +9,10 @@ import { event, recordingReport, routerConfig, sqsEvent, sqsRecord } from '../..
  * be in its staging queue; a record the queue cannot keep fails, with a reason, and is counted.
  */
 describe('router: broker policies on staging queues (real RabbitMQ, dynalite)', () => {
-  let dynamo: EmbeddedDynamo;
-  let rabbit: TestVhost;
-  let connection: ChannelModel;
-  let channel: Channel;
-  let service: ReturnType<typeof createRouterService>;
-  let recorded: ReturnType<typeof recordingReport>;
+  let bed: RouterTestBed;
 
   const policy = (kind: 'policies' | 'operator-policies', name: string, pattern: string, definition: object) =>
-    rabbit.api('PUT', managementPath('api', kind, rabbit.vhost, name), {
+    bed.rabbit.api('PUT', managementPath('api', kind, bed.rabbit.vhost, name), {
       pattern,
       definition,
       'apply-to': 'queues',
@@ -29,34 +20,34 @@ describe('router: broker policies on staging queues (real RabbitMQ, dynalite)', 
     });
 
   beforeAll(async () => {
-    [dynamo, rabbit] = await Promise.all([startDynamo(), createTestVhost()]);
-    await dynamo.createTables();
-    connection = await connect(rabbit.amqpUrl);
-    channel = await connection.createChannel();
-    for (const target of ['limited', 'bytes', 'operator', 'unlimited', 'old-limited'])
-      await channel.assertQueue(target, { durable: true, arguments: { 'x-max-priority': 10 } });
-    for (const target of ['quorum-target', 'quorum-limited'])
-      await channel.assertQueue(target, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+    const priority = { durable: true, arguments: { 'x-max-priority': 10 } };
+    const quorum = { durable: true, arguments: { 'x-queue-type': 'quorum' } };
+    // The router is built before the policies but opens nothing until its first route.
+    bed = await startRouterTestBed({
+      queues: {
+        limited: priority,
+        bytes: priority,
+        operator: priority,
+        unlimited: priority,
+        'old-limited': priority,
+        'quorum-target': quorum,
+        'quorum-limited': quorum,
+      },
+    });
     await policy('policies', 'limit', '^(limited|old-limited)»', { 'max-length': 5 });
     await policy('policies', 'bytes', '^bytes»', { 'max-length-bytes': 30 });
     // A quorum queue takes a policy's overflow over its own argument.
     await policy('policies', 'quorum-drop', '^quorum-target»', { 'max-length': 5, overflow: 'drop-head' });
     await policy('policies', 'quorum-limit', '^quorum-limited»', { 'max-length': 5 });
     await policy('operator-policies', 'operator-limit', '^operator»', { 'max-length': 5 });
-    recorded = recordingReport();
-    service = createRouterService(routerConfig(rabbit, dynamo), recorded.report);
   });
-  afterAll(async () => {
-    await service?.close();
-    await connection?.close();
-    await Promise.all([dynamo?.stop(), rabbit?.delete()]);
-  });
+  afterAll(() => bed?.close());
   let tests = 0;
   let tenant = '';
   beforeEach(() => {
-    recorded.failures.length = 0;
-    recorded.kept.length = 0;
-    for (const key of Object.keys(recorded.counts)) delete recorded.counts[key];
+    bed.recorded.failures.length = 0;
+    bed.recorded.kept.length = 0;
+    for (const key of Object.keys(bed.recorded.counts)) delete bed.recorded.counts[key];
     tenant = `tenant${++tests}`;
   });
 
@@ -64,21 +55,21 @@ describe('router: broker policies on staging queues (real RabbitMQ, dynalite)', 
   async function route(target: string, count = 20, body = (i: number) => `message-${String(i).padStart(2, '0')}`) {
     const records = Array.from({ length: count }, (_, i) => sqsRecord(event(target, tenant, body(i))));
     // A batch whose every record failed on the broker fails the invocation (BatchFailedError).
-    const failed = await service.route(sqsEvent(records)).then(
+    const failed = await bed.service.route(sqsEvent(records)).then(
       (result) => result.batchItemFailures.length,
       (error: unknown) => {
         if (!(error instanceof BatchFailedError)) throw error;
         return count;
       },
     );
-    const held = (await channel.checkQueue(`${target}»/${tenant}`)).messageCount;
+    const held = (await bed.channel.checkQueue(`${target}»/${tenant}`)).messageCount;
     return { routed: count - failed, failed, held };
   }
 
   it('a vhost policy max-length 5: 5 routed and held, 15 failed as refused by the queue', async () => {
     expect(await route('limited')).toEqual({ routed: 5, failed: 15, held: 5 });
-    expect(recorded.counts.BrokerFailures).toBe(15);
-    expect(recorded.failures[0]).toMatchObject({
+    expect(bed.recorded.counts.BrokerFailures).toBe(15);
+    expect(bed.recorded.failures[0]).toMatchObject({
       kind: 'BrokerFailures',
       reason: expect.stringMatching(/refused it.*length limit/),
     });
@@ -103,7 +94,7 @@ describe('router: broker policies on staging queues (real RabbitMQ, dynalite)', 
 
   it("a quorum staging queue whose policy's overflow is drop-head: nothing is published to it", async () => {
     expect(await route('quorum-target')).toEqual({ routed: 0, failed: 20, held: 0 });
-    expect(recorded.failures[0]).toMatchObject({
+    expect(bed.recorded.failures[0]).toMatchObject({
       kind: 'BrokerFailures',
       reason: expect.stringMatching(
         /staging queue "quorum-target»\/tenant\d+" could drop waiting messages: max-length 5 with overflow drop-head/,
@@ -112,15 +103,17 @@ describe('router: broker policies on staging queues (real RabbitMQ, dynalite)', 
   });
 
   it('a staging queue declared before x-overflow, under a length policy: nothing is published to it', async () => {
-    await channel.assertQueue(`old-limited»/${tenant}`, { durable: true, arguments: { 'x-max-priority': 10 } });
+    await bed.channel.assertQueue(`old-limited»/${tenant}`, { durable: true, arguments: { 'x-max-priority': 10 } });
     expect(await route('old-limited')).toEqual({ routed: 0, failed: 20, held: 0 });
-    expect(recorded.kept).toEqual([{ stagingQueue: `old-limited»/${tenant}`, target: 'old-limited' }]);
-    expect(recorded.failures[0]!.reason).toMatch(/could drop waiting messages: max-length 5 with overflow drop-head/);
+    expect(bed.recorded.kept).toEqual([{ stagingQueue: `old-limited»/${tenant}`, target: 'old-limited' }]);
+    expect(bed.recorded.failures[0]!.reason).toMatch(
+      /could drop waiting messages: max-length 5 with overflow drop-head/,
+    );
   });
 
   it('a staging queue declared before x-overflow, under no limit, is still routed to', async () => {
-    await channel.assertQueue(`unlimited»/${tenant}`, { durable: true, arguments: { 'x-max-priority': 10 } });
+    await bed.channel.assertQueue(`unlimited»/${tenant}`, { durable: true, arguments: { 'x-max-priority': 10 } });
     expect(await route('unlimited')).toEqual({ routed: 20, failed: 0, held: 20 });
-    expect(recorded.kept).toEqual([{ stagingQueue: `unlimited»/${tenant}`, target: 'unlimited' }]);
+    expect(bed.recorded.kept).toEqual([{ stagingQueue: `unlimited»/${tenant}`, target: 'unlimited' }]);
   });
 });

@@ -1,12 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { type Channel, type ChannelModel, connect, type GetMessage } from 'amqplib';
 import type { SQSRecord } from 'aws-lambda';
 import type { AfterProcessEvent } from '../../../lib/routing/event';
-import { createRouterService } from '../../../lib/routing/service';
 import { fixturePath } from '../../fixtures';
-import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
-import { createTestVhost, type TestVhost } from '../../harness/rabbit';
-import { event, recordingReport, routerConfig, sqsEvent, sqsRecord } from '../../harness/routing-events';
+import { event, type RouterTestBed, sqsEvent, sqsRecord, startRouterTestBed } from '../../harness/routing-events';
 
 /**
  * Issue 23, item 2: a property RabbitMQ refuses at basic.publish closes the channel, which failed
@@ -15,41 +11,25 @@ import { event, recordingReport, routerConfig, sqsEvent, sqsRecord } from '../..
  * bad event naming its field, before anything is published; its batch-mates arrive exactly once.
  */
 describe('router: properties the broker refuses fail alone (real RabbitMQ, dynalite)', () => {
-  let dynamo: EmbeddedDynamo;
-  let rabbit: TestVhost;
-  let connection: ChannelModel;
-  let channel: Channel;
-  let service: ReturnType<typeof createRouterService>;
-  let recorded: ReturnType<typeof recordingReport>;
+  let bed: RouterTestBed;
 
   beforeAll(async () => {
-    [dynamo, rabbit] = await Promise.all([startDynamo(), createTestVhost()]);
-    await dynamo.createTables();
-    connection = await connect(rabbit.amqpUrl);
-    channel = await connection.createChannel();
-    await channel.assertQueue('worker-in', { durable: true, arguments: { 'x-max-priority': 10 } });
-    await channel.assertQueue('another-tenants-queue', { durable: true });
-    recorded = recordingReport();
-    service = createRouterService(routerConfig(rabbit, dynamo), recorded.report);
+    bed = await startRouterTestBed({
+      queues: {
+        'worker-in': { durable: true, arguments: { 'x-max-priority': 10 } },
+        'another-tenants-queue': { durable: true },
+      },
+    });
   });
-  afterAll(async () => {
-    await service?.close();
-    await connection?.close();
-    await Promise.all([dynamo?.stop(), rabbit?.delete()]);
-  });
+  afterAll(() => bed?.close());
   let tests = 0;
   let tenant = '';
   beforeEach(() => {
-    recorded.failures.length = 0;
+    bed.recorded.failures.length = 0;
     tenant = `refusals${++tests}`;
   });
 
-  async function drain(queue: string): Promise<string[]> {
-    const messages: GetMessage[] = [];
-    for (let got = await channel.get(queue, { noAck: true }); got; got = await channel.get(queue, { noAck: true }))
-      messages.push(got);
-    return messages.map((m) => m.content.toString());
-  }
+  const drain = async (queue: string) => (await bed.drain(queue)).map((m) => m.content.toString());
 
   const withProperties = (body: string, properties: Record<string, unknown>): AfterProcessEvent =>
     ({ target: 'worker-in', tenantId: tenant, message: { body, properties } }) as AfterProcessEvent;
@@ -58,9 +38,9 @@ describe('router: properties the broker refuses fail alone (real RabbitMQ, dynal
   async function failsAlone(bad: SQSRecord, field: string, healthy = 6) {
     const good = Array.from({ length: healthy }, (_, i) => sqsRecord(event('worker-in', tenant, `healthy-${i}`)));
     const batch = [...good.slice(0, healthy / 2), bad, ...good.slice(healthy / 2)];
-    const result = await service.route(sqsEvent(batch));
+    const result = await bed.service.route(sqsEvent(batch));
     expect(result.batchItemFailures).toEqual([{ itemIdentifier: bad.messageId }]);
-    expect(recorded.failures).toEqual([
+    expect(bed.recorded.failures).toEqual([
       expect.objectContaining({ messageId: bad.messageId, kind: 'Rejected', fields: [field] }),
     ]);
     expect((await drain(`worker-in»/${tenant}`)).sort()).toEqual(good.map((_, i) => `healthy-${i}`).sort());
@@ -72,7 +52,7 @@ describe('router: properties the broker refuses fail alone (real RabbitMQ, dynal
       'message.properties.expiration',
       99,
     );
-    expect(recorded.failures[0]!.reason).toMatch(/at most 315360000000/);
+    expect(bed.recorded.failures[0]!.reason).toMatch(/at most 315360000000/);
   });
 
   it.each([
@@ -84,7 +64,7 @@ describe('router: properties the broker refuses fail alone (real RabbitMQ, dynal
 
   it('an expiration of exactly ten years is routed', async () => {
     const longest = sqsRecord(withProperties('ten-years', { expiration: '315360000000' }));
-    expect(await service.route(sqsEvent([longest]))).toEqual({ batchItemFailures: [] });
+    expect(await bed.service.route(sqsEvent([longest]))).toEqual({ batchItemFailures: [] });
     expect(await drain(`worker-in»/${tenant}`)).toEqual(['ten-years']);
   });
 
@@ -118,9 +98,9 @@ describe('router: properties the broker refuses fail alone (real RabbitMQ, dynal
     const bad = sqsRecord(body, {
       CC: { dataType: 'String', stringValue: 'another-tenants-queue', stringListValues: [], binaryListValues: [] },
     });
-    const result = await service.route(sqsEvent([bad]));
+    const result = await bed.service.route(sqsEvent([bad]));
     expect(result.batchItemFailures).toEqual([{ itemIdentifier: bad.messageId }]);
-    expect(recorded.failures).toEqual([
+    expect(bed.recorded.failures).toEqual([
       expect.objectContaining({ kind: 'Rejected', fields: ['messageAttributes.CC'] }),
     ]);
     expect(await drain('another-tenants-queue')).toEqual([]);
@@ -128,7 +108,7 @@ describe('router: properties the broker refuses fail alone (real RabbitMQ, dynal
 
   it('a lower-case cc header is an ordinary header, routed', async () => {
     const ordinary = sqsRecord(withProperties('cc', { headers: { cc: 'someone' } }));
-    expect(await service.route(sqsEvent([ordinary]))).toEqual({ batchItemFailures: [] });
+    expect(await bed.service.route(sqsEvent([ordinary]))).toEqual({ batchItemFailures: [] });
     expect(await drain(`worker-in»/${tenant}`)).toEqual(['cc']);
   });
 });
@@ -138,24 +118,12 @@ describe('router: properties the broker refuses fail alone (real RabbitMQ, dynal
  * messageId with a bad one was reported failed after it was routed, and routed again on every retry.
  */
 describe('router: records sharing an SQS messageId (real RabbitMQ, dynalite)', () => {
-  let dynamo: EmbeddedDynamo;
-  let rabbit: TestVhost;
-  let service: ReturnType<typeof createRouterService>;
-  let recorded: ReturnType<typeof recordingReport>;
+  let bed: RouterTestBed;
 
   beforeAll(async () => {
-    [dynamo, rabbit] = await Promise.all([startDynamo(), createTestVhost()]);
-    await dynamo.createTables();
-    const connection = await connect(rabbit.amqpUrl);
-    await (await connection.createChannel()).assertQueue('worker-in', { durable: true });
-    await connection.close();
-    recorded = recordingReport();
-    service = createRouterService(routerConfig(rabbit, dynamo), recorded.report);
+    bed = await startRouterTestBed({ queues: { 'worker-in': { durable: true } } });
   });
-  afterAll(async () => {
-    await service?.close();
-    await Promise.all([dynamo?.stop(), rabbit?.delete()]);
-  });
+  afterAll(() => bed?.close());
 
   it('a routed record is not reported failed for a bad record with the same messageId; the bad one is logged', async () => {
     const healthy = sqsRecord(event('worker-in', 'shared', 'healthy'));
@@ -165,17 +133,17 @@ describe('router: records sharing an SQS messageId (real RabbitMQ, dynalite)', (
       [healthy, bad, other],
       [bad, healthy, other],
     ]) {
-      recorded.failures.length = 0;
-      const result = await service.route(sqsEvent(batch));
+      bed.recorded.failures.length = 0;
+      const result = await bed.service.route(sqsEvent(batch));
       expect(result.batchItemFailures).toEqual([{ itemIdentifier: other.messageId }]);
-      expect(recorded.failures.map((f) => f.messageId).sort()).toEqual([healthy.messageId, other.messageId].sort());
+      expect(bed.recorded.failures.map((f) => f.messageId).sort()).toEqual([healthy.messageId, other.messageId].sort());
     }
   });
 
   it('two failed records of one messageId are one batch item failure', async () => {
     const first = sqsRecord('not json');
     const second = { ...sqsRecord('nor this'), messageId: first.messageId };
-    expect(await service.route(sqsEvent([first, second]))).toEqual({
+    expect(await bed.service.route(sqsEvent([first, second]))).toEqual({
       batchItemFailures: [{ itemIdentifier: first.messageId }],
     });
   });

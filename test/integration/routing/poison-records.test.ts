@@ -1,12 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { type Channel, type ChannelModel, connect, type GetMessage } from 'amqplib';
 import type { SQSRecord } from 'aws-lambda';
 import type { AfterProcessEvent } from '../../../lib/routing/event';
-import { createRouterService } from '../../../lib/routing/service';
 import { fixturePath } from '../../fixtures';
-import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
-import { createTestVhost, type TestVhost } from '../../harness/rabbit';
-import { event, recordingReport, routerConfig, sqsEvent, sqsRecord } from '../../harness/routing-events';
+import { event, type RouterTestBed, sqsEvent, sqsRecord, startRouterTestBed } from '../../harness/routing-events';
 
 /**
  * Issue 12, items 1 and 2: a record the broker or the AMQP client cannot take fails alone, as a
@@ -14,41 +10,21 @@ import { event, recordingReport, routerConfig, sqsEvent, sqsRecord } from '../..
  * routed exactly once.
  */
 describe('router: poison records fail alone (real RabbitMQ, dynalite)', () => {
-  let dynamo: EmbeddedDynamo;
-  let rabbit: TestVhost;
-  let connection: ChannelModel;
-  let channel: Channel;
-  let service: ReturnType<typeof createRouterService>;
-  let recorded: ReturnType<typeof recordingReport>;
+  let bed: RouterTestBed;
 
   beforeAll(async () => {
-    [dynamo, rabbit] = await Promise.all([startDynamo(), createTestVhost()]);
-    await dynamo.createTables();
-    connection = await connect(rabbit.amqpUrl);
-    channel = await connection.createChannel();
-    await channel.assertQueue('worker-in', { durable: true, arguments: { 'x-max-priority': 10 } });
-    recorded = recordingReport();
-    service = createRouterService(routerConfig(rabbit, dynamo), recorded.report);
+    bed = await startRouterTestBed({ queues: { 'worker-in': { durable: true, arguments: { 'x-max-priority': 10 } } } });
   });
-  afterAll(async () => {
-    await service?.close();
-    await connection?.close();
-    await Promise.all([dynamo?.stop(), rabbit?.delete()]);
-  });
+  afterAll(() => bed?.close());
   /** Each test its own tenant, so its staging queue holds only what the test published. */
   let tenant = '';
   let tests = 0;
   beforeEach(() => {
-    recorded.failures.length = 0;
+    bed.recorded.failures.length = 0;
     tenant = `poison${++tests}`;
   });
 
-  async function drain(queue: string): Promise<string[]> {
-    const messages: GetMessage[] = [];
-    for (let got = await channel.get(queue, { noAck: true }); got; got = await channel.get(queue, { noAck: true }))
-      messages.push(got);
-    return messages.map((m) => m.content.toString());
-  }
+  const drain = async (queue: string) => (await bed.drain(queue)).map((m) => m.content.toString());
 
   const withProperties = (body: string, properties: Record<string, unknown>): AfterProcessEvent =>
     ({
@@ -61,9 +37,9 @@ describe('router: poison records fail alone (real RabbitMQ, dynalite)', () => {
   async function failsAlone(bad: SQSRecord, field: string) {
     const before = sqsRecord(event('worker-in', tenant, 'before'));
     const after = sqsRecord(event('worker-in', tenant, 'after'));
-    const result = await service.route(sqsEvent([before, bad, after]));
+    const result = await bed.service.route(sqsEvent([before, bad, after]));
     expect(result.batchItemFailures).toEqual([{ itemIdentifier: bad.messageId }]);
-    expect(recorded.failures).toEqual([
+    expect(bed.recorded.failures).toEqual([
       expect.objectContaining({ messageId: bad.messageId, kind: 'Rejected', fields: [field] }),
     ]);
     expect(await drain(`worker-in»/${tenant}`)).toEqual(['before', 'after']);
@@ -72,12 +48,12 @@ describe('router: poison records fail alone (real RabbitMQ, dynalite)', () => {
   describe('item 1: a userId that is not the connection user', () => {
     it('is rejected on its own, naming message.properties.userId', async () => {
       await failsAlone(sqsRecord(withProperties('foreign', { userId: 'someone-else' })), 'message.properties.userId');
-      expect(recorded.failures[0]!.reason).toMatch(/RabbitMQ user/);
+      expect(bed.recorded.failures[0]!.reason).toMatch(/RabbitMQ user/);
     });
 
     it('is routed when it is the connection user', async () => {
       const own = sqsRecord(withProperties('own', { userId: 'guest' }));
-      expect(await service.route(sqsEvent([own]))).toEqual({ batchItemFailures: [] });
+      expect(await bed.service.route(sqsEvent([own]))).toEqual({ batchItemFailures: [] });
       expect(await drain(`worker-in»/${tenant}`)).toEqual(['own']);
     });
   });
@@ -90,7 +66,7 @@ describe('router: poison records fail alone (real RabbitMQ, dynalite)', () => {
           sqsRecord(withProperties('long', { [property]: 'é'.repeat(128) })),
           `message.properties.${property}`,
         );
-        expect(recorded.failures[0]!.reason).toMatch(/256 bytes.*at most 255/);
+        expect(bed.recorded.failures[0]!.reason).toMatch(/256 bytes.*at most 255/);
       },
     );
 
@@ -99,7 +75,7 @@ describe('router: poison records fail alone (real RabbitMQ, dynalite)', () => {
         sqsRecord(withProperties('key', { headers: { ok: { ['k'.repeat(256)]: 1 } } })),
         'message.properties.headers.ok',
       );
-      expect(recorded.failures[0]!.reason).toMatch(/key of 256 bytes/);
+      expect(bed.recorded.failures[0]!.reason).toMatch(/key of 256 bytes/);
     });
 
     it('a header table one byte over the encoding limit', async () => {
@@ -108,12 +84,12 @@ describe('router: poison records fail alone (real RabbitMQ, dynalite)', () => {
         sqsRecord(withProperties('big', { headers: { a: 'x'.repeat(65_536 - 10) } })),
         'message.properties.headers',
       );
-      expect(recorded.failures[0]!.reason).toMatch(/65537 bytes.*at most 65536/);
+      expect(bed.recorded.failures[0]!.reason).toMatch(/65537 bytes.*at most 65536/);
     });
 
     it('a header table exactly at the encoding limit is routed', async () => {
       const fits = sqsRecord(withProperties('fits', { headers: { a: 'x'.repeat(65_536 - 11) } }));
-      expect(await service.route(sqsEvent([fits]))).toEqual({ batchItemFailures: [] });
+      expect(await bed.service.route(sqsEvent([fits]))).toEqual({ batchItemFailures: [] });
       expect(await drain(`worker-in»/${tenant}`)).toEqual(['fits']);
     });
 
@@ -129,9 +105,11 @@ describe('router: poison records fail alone (real RabbitMQ, dynalite)', () => {
       const bad = sqsRecord(body, {
         ['a'.repeat(256)]: { dataType: 'String', stringValue: '1', stringListValues: [], binaryListValues: [] },
       });
-      const result = await service.route(sqsEvent([bad]));
+      const result = await bed.service.route(sqsEvent([bad]));
       expect(result.batchItemFailures).toEqual([{ itemIdentifier: bad.messageId }]);
-      expect(recorded.failures).toEqual([expect.objectContaining({ kind: 'Rejected', fields: ['messageAttributes'] })]);
+      expect(bed.recorded.failures).toEqual([
+        expect.objectContaining({ kind: 'Rejected', fields: ['messageAttributes'] }),
+      ]);
     });
   });
 
@@ -139,8 +117,8 @@ describe('router: poison records fail alone (real RabbitMQ, dynalite)', () => {
     it('a task message with "to": null says the field must be a string, not that it is required', async () => {
       const task = JSON.parse(readFileSync(fixturePath('taskmessage-document-tenant-workflow.json'), 'utf8'));
       const bad = sqsRecord(JSON.stringify({ ...task, to: null }));
-      expect((await service.route(sqsEvent([bad]))).batchItemFailures).toEqual([{ itemIdentifier: bad.messageId }]);
-      expect(recorded.failures).toEqual([
+      expect((await bed.service.route(sqsEvent([bad]))).batchItemFailures).toEqual([{ itemIdentifier: bad.messageId }]);
+      expect(bed.recorded.failures).toEqual([
         expect.objectContaining({
           kind: 'Rejected',
           fields: ['to'],

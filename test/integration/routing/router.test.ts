@@ -1,70 +1,54 @@
 import { readFileSync } from 'node:fs';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { type Channel, type ChannelModel, connect, type GetMessage } from 'amqplib';
 import { createRouterService } from '../../../lib/routing/service';
 import { lambdaHandler } from '../../../lib/runtime/lambda';
 import { createObservability } from '../../../lib/runtime/observability';
 import { fixturePath } from '../../fixtures';
-import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
-import { createTestVhost, type TestVhost } from '../../harness/rabbit';
-import { event, lambdaContext, recordingReport, routerConfig, sqsEvent, sqsRecord } from '../../harness/routing-events';
+import {
+  event,
+  lambdaContext,
+  type RouterTestBed,
+  routerConfig,
+  sqsEvent,
+  sqsRecord,
+  startRouterTestBed,
+} from '../../harness/routing-events';
 
 describe('router, end to end through the handler (real RabbitMQ, dynalite)', () => {
-  let dynamo: EmbeddedDynamo;
-  let rabbit: TestVhost;
-  let connection: ChannelModel;
-  let channel: Channel;
-  let service: ReturnType<typeof createRouterService>;
-  let recorded: ReturnType<typeof recordingReport>;
+  let bed: RouterTestBed;
   let handler: ReturnType<
-    typeof lambdaHandler<Parameters<typeof service.route>[0], Awaited<ReturnType<typeof service.route>>>
+    typeof lambdaHandler<Parameters<typeof bed.service.route>[0], Awaited<ReturnType<typeof bed.service.route>>>
   >;
 
   beforeAll(async () => {
-    [dynamo, rabbit] = await Promise.all([startDynamo(), createTestVhost()]);
-    await dynamo.createTables();
-    connection = await connect(rabbit.amqpUrl);
-    channel = await connection.createChannel();
-    await channel.assertQueue('direct', { durable: true, arguments: { 'x-max-priority': 10 } });
-    await channel.assertQueue('worker-in', {
-      durable: true,
-      arguments: { 'x-max-priority': 10, 'x-max-length': 1000, 'x-overflow': 'reject-publish' },
-    });
-    await channel.assertQueue('dataprocessing-entity-extract-in', {
-      durable: true,
-      arguments: { 'x-queue-type': 'quorum' },
-    });
-    recorded = recordingReport();
-    service = createRouterService(
-      routerConfig(rabbit, dynamo, {
+    bed = await startRouterTestBed({
+      queues: {
+        direct: { durable: true, arguments: { 'x-max-priority': 10 } },
+        'worker-in': {
+          durable: true,
+          arguments: { 'x-max-priority': 10, 'x-max-length': 1000, 'x-overflow': 'reject-publish' },
+        },
+        'dataprocessing-entity-extract-in': { durable: true, arguments: { 'x-queue-type': 'quorum' } },
+      },
+      env: {
         ROUTER_TARGETS: JSON.stringify({
           direct: { bypassStaging: true },
           configured: { durable: false, arguments: { 'x-max-priority': 5 } },
         }),
-      }),
-      recorded.report,
-    );
-    handler = lambdaHandler(createObservability('router'), service.route);
+      },
+    });
+    handler = lambdaHandler(createObservability('router'), bed.service.route);
   });
-  afterAll(async () => {
-    await service?.close();
-    await connection?.close();
-    await Promise.all([dynamo?.stop(), rabbit?.delete()]);
-  });
+  afterAll(() => bed?.close());
   beforeEach(() => {
-    recorded.failures.length = 0;
-    recorded.tenants.length = 0;
-    recorded.kept.length = 0;
+    bed.recorded.failures.length = 0;
+    bed.recorded.tenants.length = 0;
+    bed.recorded.kept.length = 0;
   });
 
   const invoke = (records: ReturnType<typeof sqsRecord>[]) => handler(sqsEvent(records), lambdaContext);
 
-  async function drain(queue: string): Promise<GetMessage[]> {
-    const messages: GetMessage[] = [];
-    for (let got = await channel.get(queue, { noAck: true }); got; got = await channel.get(queue, { noAck: true }))
-      messages.push(got);
-    return messages;
-  }
+  const drain = (queue: string) => bed.drain(queue);
 
   it('delivers a quiet tenant before a noisy one: level 1 is the larger AMQP priority', async () => {
     // 40 events of a noisy tenant in batches of 10, then 2 of a quiet one; nobody consumes meanwhile.
@@ -80,7 +64,7 @@ describe('router, end to end through the handler (real RabbitMQ, dynalite)', () 
       batchItemFailures: [],
     });
     // One report line per tenant per batch, with the level after its last check (the insight rule's input).
-    expect(recorded.tenants).toEqual([
+    expect(bed.recorded.tenants).toEqual([
       { tenant: 'noisy', documents: 10, priorityLevel: 5 },
       { tenant: 'noisy', documents: 10, priorityLevel: 8 },
       { tenant: 'noisy', documents: 10, priorityLevel: 9 },
@@ -146,10 +130,12 @@ describe('router, end to end through the handler (real RabbitMQ, dynalite)', () 
     expect((await drain('worker-in»/t2')).map((m) => m.content.toString())).toEqual(['second']);
     expect(await drain('worker-in')).toEqual([]);
 
-    const queue = await rabbit.api<{ durable: boolean; auto_delete: boolean; exclusive: boolean; arguments: object }>(
-      'GET',
-      `/api/queues/${encodeURIComponent(rabbit.vhost)}/${encodeURIComponent('worker-in»/t1/wf1')}`,
-    );
+    const queue = await bed.rabbit.api<{
+      durable: boolean;
+      auto_delete: boolean;
+      exclusive: boolean;
+      arguments: object;
+    }>('GET', `/api/queues/${encodeURIComponent(bed.rabbit.vhost)}/${encodeURIComponent('worker-in»/t1/wf1')}`);
     // Same durability and arguments, less the length limit that would drop or refuse waiting messages.
     expect(queue).toMatchObject({
       durable: true,
@@ -170,9 +156,9 @@ describe('router, end to end through the handler (real RabbitMQ, dynalite)', () 
     expect(await invoke([sqsRecord(body, attributes)])).toEqual({ batchItemFailures: [] });
 
     const staging = 'dataprocessing-entity-extract-in»/tenant1/example_workflow';
-    const queue = await rabbit.api<{ durable: boolean; arguments: object }>(
+    const queue = await bed.rabbit.api<{ durable: boolean; arguments: object }>(
       'GET',
-      `/api/queues/${encodeURIComponent(rabbit.vhost)}/${encodeURIComponent(staging)}`,
+      `/api/queues/${encodeURIComponent(bed.rabbit.vhost)}/${encodeURIComponent(staging)}`,
     );
     expect(queue).toMatchObject({ durable: true, arguments: { 'x-queue-type': 'quorum' } });
     const [message] = await drain(staging);
@@ -181,29 +167,29 @@ describe('router, end to end through the handler (real RabbitMQ, dynalite)', () 
   });
 
   it('uses a staging queue that already exists with other arguments as it is', async () => {
-    await channel.assertQueue('worker-in»/preset', { durable: true });
+    await bed.channel.assertQueue('worker-in»/preset', { durable: true });
     expect(await invoke([sqsRecord(event('worker-in', 'preset', 'kept'))])).toEqual({ batchItemFailures: [] });
     expect((await drain('worker-in»/preset')).map((m) => m.content.toString())).toEqual(['kept']);
-    expect(recorded.kept).toEqual([{ stagingQueue: 'worker-in»/preset', target: 'worker-in' }]);
+    expect(bed.recorded.kept).toEqual([{ stagingQueue: 'worker-in»/preset', target: 'worker-in' }]);
   });
 
   it('declares the new staging queues of a batch beside several kept as they are (each refusal closes the declare channel)', async () => {
     const kept = ['kept1', 'kept2', 'kept3'];
-    for (const tenant of kept) await channel.assertQueue(`worker-in»/${tenant}`, { durable: true });
+    for (const tenant of kept) await bed.channel.assertQueue(`worker-in»/${tenant}`, { durable: true });
     const fresh = ['fresh1', 'fresh2', 'fresh3'];
     const records = [...kept, ...fresh].flatMap((t) => [event('worker-in', t, t), event('worker-in', t, t)]);
     expect(await invoke(records.map((record) => sqsRecord(record)))).toEqual({ batchItemFailures: [] });
     for (const tenant of [...kept, ...fresh]) {
       expect((await drain(`worker-in»/${tenant}`)).map((m) => m.content.toString())).toEqual([tenant, tenant]);
     }
-    expect(recorded.kept.map((k) => k.stagingQueue).sort()).toEqual(kept.map((t) => `worker-in»/${t}`));
+    expect(bed.recorded.kept.map((k) => k.stagingQueue).sort()).toEqual(kept.map((t) => `worker-in»/${t}`));
   });
 
   it('takes a staging queue shape from ROUTER_TARGETS over the management API', async () => {
     expect(await invoke([sqsRecord(event('configured', 't1', 'x'))])).toEqual({ batchItemFailures: [] });
-    const queue = await rabbit.api<{ durable: boolean; arguments: object }>(
+    const queue = await bed.rabbit.api<{ durable: boolean; arguments: object }>(
       'GET',
-      `/api/queues/${encodeURIComponent(rabbit.vhost)}/${encodeURIComponent('configured»/t1')}`,
+      `/api/queues/${encodeURIComponent(bed.rabbit.vhost)}/${encodeURIComponent('configured»/t1')}`,
     );
     expect(queue).toMatchObject({ durable: false, arguments: { 'x-max-priority': 5 } });
   });
@@ -220,17 +206,20 @@ describe('router, end to end through the handler (real RabbitMQ, dynalite)', () 
 
     const bad = [notJson, badTenant, bodyNotString, missingTarget];
     expect(result.batchItemFailures).toEqual(bad.map((r) => ({ itemIdentifier: r.messageId })));
-    expect(recorded.failures.map((f) => [f.messageId, f.kind, f.fields])).toEqual([
+    expect(bed.recorded.failures.map((f) => [f.messageId, f.kind, f.fields])).toEqual([
       [notJson.messageId, 'Rejected', ['body']],
       [badTenant.messageId, 'Rejected', ['tenantId']],
       [bodyNotString.messageId, 'Rejected', ['message.body']],
       [missingTarget.messageId, 'Rejected', ['target']],
     ]);
-    expect(recorded.failures[2]!.reason).toBe('InvalidEventError: message.body: must be a string');
+    expect(bed.recorded.failures[2]!.reason).toBe('InvalidEventError: message.body: must be a string');
     expect((await drain('worker-in»/good')).map((m) => m.content.toString())).toEqual(['g1', 'g2']);
     // No queue was made from a bad id.
     const names = (
-      await rabbit.api<{ name: string }[]>('GET', `/api/queues/${encodeURIComponent(rabbit.vhost)}?columns=name`)
+      await bed.rabbit.api<{ name: string }[]>(
+        'GET',
+        `/api/queues/${encodeURIComponent(bed.rabbit.vhost)}?columns=name`,
+      )
     ).map((q) => q.name);
     expect(names.filter((n) => n.includes('other') || n.includes('no-such'))).toEqual([]);
   });
@@ -238,8 +227,8 @@ describe('router, end to end through the handler (real RabbitMQ, dynalite)', () 
   it('routes a tenant-less message by workflow alone at the quiet level, counted apart, charging no counter', async () => {
     const byWorkflow = sqsRecord(JSON.stringify({ target: 'worker-in', workflowName: 'wf', message: { body: 'w' } }));
     const neither = sqsRecord(JSON.stringify({ target: 'worker-in', tenantId: '', message: { body: 'n' } }));
-    const counts = { ...recorded.counts };
-    recorded.tenantless.length = 0;
+    const counts = { ...bed.recorded.counts };
+    bed.recorded.tenantless.length = 0;
 
     expect(await invoke([byWorkflow, neither])).toEqual({ batchItemFailures: [] });
 
@@ -250,35 +239,35 @@ describe('router, end to end through the handler (real RabbitMQ, dynalite)', () 
     expect(direct!.content.toString()).toBe('n');
     expect(direct!.properties.priority).toBe(9);
     // No counter was checked: DynamoDB refuses an empty key, so a check would have failed the records.
-    expect(recorded.tenants).toEqual([]);
-    expect(recorded.tenantless).toEqual([{ documents: 2, destinations: { 'worker-in»/wf': 1, 'worker-in': 1 } }]);
-    expect(recorded.counts.RoutedWithoutTenant! - (counts.RoutedWithoutTenant ?? 0)).toBe(2);
+    expect(bed.recorded.tenants).toEqual([]);
+    expect(bed.recorded.tenantless).toEqual([{ documents: 2, destinations: { 'worker-in»/wf': 1, 'worker-in': 1 } }]);
+    expect(bed.recorded.counts.RoutedWithoutTenant! - (counts.RoutedWithoutTenant ?? 0)).toBe(2);
   });
 
   it('rejects a tenant-less message when ROUTER_MISSING_TENANT=reject', async () => {
     const strict = createRouterService(
-      routerConfig(rabbit, dynamo, { ROUTER_MISSING_TENANT: 'reject' }),
-      recorded.report,
+      routerConfig(bed.rabbit, bed.dynamo, { ROUTER_MISSING_TENANT: 'reject' }),
+      bed.recorded.report,
     );
     try {
       const record = sqsRecord(JSON.stringify({ target: 'worker-in', workflowName: 'wf', message: { body: 'x' } }));
       expect(await strict.route(sqsEvent([record]))).toEqual({
         batchItemFailures: [{ itemIdentifier: record.messageId }],
       });
-      expect(recorded.failures.map((f) => [f.kind, f.fields])).toEqual([['Rejected', ['tenantId']]]);
+      expect(bed.recorded.failures.map((f) => [f.kind, f.fields])).toEqual([['Rejected', ['tenantId']]]);
     } finally {
       await strict.close();
     }
   });
 
   it('routes a message whose staging name would pass 255 bytes under a shorter name, and counts it', async () => {
-    recorded.shortened.length = 0;
+    bed.recorded.shortened.length = 0;
     const longWorkflow = sqsRecord(event('worker-in', 'long', 'lw', 'w'.repeat(250)));
     const longTenant = sqsRecord(event('worker-in', 't'.repeat(300), 'lt'));
     expect(await invoke([longWorkflow, longTenant])).toEqual({ batchItemFailures: [] });
     expect((await drain('worker-in»/long')).map((m) => m.content.toString())).toEqual(['lw']);
     expect((await drain('worker-in')).map((m) => m.content.toString())).toEqual(['lt']);
-    expect(recorded.shortened).toEqual([
+    expect(bed.recorded.shortened).toEqual([
       { target: 'worker-in', queue: 'worker-in»/long', shortened: 'discriminators-dropped' },
       { target: 'worker-in', queue: 'worker-in', shortened: 'target' },
     ]);
@@ -286,15 +275,15 @@ describe('router, end to end through the handler (real RabbitMQ, dynalite)', () 
 
   it('never reports a returned message as routed, and redeclares a staging queue deleted behind its cache', async () => {
     expect(await invoke([sqsRecord(event('worker-in', 'gone', 'first'))])).toEqual({ batchItemFailures: [] });
-    await rabbit.api(
+    await bed.rabbit.api(
       'DELETE',
-      `/api/queues/${encodeURIComponent(rabbit.vhost)}/${encodeURIComponent('worker-in»/gone')}`,
+      `/api/queues/${encodeURIComponent(bed.rabbit.vhost)}/${encodeURIComponent('worker-in»/gone')}`,
     );
 
     const lost = sqsRecord(event('worker-in', 'gone', 'second'));
     const elsewhere = sqsRecord(event('worker-in', 'other', 'fine'));
     expect(await invoke([lost, elsewhere])).toEqual({ batchItemFailures: [{ itemIdentifier: lost.messageId }] });
-    expect(recorded.failures).toEqual([
+    expect(bed.recorded.failures).toEqual([
       expect.objectContaining({
         messageId: lost.messageId,
         kind: 'BrokerFailures',
@@ -310,19 +299,19 @@ describe('router, end to end through the handler (real RabbitMQ, dynalite)', () 
 
   it('fails the records the broker nacked and reports the rest of the batch routed', async () => {
     // A full queue that refuses publishes makes the broker nack them: a real, per-message failure.
-    await channel.assertQueue('full', {
+    await bed.channel.assertQueue('full', {
       durable: true,
       arguments: { 'x-max-length': 1, 'x-overflow': 'reject-publish' },
     });
     const nacking = createRouterService(
-      routerConfig(rabbit, dynamo, { ROUTER_TARGETS: '{"full":{"bypassStaging":true}}' }),
-      recorded.report,
+      routerConfig(bed.rabbit, bed.dynamo, { ROUTER_TARGETS: '{"full":{"bypassStaging":true}}' }),
+      bed.recorded.report,
     );
     try {
       const records = ['a', 'b', 'c'].map((body) => sqsRecord(event('full', 't', body)));
       const result = await nacking.route(sqsEvent(records));
       expect(result.batchItemFailures).toEqual(records.slice(1).map((r) => ({ itemIdentifier: r.messageId })));
-      expect(recorded.failures.map((f) => [f.kind, f.reason])).toEqual([
+      expect(bed.recorded.failures.map((f) => [f.kind, f.reason])).toEqual([
         [
           'BrokerFailures',
           'BrokerError: the broker refused it (nack): its queue is at a length limit (overflow reject-publish) or could not take it (caused by Error: message nacked)',
@@ -340,8 +329,8 @@ describe('router, end to end through the handler (real RabbitMQ, dynalite)', () 
 
   it('fails a bypass target that does not exist instead of dropping its message', async () => {
     const service2 = createRouterService(
-      routerConfig(rabbit, dynamo, { ROUTER_TARGETS: '{"missing":{"bypassStaging":true}}' }),
-      recorded.report,
+      routerConfig(bed.rabbit, bed.dynamo, { ROUTER_TARGETS: '{"missing":{"bypassStaging":true}}' }),
+      bed.recorded.report,
     );
     try {
       const record = sqsRecord(event('missing', 't', 'x'));
@@ -356,18 +345,18 @@ describe('router, end to end through the handler (real RabbitMQ, dynalite)', () 
 
   it('fails every record it touched when the broker is unreachable, and counts no document', async () => {
     const unreachable = createRouterService(
-      routerConfig(rabbit, dynamo, {
-        AMQP_URL: `amqp://guest:secret@127.0.0.1:1/${encodeURIComponent(rabbit.vhost)}`,
+      routerConfig(bed.rabbit, bed.dynamo, {
+        AMQP_URL: `amqp://guest:secret@127.0.0.1:1/${encodeURIComponent(bed.rabbit.vhost)}`,
       }),
-      recorded.report,
+      bed.recorded.report,
     );
     try {
       const records = [sqsRecord(event('worker-in', 'offline', 'a')), sqsRecord(event('worker-in', 'offline', 'b'))];
       // Every record failed on the broker: the invocation fails (whole-batch-failure.test.ts).
       await expect(unreachable.route(sqsEvent(records))).rejects.toThrow(/2 of 2 records failed/);
-      expect(recorded.failures.map((f) => f.kind)).toEqual(['BrokerFailures', 'BrokerFailures']);
-      expect(recorded.failures[0]!.reason).not.toContain('secret');
-      const { Item } = await dynamo.doc.send(
+      expect(bed.recorded.failures.map((f) => f.kind)).toEqual(['BrokerFailures', 'BrokerFailures']);
+      expect(bed.recorded.failures[0]!.reason).not.toContain('secret');
+      const { Item } = await bed.dynamo.doc.send(
         new GetCommand({ TableName: 'TenantCountersTable', Key: { pk: 'offline' } }),
       );
       expect(Item).toBeUndefined();
