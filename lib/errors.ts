@@ -63,6 +63,17 @@ export class BrokerError extends FairwayError {
  */
 export class BrokerTimeoutError extends BrokerError {}
 
+/** An AWS service did not answer within its bounds (lib/network-bounds.ts), or could not be reached. */
+export class AwsServiceError extends FairwayError {
+  constructor(
+    readonly service: string,
+    message: string,
+    options: { cause: unknown },
+  ) {
+    super(`${service} ${message}`, options);
+  }
+}
+
 /** Every record of a batch failed on the infrastructure: the invocation fails so that it is seen and backed off. */
 export class BatchFailedError extends FairwayError {}
 
