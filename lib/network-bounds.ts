@@ -20,8 +20,8 @@ export const DYNAMODB_BOUNDS: AwsBounds = { connectTimeoutMs: 1_000, requestTime
 /** A secret read, at a function's first invocation and every 5 minutes after: ~12 s at most (3 × 4 s). */
 export const SECRETS_MANAGER_BOUNDS: AwsBounds = { connectTimeoutMs: 1_000, requestTimeoutMs: 4_000, attempts: 3 };
 
-/** The CLI's AWS calls (SQS, EventBridge, Lambda, Secrets Manager): a dead-letter scan long-polls 1 s. */
-export const CLI_AWS_BOUNDS: AwsBounds = { connectTimeoutMs: 2_000, requestTimeoutMs: 10_000, attempts: 3 };
+/** The CLI's AWS calls (SQS, EventBridge, Lambda, Secrets Manager): ~14 s; a dead-letter scan long-polls 1 s. */
+export const CLI_AWS_BOUNDS: AwsBounds = { connectTimeoutMs: 2_000, requestTimeoutMs: 5_000, attempts: 2 };
 
 /** The longest an AWS call under `bounds` can take before it fails, back-offs aside: every attempt timing out. */
 export const awsCallBoundMs = ({ connectTimeoutMs, requestTimeoutMs, attempts }: AwsBounds): number =>

@@ -1,6 +1,6 @@
 import { GetParameterError } from '@aws-lambda-powertools/parameters';
 import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SecretsManagerClient, type SecretsManagerClientConfig } from '@aws-sdk/client-secrets-manager';
 import { namingFailures } from '../aws/bounded-client';
 import { FairwayError } from '../errors';
 import { type AwsBounds, awsClientOptions, SECRETS_MANAGER_BOUNDS } from '../network-bounds';
@@ -22,8 +22,15 @@ export const SECRET_MAX_AGE_SECONDS = 300;
  * (SECRETS_MANAGER_BOUNDS): a Secrets Manager that never answers fails the read, naming it, instead
  * of holding the invocation to its timeout.
  */
-export function secretsManagerClient(bounds: AwsBounds = SECRETS_MANAGER_BOUNDS): SecretsManagerClient {
-  return namingFailures(new SecretsManagerClient(awsClientOptions(bounds)), 'Secrets Manager', bounds);
+export function secretsManagerClient(
+  bounds: AwsBounds = SECRETS_MANAGER_BOUNDS,
+  config: Omit<SecretsManagerClientConfig, 'maxAttempts' | 'requestHandler'> = {},
+): SecretsManagerClient {
+  return namingFailures(
+    new SecretsManagerClient({ ...config, ...awsClientOptions(bounds) }),
+    'Secrets Manager',
+    bounds,
+  );
 }
 
 /**
