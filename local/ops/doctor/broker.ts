@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type ChannelModel, type ConfirmChannel, connect } from 'amqplib';
 import { errorText } from '../../../lib/errors';
+import { AMQP_BOUNDS } from '../../../lib/network-bounds';
 import { parkingQueueName } from '../../../lib/queues/parking-names';
 import { STAGING_SEPARATOR } from '../../../lib/queues/staging-names';
 import { amqpUser, amqpVhost } from '../../../lib/rabbitmq/amqp-url';
@@ -41,7 +42,7 @@ export async function checkBroker(settings: BrokerSettings): Promise<{ checks: C
   const checks: Check[] = [];
   let connection: ChannelModel | undefined;
   try {
-    connection = await connect(amqpUrl, { timeout: 5_000 });
+    connection = await connect(amqpUrl, { timeout: AMQP_BOUNDS.connectTimeoutMs });
     checks.push(
       ok('broker: AMQP', `${redactUrl(amqpUrl)} opens vhost ${JSON.stringify(amqpVhost(amqpUrl))} as ${user}`),
     );
