@@ -200,10 +200,21 @@ export class CachedStagingQueues implements StagingQueues {
         'names a queue that does not exist, and ROUTER_TARGETS does not describe it',
       );
     }
-    const shape = { durable: info.durable, arguments: info.arguments };
+    const shape = { durable: info.durable, arguments: argumentsWithType(info) };
     this.shapes.set(target, { shape, until: this.now() + this.cacheMs });
     return shape;
   }
+}
+
+/**
+ * The target's arguments with its type, as the management API reports it. A classic queue
+ * declared before RabbitMQ 4 lists no `x-queue-type`: a staging queue declared without one takes
+ * the vhost's default type, quorum on Amazon MQ's RabbitMQ 4 brokers, where the copied
+ * `x-max-priority` makes the declare refused (docs/distributor.md "RabbitMQ versions").
+ */
+function argumentsWithType(info: QueueInfo): Record<string, unknown> {
+  if (info.arguments['x-queue-type'] !== undefined || info.type === undefined) return info.arguments;
+  return { ...info.arguments, 'x-queue-type': info.type };
 }
 
 const declareOf = (staging: string) => `queue.declare of the staging queue ${JSON.stringify(staging)}`;
