@@ -39,7 +39,7 @@ describe('router, end to end through the handler (real RabbitMQ, dynalite)', () 
       routerConfig(rabbit, dynamo, {
         ROUTER_TARGETS: JSON.stringify({
           direct: { bypassStaging: true },
-          configured: { durable: false, arguments: { 'x-max-priority': 5 } },
+          configured: { durable: true, arguments: { 'x-max-priority': 5 } },
         }),
       }),
       recorded.report,
@@ -205,7 +205,7 @@ describe('router, end to end through the handler (real RabbitMQ, dynalite)', () 
       'GET',
       `/api/queues/${encodeURIComponent(rabbit.vhost)}/${encodeURIComponent('configured»/t1')}`,
     );
-    expect(queue).toMatchObject({ durable: false, arguments: { 'x-max-priority': 5 } });
+    expect(queue).toMatchObject({ durable: true, arguments: { 'x-max-priority': 5 } });
   });
 
   it('fails each malformed event alone, naming the field, and routes the good ones of the batch', async () => {
