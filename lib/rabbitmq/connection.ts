@@ -116,8 +116,8 @@ export class AmqpSession {
   private async open(): Promise<ChannelModel> {
     try {
       // Nagle's algorithm off: with it, every channel close waited on a delayed ACK (a one-message
-      // move took 49.5 ms with it, 4.2 ms without; TOOLING.md). The timeout bounds the TCP and TLS
-      // handshakes and the AMQP open: amqplib gives up when the socket is silent that long.
+      // move took 49.5 ms with it, 4.2 ms without). The timeout bounds the TCP and TLS handshakes
+      // and the AMQP open: amqplib gives up when the socket is silent that long.
       const model = await connect(this.url, { timeout: this.connectTimeoutMs, noDelay: true });
       const forget = () => this.forget(model);
       model.on('error', forget);
