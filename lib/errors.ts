@@ -57,6 +57,23 @@ export class BrokerError extends FairwayError {
   readonly replyCode: number | undefined;
 }
 
+/**
+ * RabbitMQ left an operation unanswered within its bound (lib/network-bounds.ts): the channel or
+ * connection it was sent on is in doubt, and is not used again.
+ */
+export class BrokerTimeoutError extends BrokerError {}
+
+/** An AWS service did not answer within its bounds (lib/network-bounds.ts), or could not be reached. */
+export class AwsServiceError extends FairwayError {
+  constructor(
+    readonly service: string,
+    message: string,
+    options: { cause: unknown },
+  ) {
+    super(`${service} ${message}`, options);
+  }
+}
+
 /** Every record of a batch failed on the infrastructure: the invocation fails so that it is seen and backed off. */
 export class BatchFailedError extends FairwayError {}
 

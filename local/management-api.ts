@@ -1,3 +1,5 @@
+import { MANAGEMENT_API_TIMEOUT_MS } from '../lib/network-bounds';
+
 /**
  * Calls the RabbitMQ management API with the credentials of `baseUrl` (the local stack's and the
  * tests' vhost set-up); throws on a non-2xx answer, naming the path but not the credentials.
@@ -11,7 +13,7 @@ export function managementApi(baseUrl: string) {
       method,
       headers: { authorization, 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(10_000),
+      signal: AbortSignal.timeout(MANAGEMENT_API_TIMEOUT_MS),
     });
     const text = await response.text();
     if (!response.ok)

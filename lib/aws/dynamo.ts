@@ -1,5 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { awsClientOptions, DYNAMODB_BOUNDS } from '../network-bounds';
+import { namingFailures } from './bounded-client';
 
 /** Where the client sends its calls: a region and, only for local or embedded DynamoDB, an endpoint URL. */
 export interface DynamoClientSettings {
@@ -14,14 +16,6 @@ export interface StaticCredentials {
 }
 
 /**
- * Per attempt; with the DynamoDB client's 4 attempts a hung DynamoDB fails a call in about 16 s,
- * inside the shortest function timeout (the router's 30 s), so a step ends cleanly instead of
- * running on in a frozen container.
- */
-export const DYNAMODB_REQUEST_TIMEOUT_MS = 4_000;
-const DYNAMODB_CONNECTION_TIMEOUT_MS = 1_000;
-
-/**
  * The DynamoDB document client every Fairway function and tool builds once, from `settings`.
  * Without `credentials` the SDK's usual chain finds them.
  */
@@ -29,17 +23,18 @@ export function documentClient(
   settings: DynamoClientSettings,
   credentials?: StaticCredentials,
 ): DynamoDBDocumentClient {
-  const client = new DynamoDBClient({
-    region: settings.region,
-    endpoint: settings.endpoint,
-    credentials,
-    requestHandler: {
-      requestTimeout: DYNAMODB_REQUEST_TIMEOUT_MS,
-      connectionTimeout: DYNAMODB_CONNECTION_TIMEOUT_MS,
-      // Without it the handler only logs a warning when the request timeout passes, and waits on.
-      throwOnRequestTimeout: true,
-    },
-  });
+  // Bounded (DYNAMODB_BOUNDS), so that a hung DynamoDB ends a step before the function's timeout
+  // instead of leaving it running in a frozen container.
+  const client = namingFailures(
+    new DynamoDBClient({
+      region: settings.region,
+      endpoint: settings.endpoint,
+      credentials,
+      ...awsClientOptions(DYNAMODB_BOUNDS),
+    }),
+    'DynamoDB',
+    DYNAMODB_BOUNDS,
+  );
   return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
 }
 

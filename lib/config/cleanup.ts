@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { POSTGRES_TIMEOUT_DEFAULT_SECONDS } from '../network-bounds';
 import { dynamoSettings, postgresSettings } from './common';
 import { type Env, parseEnv, setting } from './env';
 
@@ -22,7 +23,7 @@ export const cleanupConfigSchema = z
     /** Cap on one operation's JSON payload; DynamoDB items hold at most 400 KB. */
     CLEANUP_MAX_PAYLOAD_BYTES: setting.int(350_000, 1_024, 390_000),
     /** A database statement or connection attempt that takes longer fails; below the function's timeout. */
-    CLEANUP_DATABASE_TIMEOUT_SECONDS: setting.int(30, 1, 900),
+    CLEANUP_DATABASE_TIMEOUT_SECONDS: setting.int(POSTGRES_TIMEOUT_DEFAULT_SECONDS, 1, 900),
   })
   .superRefine((config, ctx) => {
     const timeout = config.CLEANUP_FUNCTION_TIMEOUT_SECONDS;

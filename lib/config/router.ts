@@ -18,7 +18,13 @@ const targetsSchema = z.record(
   z.string(),
   z.strictObject({
     bypassStaging: z.boolean().default(false),
-    durable: z.boolean().optional(),
+    // Staging queues are never exclusive: transient ones are transient non-exclusive queues,
+    // which RabbitMQ 4.3 refuses to declare (and any broker loses, messages and all, on a restart).
+    durable: z
+      .literal(true, {
+        error: '"durable" must be true or left out: RabbitMQ 4.3 refuses transient (non-durable) non-exclusive queues',
+      })
+      .optional(),
     arguments: z.record(z.string(), z.json()).optional(),
   }),
 );

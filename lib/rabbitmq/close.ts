@@ -1,3 +1,5 @@
+import { AMQP_BOUNDS } from '../network-bounds';
+
 /** Something that closes asynchronously: an amqplib channel or connection (ChannelModel). */
 export interface Closable {
   close(): Promise<unknown>;
@@ -7,7 +9,7 @@ export interface Closable {
  * How long a close waits for the broker's close-ok. A broker half gone (a stalled socket, a node
  * going down) may never answer; a close must not hold an invocation for that.
  */
-export const CLOSE_TIMEOUT_MS = 2_000;
+export const CLOSE_TIMEOUT_MS = AMQP_BOUNDS.closeTimeoutMs;
 
 /**
  * Closes `closable`, waiting at most `ms` for the broker's answer. Never rejects: a channel the

@@ -1,5 +1,5 @@
 import type { ConfirmChannel, Message, Options } from 'amqplib';
-import { BrokerError } from '../errors';
+import { BrokerError, BrokerTimeoutError } from '../errors';
 import { brokerError } from './broker-error';
 import { closeWithin } from './close';
 import { describeReplyCode, isChannelException } from './reply-codes';
@@ -72,7 +72,7 @@ export class ConfirmTracker {
 
   /**
    * Publishes `publication`; `settled` gets its outcome once. False when the socket buffer is full:
-   * await `writable()` before the next publish.
+   * await `writableWithin()` before the next publish.
    */
   publish(publication: Publication, settled: (outcome: ConfirmOutcome) => void): boolean {
     const entry: InFlight = { publication, settled };
@@ -89,17 +89,23 @@ export class ConfirmTracker {
     }
   }
 
-  /** Resolves when the socket buffer has drained, or the channel closed (the publishes after it fail). */
-  writable(): Promise<void> {
-    if (this.isClosed) return Promise.resolve();
+  /**
+   * True once the socket buffer has drained, or the channel closed (the publishes after it fail);
+   * false when neither happened within `ms` (a broker that stopped reading: the socket never drains).
+   */
+  writableWithin(ms: number): Promise<boolean> {
+    if (this.isClosed) return Promise.resolve(true);
     return new Promise((resolve) => {
-      const done = () => {
-        this.channel.off('drain', done);
-        this.channel.off('close', done);
-        resolve();
+      const done = (drained: boolean) => {
+        clearTimeout(timer);
+        this.channel.off('drain', onDrain);
+        this.channel.off('close', onDrain);
+        resolve(drained);
       };
-      this.channel.once('drain', done);
-      this.channel.once('close', done);
+      const onDrain = () => done(true);
+      const timer = setTimeout(() => done(false), Math.max(0, ms));
+      this.channel.once('drain', onDrain);
+      this.channel.once('close', onDrain);
     });
   }
 
@@ -195,21 +201,30 @@ export class ConfirmTracker {
 
 /**
  * Publishes every message on `channel`, pipelined (waiting for the socket to drain when its buffer
- * fills), and waits up to `timeoutMs` for the broker's answers: one outcome per publication, in order.
+ * fills, `timeoutMs` at most in all), and waits up to `timeoutMs` for the broker's answers: one
+ * outcome per publication, in order. Those the socket had no room for in time are `unsent`.
  */
 export async function publishAndConfirm(
   channel: ConfirmChannel,
   publications: readonly Publication[],
   timeoutMs: number,
+  now: () => number = Date.now,
 ): Promise<ConfirmOutcome[]> {
   const tracker = new ConfirmTracker(channel);
+  const drainDeadline = now() + timeoutMs;
   try {
     const outcomes = new Array<ConfirmOutcome>(publications.length);
     for (let i = 0; i < publications.length; i++) {
       const writable = tracker.publish(publications[i]!, (outcome) => {
         outcomes[i] = outcome;
       });
-      if (!writable) await tracker.writable();
+      if (!writable && !(await tracker.writableWithin(drainDeadline - now()))) {
+        const error = new BrokerTimeoutError(
+          `RabbitMQ took no more publishes within ${timeoutMs} ms (the connection's send buffer did not drain)`,
+        );
+        outcomes.fill({ confirmed: false, reason: 'unsent', error }, i + 1);
+        break;
+      }
     }
     await tracker.settledWithin(timeoutMs);
     return outcomes;

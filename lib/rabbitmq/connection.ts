@@ -1,26 +1,42 @@
 import { type Channel, type ChannelModel, type ConfirmChannel, connect } from 'amqplib';
 import { BrokerError } from '../errors';
+import { AMQP_BOUNDS } from '../network-bounds';
+import { answeredWithin, isInDoubt, putInDoubt } from './answer-within';
 import { brokerError } from './broker-error';
 import { closeWithin } from './close';
 import { redactUrl } from './redact';
 
 /**
  * One AMQP connection per Lambda container, opened on first use. When the broker closes it
- * (restart, network loss) the next call opens a new one, so a warm container survives a
- * broker restart between invocations.
+ * (restart, network loss), or leaves a channel open unanswered (a connection whose peer is gone
+ * without a word, as after a failover), the next call opens a new one, so a warm container survives
+ * a broker restart between invocations.
  */
 export class AmqpSession {
   private current?: Promise<ChannelModel>;
-  private shared?: Promise<ConfirmChannel>;
-  private plain?: Promise<Channel>;
+  private model?: ChannelModel;
+  private readonly shared = new ReusedChannel(() => this.openConfirmChannel());
+  private readonly plain = new ReusedChannel(() => this.openChannel());
 
   constructor(
     private readonly url: string,
-    private readonly connectTimeoutMs = 5_000,
+    private readonly connectTimeoutMs: number = AMQP_BOUNDS.connectTimeoutMs,
   ) {}
 
   connection(): Promise<ChannelModel> {
-    this.current ??= this.open();
+    if (this.model && isInDoubt(this.model)) this.forget(this.model);
+    if (!this.current) {
+      const opening = this.open();
+      this.current = opening;
+      opening.then(
+        (model) => {
+          if (this.current === opening) this.model = model;
+        },
+        () => {
+          if (this.current === opening) this.current = undefined;
+        },
+      );
+    }
     return this.current;
   }
 
@@ -29,7 +45,7 @@ export class AmqpSession {
     const model = await this.connection();
     let channel: ConfirmChannel;
     try {
-      channel = await model.createConfirmChannel();
+      channel = await this.opened(model, model.createConfirmChannel());
     } catch (error) {
       throw brokerError('RabbitMQ did not open a confirm channel', error);
     }
@@ -41,67 +57,107 @@ export class AmqpSession {
 
   /** A new plain channel (no confirms) on the live connection; the caller closes it when done. */
   async openChannel(): Promise<Channel> {
-    const channel = await (await this.connection()).createChannel();
+    const model = await this.connection();
+    let channel: Channel;
+    try {
+      channel = await this.opened(model, model.createChannel());
+    } catch (error) {
+      throw brokerError('RabbitMQ did not open a channel', error);
+    }
     channel.on('error', () => undefined); // the failing operation itself rejects
     return channel;
   }
 
   /**
    * The container's long-lived confirm channel, opened on first use and again after it (or its
-   * connection) closed, so a warm invocation saves a channel open and close. Do not close it
-   * after use; close it only to discard a channel whose state is in doubt.
+   * connection) closed or was put in doubt, so a warm invocation saves a channel open and close.
+   * Do not close it after use; close it only to discard a channel whose state is in doubt.
    */
   sharedConfirmChannel(): Promise<ConfirmChannel> {
-    if (!this.shared) {
-      const opening = this.openConfirmChannel();
-      const forget = () => {
-        if (this.shared === opening) this.shared = undefined;
-      };
-      this.shared = opening;
-      opening.then((channel) => channel.once('close', forget), forget);
-    }
-    return this.shared;
+    return this.shared.get();
   }
 
   /**
    * The container's long-lived plain channel (no confirms), for declares: opened on first use and
-   * again after it closed (a refused declare closes it). Do not close it after use.
+   * again after it closed (a refused declare closes it) or was put in doubt. Do not close it after use.
    */
   sharedChannel(): Promise<Channel> {
-    if (!this.plain) {
-      const opening = this.openChannel();
-      const forget = () => {
-        if (this.plain === opening) this.plain = undefined;
-      };
-      this.plain = opening;
-      opening.then((channel) => channel.once('close', forget), forget);
-    }
-    return this.plain;
+    return this.plain.get();
   }
 
   async close(): Promise<void> {
     const current = this.current;
     this.current = undefined;
+    this.model = undefined;
     if (!current) return;
     const model = await current.catch(() => undefined);
     if (model) await closeWithin(model);
   }
 
+  /**
+   * The channel `opening` gives, within the operation bound. A broker that does not answer a
+   * channel open is gone for this connection: it is put in doubt (the next call connects again),
+   * and a channel it opens late is closed.
+   */
+  private opened<T extends Channel>(model: ChannelModel, opening: Promise<T>): Promise<T> {
+    return answeredWithin(opening, 'channel.open', (late) => {
+      late.then(closeWithin, () => undefined);
+      putInDoubt(model);
+      this.forget(model);
+    });
+  }
+
+  private forget(model: ChannelModel): void {
+    if (this.model !== model) return;
+    this.current = undefined;
+    this.model = undefined;
+  }
+
   private async open(): Promise<ChannelModel> {
     try {
       // Nagle's algorithm off: with it, every channel close waited on a delayed ACK (a one-message
-      // move took 49.5 ms with it, 4.2 ms without).
+      // move took 49.5 ms with it, 4.2 ms without). The timeout bounds the TCP and TLS handshakes
+      // and the AMQP open: amqplib gives up when the socket is silent that long.
       const model = await connect(this.url, { timeout: this.connectTimeoutMs, noDelay: true });
-      const forget = () => {
-        if (this.current === opened) this.current = undefined;
-      };
-      const opened = this.current;
+      const forget = () => this.forget(model);
       model.on('error', forget);
       model.on('close', forget);
       return model;
     } catch (error) {
-      this.current = undefined;
       throw new BrokerError(`Cannot connect to RabbitMQ at ${redactUrl(this.url)}`, { cause: error });
     }
+  }
+}
+
+/**
+ * A channel opened on first use and reused, opened again once it closed or was put in doubt (an
+ * operation on it went unanswered).
+ */
+class ReusedChannel<T extends Channel> {
+  private opening?: Promise<T>;
+  private channel?: T;
+
+  constructor(private readonly open: () => Promise<T>) {}
+
+  get(): Promise<T> {
+    if (this.channel && isInDoubt(this.channel)) this.forget(this.opening);
+    if (!this.opening) {
+      const opening = this.open();
+      this.opening = opening;
+      opening.then(
+        (channel) => {
+          if (this.opening === opening) this.channel = channel;
+          channel.once('close', () => this.forget(opening));
+        },
+        () => this.forget(opening),
+      );
+    }
+    return this.opening;
+  }
+
+  private forget(opening: Promise<T> | undefined): void {
+    if (this.opening !== opening) return;
+    this.opening = undefined;
+    this.channel = undefined;
   }
 }

@@ -5,7 +5,7 @@ import type { RequestPass } from '../pass-requests/requester';
 import type { TenantCounterStore } from '../priority/counter-store';
 import { mappingFromTable } from '../priority/rules';
 import { defaultMutators, type QueueNameMutator, stagingDestination } from '../queues/staging-names';
-import { closeWithin } from '../rabbitmq/close';
+import { putInDoubt } from '../rabbitmq/answer-within';
 import { publishIsolatingRefusals } from '../rabbitmq/confirms';
 import type { AmqpSession } from '../rabbitmq/connection';
 import { userIdRefusal } from '../rabbitmq/publish-refusals';
@@ -60,7 +60,10 @@ export function createRouter(deps: RouterDeps) {
     return { record, message, bypass: queue === message.target, destination: queue, shortened };
   };
 
-  /** Publishes on the shared channel; closes it when confirms are still owed (they would answer the next batch). */
+  /**
+   * Publishes on the shared channel; puts it in doubt (closed, and not used again) when confirms are
+   * still owed: they would answer the next batch.
+   */
   const publish = async (channel: ConfirmChannel, pending: Pending[], failures: RecordFailure[]) => {
     const routed: Pending[] = [];
     let inDoubt = true;
@@ -85,7 +88,7 @@ export function createRouter(deps: RouterDeps) {
       });
       inDoubt = outcomes.some((outcome) => !outcome.confirmed && outcome.reason === 'timeout');
     } finally {
-      if (inDoubt) await closeWithin(channel);
+      if (inDoubt) putInDoubt(channel);
     }
     return routed;
   };
@@ -116,7 +119,7 @@ export function createRouter(deps: RouterDeps) {
       pending = dropFailed(pending, await checkPriorities(priorityCheck, pending, now()), failures);
     } catch (error) {
       // Neither step rejects; should one, the channel is discarded rather than trusted.
-      if (channel) await closeWithin(channel);
+      if (channel) putInDoubt(channel);
       throw error;
     }
     if (channel && pending.length > 0) routed = await publish(channel, pending, failures);

@@ -1,5 +1,6 @@
 import type { Options } from 'amqplib';
-import { BrokerError, InvalidEventError } from '../errors';
+import { BrokerError, BrokerTimeoutError, InvalidEventError } from '../errors';
+import { channelAnswer } from '../rabbitmq/answer-within';
 import { brokerError } from '../rabbitmq/broker-error';
 import { closeWithin } from '../rabbitmq/close';
 import type { AmqpSession } from '../rabbitmq/connection';
@@ -126,14 +127,16 @@ export class CachedStagingQueues implements StagingQueues {
     try {
       // One long-lived channel declares every staging queue of the container: a cold batch of new
       // queues costs one declare round trip each, not a channel open and close around each.
-      await (await this.session.sharedChannel()).assertQueue(staging, options);
+      const channel = await this.session.sharedChannel();
+      await channelAnswer(channel, channel.assertQueue(staging, options), declareOf(staging));
       return declared;
     } catch (cause) {
       let error = failure(cause);
-      // No reply code: the channel closed under this declare, unanswered, most likely because the
-      // broker refused another declare of the batch on it (a kept queue below). Declared again on
-      // a channel of its own, which no other declare's refusal can close.
-      if (error.replyCode === undefined) {
+      // No reply code: the channel closed under this declare, most likely because the broker
+      // refused another declare of the batch on it (a kept queue below). Declared again on a
+      // channel of its own, which no other declare's refusal can close. Not after a declare left
+      // unanswered: that broker would not answer the second either.
+      if (error.replyCode === undefined && !(error instanceof BrokerTimeoutError)) {
         try {
           await this.declareAlone(staging, options);
           return declared;
@@ -159,7 +162,7 @@ export class CachedStagingQueues implements StagingQueues {
   private async declareAlone(staging: string, options: Options.AssertQueue): Promise<void> {
     const channel = await this.session.openChannel();
     try {
-      await channel.assertQueue(staging, options);
+      await channelAnswer(channel, channel.assertQueue(staging, options), declareOf(staging));
     } finally {
       await closeWithin(channel); // already closed by a refusal, or bounded
     }
@@ -197,11 +200,24 @@ export class CachedStagingQueues implements StagingQueues {
         'names a queue that does not exist, and ROUTER_TARGETS does not describe it',
       );
     }
-    const shape = { durable: info.durable, arguments: info.arguments };
+    const shape = { durable: info.durable, arguments: argumentsWithType(info) };
     this.shapes.set(target, { shape, until: this.now() + this.cacheMs });
     return shape;
   }
 }
+
+/**
+ * The target's arguments with its type, as the management API reports it. A classic queue
+ * declared before RabbitMQ 4 lists no `x-queue-type`: a staging queue declared without one takes
+ * the vhost's default type, quorum on Amazon MQ's RabbitMQ 4 brokers, where the copied
+ * `x-max-priority` makes the declare refused (docs/distributor.md "RabbitMQ versions").
+ */
+function argumentsWithType(info: QueueInfo): Record<string, unknown> {
+  if (info.arguments['x-queue-type'] !== undefined || info.type === undefined) return info.arguments;
+  return { ...info.arguments, 'x-queue-type': info.type };
+}
+
+const declareOf = (staging: string) => `queue.declare of the staging queue ${JSON.stringify(staging)}`;
 
 /** The type a staging queue is declared with; undefined without `x-queue-type` (the vhost's default type). */
 function typeOf(args: Readonly<Record<string, unknown>>): string | undefined {

@@ -1,7 +1,9 @@
 import { GetParameterError } from '@aws-lambda-powertools/parameters';
 import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
-import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SecretsManagerClient, type SecretsManagerClientConfig } from '@aws-sdk/client-secrets-manager';
+import { namingFailures } from '../aws/bounded-client';
 import { FairwayError } from '../errors';
+import { type AwsBounds, awsClientOptions, SECRETS_MANAGER_BOUNDS } from '../network-bounds';
 
 /** A user name and password, as RDS and rotation functions store them (`{"username": …, "password": …}`). */
 export interface Credentials {
@@ -16,14 +18,30 @@ export class SecretError extends FairwayError {}
 export const SECRET_MAX_AGE_SECONDS = 300;
 
 /**
+ * The functions' Secrets Manager client (region from the Lambda environment), bounded
+ * (SECRETS_MANAGER_BOUNDS): a Secrets Manager that never answers fails the read, naming it, instead
+ * of holding the invocation to its timeout.
+ */
+export function secretsManagerClient(
+  bounds: AwsBounds = SECRETS_MANAGER_BOUNDS,
+  config: Omit<SecretsManagerClientConfig, 'maxAttempts' | 'requestHandler'> = {},
+): SecretsManagerClient {
+  return namingFailures(
+    new SecretsManagerClient({ ...config, ...awsClientOptions(bounds) }),
+    'Secrets Manager',
+    bounds,
+  );
+}
+
+/**
  * Credentials kept in AWS Secrets Manager, read with Powertools Parameters and cached per container
  * for `SECRET_MAX_AGE_SECONDS`; `refresh` reads them again at once (after an authentication failure).
  */
 export class SecretCredentials {
   private readonly provider: SecretsProvider;
 
-  constructor(client?: SecretsManagerClient) {
-    this.provider = new SecretsProvider(client ? { awsSdkV3Client: client } : {});
+  constructor(client: SecretsManagerClient = secretsManagerClient()) {
+    this.provider = new SecretsProvider({ awsSdkV3Client: client });
   }
 
   get(secretId: string): Promise<Credentials> {

@@ -4,6 +4,7 @@ import { repositoryJobSchema } from '../../lib/config/cleanup-jobs';
 import { postgresSettings, rabbitSettings } from '../../lib/config/common';
 import { type Env, parseEnv } from '../../lib/config/env';
 import { DatabaseError, FairwayError } from '../../lib/errors';
+import { POSTGRES_TIMEOUT_DEFAULT_SECONDS } from '../../lib/network-bounds';
 import { quoteIdentifier } from '../../lib/postgres/identifier';
 import { amqpUser } from '../../lib/rabbitmq/amqp-url';
 import { brokerPermissions, setPermissionsCommand } from './doctor/broker';
@@ -48,7 +49,12 @@ export async function runSetup(settings: SetupSettings, options: { dryRun: boole
   const names = settings.NXRG_NAMES;
   const statements = nxrgStatements(names);
   const owned = quoteIdentifier(names.deletedDocuments.table);
-  const pool = new Pool({ connectionString: settings.NXRG_DATABASE_URL, max: 1, connectionTimeoutMillis: 10_000 });
+  // A connection attempt is bounded as the jobs' are; the DDL is not: an index build takes what it takes.
+  const pool = new Pool({
+    connectionString: settings.NXRG_DATABASE_URL,
+    max: 1,
+    connectionTimeoutMillis: POSTGRES_TIMEOUT_DEFAULT_SECONDS * 1000,
+  });
   const query = <R extends Record<string, unknown>>(sql: string, params: unknown[] = []) =>
     DatabaseError.wrap('NXRG', () => pool.query<R>(sql, params)).then((r) => r.rows);
   const exists = async (name: string) =>

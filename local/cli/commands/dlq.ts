@@ -1,7 +1,9 @@
 import { join } from 'node:path';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { z } from 'zod';
+import { namingFailures } from '../../../lib/aws/bounded-client';
 import { parseEnv, setting } from '../../../lib/config/env';
+import { awsClientOptions, CLI_AWS_BOUNDS } from '../../../lib/network-bounds';
 import { projectRoot } from '../../paths';
 import { listDeadLetters, matches, redriveDeadLetters, resolveQueues } from '../../sqs/dead-letters';
 import { readFailureReasons } from '../../sqs/failure-log';
@@ -119,11 +121,13 @@ function cliSqsClient(settings: z.infer<typeof dlqSettingsSchema>, env: Record<s
     AWS_SECRET_ACCESS_KEY: secretAccessKey,
     AWS_SESSION_TOKEN: sessionToken,
   } = env;
-  return new SQSClient({
+  const client = new SQSClient({
+    ...awsClientOptions(CLI_AWS_BOUNDS),
     region: settings.AWS_REGION,
     ...(settings.SQS_ENDPOINT ? { endpoint: settings.SQS_ENDPOINT } : {}),
     ...(accessKeyId && secretAccessKey
       ? { credentials: { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) } }
       : {}),
   });
+  return namingFailures(client, 'SQS', CLI_AWS_BOUNDS);
 }

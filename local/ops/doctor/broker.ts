@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { type ChannelModel, type ConfirmChannel, connect } from 'amqplib';
 import { errorText } from '../../../lib/errors';
+import { AMQP_BOUNDS } from '../../../lib/network-bounds';
 import { parkingQueueName } from '../../../lib/queues/parking-names';
 import { STAGING_SEPARATOR } from '../../../lib/queues/staging-names';
 import { amqpUser, amqpVhost } from '../../../lib/rabbitmq/amqp-url';
+import { answeredWithin, channelAnswer } from '../../../lib/rabbitmq/answer-within';
 import { managementPath } from '../../../lib/rabbitmq/api-path';
+import { closeWithin } from '../../../lib/rabbitmq/close';
 import { redactUrl } from '../../../lib/rabbitmq/redact';
 import { type Check, fail, ok, skipped } from './check';
 import { managementGet } from './management';
@@ -41,7 +44,7 @@ export async function checkBroker(settings: BrokerSettings): Promise<{ checks: C
   const checks: Check[] = [];
   let connection: ChannelModel | undefined;
   try {
-    connection = await connect(amqpUrl, { timeout: 5_000 });
+    connection = await connect(amqpUrl, { timeout: AMQP_BOUNDS.connectTimeoutMs });
     checks.push(
       ok('broker: AMQP', `${redactUrl(amqpUrl)} opens vhost ${JSON.stringify(amqpVhost(amqpUrl))} as ${user}`),
     );
@@ -116,10 +119,12 @@ async function checkManagement(managementUrl: string, vhost: string): Promise<Ch
 
 /** One probe: runs `operation` on a channel of its own (a refusal closes the channel) and says whether it was allowed. */
 async function allowed(connection: ChannelModel, operation: (channel: ConfirmChannel) => Promise<unknown>) {
-  const channel = await connection.createConfirmChannel();
+  const channel = await answeredWithin(connection.createConfirmChannel(), 'channel.open', (late) =>
+    late.then(closeWithin, () => undefined),
+  );
   channel.on('error', () => undefined);
   try {
-    await operation(channel);
+    await channelAnswer(channel, operation(channel), 'a permission probe');
     return true;
   } catch (error) {
     // A get of a queue that does not exist: 404 once the read permission let it through.
@@ -127,7 +132,7 @@ async function allowed(connection: ChannelModel, operation: (channel: ConfirmCha
     if ((error as { code?: number }).code === 403 || /closed|ACCESS.REFUSED/i.test(errorText(error))) return false;
     throw error;
   } finally {
-    await channel.close().catch(() => undefined);
+    await closeWithin(channel);
   }
 }
 

@@ -1,7 +1,9 @@
 import { DescribeRuleCommand, EventBridgeClient, ListRuleNamesByTargetCommand } from '@aws-sdk/client-eventbridge';
 import { GetFunctionCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { namingFailures } from '../../../lib/aws/bounded-client';
 import type { Env } from '../../../lib/config/env';
 import { errorText } from '../../../lib/errors';
+import { awsClientOptions, CLI_AWS_BOUNDS } from '../../../lib/network-bounds';
 import { serviceFunctions } from '../../service';
 import { type Check, fail, ok, skipped } from './check';
 
@@ -31,7 +33,13 @@ export async function checkSchedules(stage: string, env: Env, clients?: Schedule
     return [skipped('schedules', 'a local stack (DYNAMODB_ENDPOINT is set): no AWS schedules')];
   if (!clients && !hasAwsCredentials(env)) return [skipped('schedules', 'skipped: no AWS credentials')];
   const region = env.AWS_REGION ?? 'eu-west-1';
-  const own = clients ? undefined : { lambda: new LambdaClient({ region }), events: new EventBridgeClient({ region }) };
+  const bounded = { region, ...awsClientOptions(CLI_AWS_BOUNDS) };
+  const own = clients
+    ? undefined
+    : {
+        lambda: namingFailures(new LambdaClient(bounded), 'Lambda', CLI_AWS_BOUNDS),
+        events: namingFailures(new EventBridgeClient(bounded), 'EventBridge', CLI_AWS_BOUNDS),
+      };
   const { lambda, events } = clients ?? own!;
   try {
     const scheduled = serviceFunctions(stage).filter((fn) => fn.schedule);

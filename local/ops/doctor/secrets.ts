@@ -1,8 +1,8 @@
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { Env } from '../../../lib/config/env';
 import { errorText } from '../../../lib/errors';
+import { CLI_AWS_BOUNDS } from '../../../lib/network-bounds';
 import { databaseConnections, rabbitmqConnections, withCredentials } from '../../../lib/secrets/connections';
-import { type Credentials, SecretCredentials } from '../../../lib/secrets/secret-credentials';
+import { type Credentials, SecretCredentials, secretsManagerClient } from '../../../lib/secrets/secret-credentials';
 import { type Check, fail, ok } from './check';
 
 /**
@@ -14,7 +14,7 @@ export async function resolveSecrets(env: Env): Promise<{ checks: Check[]; env: 
   const connections = [...rabbitmqConnections, ...databaseConnections];
   const ids = [...new Set(connections.map((c) => c.secret))].filter((name) => env[name]);
   if (ids.length === 0) return { checks: [], env };
-  const client = new SecretsManagerClient({
+  const client = secretsManagerClient(CLI_AWS_BOUNDS, {
     region: env.AWS_REGION ?? 'us-east-1',
     ...(env.AWS_ACCESS_KEY_ID && env.AWS_SECRET_ACCESS_KEY
       ? {

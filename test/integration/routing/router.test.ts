@@ -33,7 +33,7 @@ describe('router, end to end through the handler (real RabbitMQ, dynalite)', () 
       env: {
         ROUTER_TARGETS: JSON.stringify({
           direct: { bypassStaging: true },
-          configured: { durable: false, arguments: { 'x-max-priority': 5 } },
+          configured: { durable: true, arguments: { 'x-max-priority': 5 } },
         }),
       },
     });
@@ -191,7 +191,7 @@ describe('router, end to end through the handler (real RabbitMQ, dynalite)', () 
       'GET',
       `/api/queues/${encodeURIComponent(bed.rabbit.vhost)}/${encodeURIComponent('configured»/t1')}`,
     );
-    expect(queue).toMatchObject({ durable: false, arguments: { 'x-max-priority': 5 } });
+    expect(queue).toMatchObject({ durable: true, arguments: { 'x-max-priority': 5 } });
   });
 
   it('fails each malformed event alone, naming the field, and routes the good ones of the batch', async () => {

@@ -68,7 +68,24 @@ describe('router: staging queues copy an allow-list of their target arguments (r
     await new Promise((resolve) => setTimeout(resolve, 800));
     const { messageCount } = await channel.checkQueue('ttl-target»/t1');
     expect(messageCount).toBe(2);
-    expect(await argumentsOf('ttl-target»/t1')).toEqual({ 'x-max-priority': 10, 'x-overflow': 'reject-publish' });
+    expect(await argumentsOf('ttl-target»/t1')).toEqual({
+      'x-max-priority': 10,
+      'x-queue-type': 'classic',
+      'x-overflow': 'reject-publish',
+    });
+  });
+
+  // Issue 26 (RabbitMQ 4 gaps): a classic target declared before 4.x lists no x-queue-type. Its
+  // staging queue, declared without one, would take the vhost's default type, quorum on Amazon
+  // MQ's 4.x brokers, which refuses the copied x-max-priority. 3.10 has no default queue type, so
+  // the test checks what the declare says: the type the management API gives for the target.
+  it("declares a typeless classic target's staging queues classic, by name", async () => {
+    await channel.assertQueue('typeless-target', { durable: true, arguments: { 'x-max-priority': 10 } });
+    expect(await argumentsOf('typeless-target')).toEqual({ 'x-max-priority': 10 });
+    expect(await service.route(sqsEvent([sqsRecord(event('typeless-target', 't1', 'x'))]))).toEqual({
+      batchItemFailures: [],
+    });
+    expect(await argumentsOf('typeless-target»/t1')).toMatchObject({ 'x-queue-type': 'classic', 'x-max-priority': 10 });
   });
 
   it('filters arguments given in ROUTER_TARGETS the same way', async () => {

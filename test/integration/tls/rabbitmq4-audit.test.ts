@@ -1,7 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { Context } from 'aws-lambda';
+import { loadRouterConfig } from '../../../lib/config/router';
 import { distributorFunction } from '../../../lib/distributor/service';
+import { ConfigError } from '../../../lib/errors';
 import { managementPath } from '../../../lib/rabbitmq/api-path';
 import { routerFunction } from '../../../lib/routing/service';
 import { lambdaFunction } from '../../../lib/secrets/lambda-function';
@@ -149,5 +151,56 @@ describe('RabbitMQ 4 audit: every queue declare and qos call Fairway makes', () 
   it('exercised every declare and qos call site in lib/', () => {
     const seen = new Set(recorded.map((entry) => entry.site));
     expect(declareAndQosSites().filter((site) => !seen.has(site))).toEqual([]);
+  });
+});
+
+// The shapes ROUTER_TARGETS can give staging queues (the router declares them without asking the
+// broker): each is refused at cold start, naming ROUTER_TARGETS, or declares only what 4.3 accepts.
+describe('RabbitMQ 4 audit: staging queue shapes from ROUTER_TARGETS', () => {
+  let rabbit: Vhost;
+  let dynamo: EmbeddedDynamo;
+  beforeAll(async () => {
+    [rabbit, dynamo] = await Promise.all([createOwnNodeVhost(), startDynamo()]);
+    await dynamo.createTables();
+    process.env.AWS_ACCESS_KEY_ID ??= 'local';
+    process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
+  });
+  afterAll(() => Promise.all([rabbit?.delete(), dynamo?.stop()]));
+
+  it.each([
+    ['transient', { durable: false }],
+    ['durable, by default', { arguments: { 'x-max-priority': 10 } }],
+    ['upgraded from 3.13', { durable: true, arguments: { 'x-queue-mode': 'lazy', 'x-queue-version': 1 } }],
+    ['quorum', { arguments: { 'x-queue-type': 'quorum' } }],
+  ])('%s: refused at cold start, or declared as 4.3 accepts', async (name, shape) => {
+    const target = `configured-${name.replace(/\W+/g, '-')}`;
+    const env = {
+      AMQP_URL: rabbit.amqpUrl,
+      RABBITMQ_MANAGEMENT_URL: rabbit.managementUrl,
+      RABBITMQ_VHOST: rabbit.vhost,
+      DYNAMODB_ENDPOINT: dynamo.endpoint,
+      AWS_REGION: 'us-east-1',
+      TENANT_TABLE: 'TenantCountersTable',
+      ROUTER_TARGETS: JSON.stringify({ [target]: shape }),
+    };
+    try {
+      loadRouterConfig(env);
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).problems.join()).toMatch(/^ROUTER_TARGETS: /);
+      return;
+    }
+    const recorded = await recordBrokerCalls(async () => {
+      const router = lambdaFunction(routerFunction, env);
+      try {
+        expect(await router(afterProcessEvent([[target, 't1', 'x']]), context)).toEqual({ batchItemFailures: [] });
+      } finally {
+        await router.close();
+      }
+    });
+    expect(recorded.length).toBeGreaterThan(0);
+    expect(
+      recorded.map(({ call, site }) => ({ site, reasons: refusedBy43(call) })).filter((r) => r.reasons.length),
+    ).toEqual([]);
   });
 });

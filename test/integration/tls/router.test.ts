@@ -25,6 +25,11 @@ describe('router over TLS (AMQPS, HTTPS management, CA from NODE_EXTRA_CA_CERTS)
       'GET',
       `/api/queues/${encodeURIComponent(broker.rabbit.vhost)}/${encodeURIComponent('worker-in»/t1')}`,
     );
-    expect(staging.arguments).toEqual({ 'x-max-priority': 10, 'x-overflow': 'reject-publish' });
+    // The target lists no x-queue-type: its staging queue names the type the API reports.
+    expect(staging.arguments).toEqual({
+      'x-max-priority': 10,
+      'x-queue-type': 'classic',
+      'x-overflow': 'reject-publish',
+    });
   });
 });

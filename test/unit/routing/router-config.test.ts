@@ -63,6 +63,12 @@ describe('router configuration', () => {
     ['TENANT_PRIORITY_AMQP_PRIORITIES', '{"1":300}', /TENANT_PRIORITY_AMQP_PRIORITIES: /],
     ['TENANT_PRIORITY_RESET_SECONDS', '0', /TENANT_PRIORITY_RESET_SECONDS: must be at least 1/],
     ['ROUTER_TARGETS', '{"q":{"bypass":true}}', /ROUTER_TARGETS: /],
+    // Issue 26 (RabbitMQ 4 gap b): 4.3 refuses the transient non-exclusive staging queues it would declare.
+    [
+      'ROUTER_TARGETS',
+      '{"q":{"durable":false}}',
+      /ROUTER_TARGETS: "durable" must be true or left out: RabbitMQ 4\.3 refuses transient/,
+    ],
   ])('rejects a bad %s, naming it', (variable, value, message) => {
     expect(() => loadRouterConfig({ ...required, [variable]: value })).toThrow(message);
   });

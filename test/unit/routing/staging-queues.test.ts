@@ -3,14 +3,16 @@ import type { QueueInfo } from '../../../lib/rabbitmq/management';
 import { CachedStagingQueues } from '../../../lib/routing/staging-queues';
 
 /** A broker that answers after a tick, so that a batch's lookups overlap as they do on the wire. */
-function fakes() {
+function fakes(target: Partial<QueueInfo> = {}) {
   const lookups: string[] = [];
   const declared: string[] = [];
+  const declaredWith: Record<string, unknown>[] = [];
   let channelsOpened = 0;
   const channel = {
-    assertQueue: async (name: string) => {
+    assertQueue: async (name: string, options: { arguments: Record<string, unknown> }) => {
       await new Promise((resolve) => setTimeout(resolve, 1));
       declared.push(name);
+      declaredWith.push(options.arguments);
       return { queue: name, messageCount: 0, consumerCount: 0 };
     },
   } as unknown as Channel;
@@ -27,7 +29,7 @@ function fakes() {
     getQueue: async (name: string): Promise<QueueInfo | undefined> => {
       lookups.push(name);
       await new Promise((resolve) => setTimeout(resolve, 5));
-      return { name, durable: true, auto_delete: false, arguments: {}, messages: 0, messages_ready: 0 };
+      return { name, durable: true, auto_delete: false, arguments: {}, messages: 0, messages_ready: 0, ...target };
     },
     listPolicies: async () => {
       lookups.push('(policies)');
@@ -35,7 +37,7 @@ function fakes() {
       return { policies: [], operatorPolicies: [] };
     },
   };
-  return { session, management, lookups, declared, channelsOpened: () => channelsOpened };
+  return { session, management, lookups, declared, declaredWith, channelsOpened: () => channelsOpened };
 }
 
 describe('CachedStagingQueues', () => {
@@ -47,6 +49,22 @@ describe('CachedStagingQueues', () => {
     expect(f.lookups.sort()).toEqual(['(policies)', 'target']);
     expect(f.declared.sort()).toEqual([...staging].sort());
   });
+
+  it.each([
+    ['classic', { 'x-max-priority': 10 }, { 'x-max-priority': 10, 'x-queue-type': 'classic' }],
+    ['quorum', {}, { 'x-queue-type': 'quorum' }],
+    ['classic', { 'x-queue-type': 'classic', 'x-max-priority': 5 }, { 'x-queue-type': 'classic', 'x-max-priority': 5 }],
+  ])(
+    "declares a %s target's staging queues with the target's type, listed in its arguments or not (%j)",
+    async (type, args, staged) => {
+      const f = fakes({ type, arguments: args });
+      const queues = new CachedStagingQueues(f.session, f.management, {}, 60_000, {
+        stagingQueueKept: () => undefined,
+      });
+      await queues.ensure('target»/t', 'target');
+      expect(f.declaredWith).toEqual([{ ...staged, 'x-overflow': 'reject-publish' }]);
+    },
+  );
 
   it('looks a target up again once a failed lookup ended', async () => {
     const f = fakes();
