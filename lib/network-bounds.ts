@@ -20,6 +20,14 @@ export const DYNAMODB_BOUNDS: AwsBounds = { connectTimeoutMs: 1_000, requestTime
 /** A secret read, at a function's first invocation and every 5 minutes after: ~12 s at most (3 × 4 s). */
 export const SECRETS_MANAGER_BOUNDS: AwsBounds = { connectTimeoutMs: 1_000, requestTimeoutMs: 4_000, attempts: 3 };
 
+/**
+ * The router's and the distributor's asynchronous invoke of the distributor (a pass on demand),
+ * answered 202 in tens of ms: ~4 s at most, after the batch's records are staged, so that a Lambda
+ * API out of reach (a VPC subnet without a route to it) does not hold the batch to its timeout
+ * (SQS would deliver it again). A second try is harmless: the lease admits one pass at a time.
+ */
+export const LAMBDA_INVOKE_BOUNDS: AwsBounds = { connectTimeoutMs: 500, requestTimeoutMs: 1_500, attempts: 2 };
+
 /** The CLI's AWS calls (SQS, EventBridge, Lambda, Secrets Manager): ~14 s; a dead-letter scan long-polls 1 s. */
 export const CLI_AWS_BOUNDS: AwsBounds = { connectTimeoutMs: 2_000, requestTimeoutMs: 5_000, attempts: 2 };
 

@@ -1,19 +1,11 @@
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { namingFailures } from '../aws/bounded-client';
 import { FairwayError } from '../errors';
+import { awsCallBoundMs, awsClientOptions, LAMBDA_INVOKE_BOUNDS } from '../network-bounds';
 import type { PassRequestEvent, PassTrigger } from './pass-trigger';
 
-/**
- * Bounds of one invoke: a Lambda API that cannot be reached (a VPC subnet with no route to it), or
- * that accepts and never answers, must not hold the router's batch for its whole timeout (SQS would
- * then redeliver records already staged). The async invoke answers 202 in a few tens of ms.
- */
-export const LAMBDA_CONNECTION_TIMEOUT_MS = 500;
-export const LAMBDA_REQUEST_TIMEOUT_MS = 1_500;
-/** Tries of an invoke, the first included (a second try is harmless: the lease admits one pass at a time). */
-export const LAMBDA_INVOKE_ATTEMPTS = 2;
-/** The longest a start can take before it fails: every try timing out. */
-export const PASS_TRIGGER_BOUND_MS =
-  LAMBDA_INVOKE_ATTEMPTS * (LAMBDA_CONNECTION_TIMEOUT_MS + LAMBDA_REQUEST_TIMEOUT_MS);
+/** The longest a start can take before it fails: every try timing out (LAMBDA_INVOKE_BOUNDS). */
+export const PASS_TRIGGER_BOUND_MS = awsCallBoundMs(LAMBDA_INVOKE_BOUNDS);
 
 /** Starts a pass with an asynchronous invoke of the distributor function (InvocationType Event). */
 export class LambdaPassTrigger implements PassTrigger {
@@ -23,17 +15,15 @@ export class LambdaPassTrigger implements PassTrigger {
     private readonly functionName: string,
     options: { region: string; endpoint?: string },
   ) {
-    this.client = new LambdaClient({
-      region: options.region,
-      endpoint: options.endpoint,
-      maxAttempts: LAMBDA_INVOKE_ATTEMPTS,
-      requestHandler: {
-        connectionTimeout: LAMBDA_CONNECTION_TIMEOUT_MS,
-        requestTimeout: LAMBDA_REQUEST_TIMEOUT_MS,
-        // Without it the handler only logs a warning when the request timeout passes, and waits on.
-        throwOnRequestTimeout: true,
-      },
-    });
+    this.client = namingFailures(
+      new LambdaClient({
+        region: options.region,
+        endpoint: options.endpoint,
+        ...awsClientOptions(LAMBDA_INVOKE_BOUNDS),
+      }),
+      'Lambda',
+      LAMBDA_INVOKE_BOUNDS,
+    );
   }
 
   async start(event: PassRequestEvent): Promise<void> {

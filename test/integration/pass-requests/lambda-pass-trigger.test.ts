@@ -1,5 +1,5 @@
 import { createServer, type Socket } from 'node:net';
-import { FairwayError } from '../../../lib/errors';
+import { errorText, FairwayError } from '../../../lib/errors';
 import { LambdaPassTrigger, PASS_TRIGGER_BOUND_MS } from '../../../lib/pass-requests/lambda-pass-trigger';
 import { createRouterService } from '../../../lib/routing/service';
 import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
@@ -50,6 +50,7 @@ describe('the Lambda pass trigger on a Lambda API that never answers (a local TC
       const start = trigger.start({ source: 'fairway.pass-request', requestId: 'r1', target: 'worker-in', delayMs: 0 });
       await expect(start).rejects.toThrow(FairwayError);
       await expect(start).rejects.toThrow(/fairway-test-distributor/);
+      expect(errorText(await start.catch((error: unknown) => error))).toMatch(/Lambda did not answer within \d+ ms/);
     } finally {
       trigger.destroy();
     }
