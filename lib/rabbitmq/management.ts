@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ManagementApiError } from '../errors';
+import { MANAGEMENT_API_TIMEOUT_MS } from '../network-bounds';
 import { managementPath } from './api-path';
 import type { Policy, QueuePolicies } from './queue-policies';
 import { redactUrl } from './redact';
@@ -181,27 +182,33 @@ export class ManagementClient {
   private async get<T>(path: string, schema: z.ZodType<T>, allowNotFound: true): Promise<T | undefined>;
   private async get<T>(path: string, schema: z.ZodType<T>, allowNotFound = false): Promise<T | undefined> {
     const where = `RabbitMQ management API at ${redactUrl(this.origin)}`;
+    const request = `GET ${path.split('?')[0]}`;
+    // One bound for the connection, the answer and its body.
+    const signal = AbortSignal.timeout(MANAGEMENT_API_TIMEOUT_MS);
+    const unanswered = (cause: unknown) =>
+      new ManagementApiError(`${where} did not answer ${request} within ${MANAGEMENT_API_TIMEOUT_MS} ms`, { cause });
     let response: Response;
     try {
       response = await this.fetchFn(`${this.origin}${path}`, {
         headers: { authorization: this.authorization },
-        signal: AbortSignal.timeout(10_000),
+        signal,
       });
     } catch (error) {
-      throw new ManagementApiError(`${where} is not reachable`, { cause: error });
+      throw signal.aborted ? unanswered(error) : new ManagementApiError(`${where} is not reachable`, { cause: error });
     }
     if (allowNotFound && response.status === 404) return undefined;
-    const request = `GET ${path.split('?')[0]}`;
-    if (!response.ok) {
-      throw new ManagementApiError(
-        `${where} answered ${response.status} to ${request}: ${(await response.text()).slice(0, 200)}`,
-        { status: response.status },
-      );
-    }
     let body: unknown;
     try {
+      if (!response.ok) {
+        const text = await response.text();
+        throw new ManagementApiError(`${where} answered ${response.status} to ${request}: ${text.slice(0, 200)}`, {
+          status: response.status,
+        });
+      }
       body = await response.json();
     } catch (error) {
+      if (error instanceof ManagementApiError) throw error;
+      if (signal.aborted) throw unanswered(error);
       throw new ManagementApiError(`${where} answered ${request} with a body that is not JSON`, {
         cause: error,
         status: response.status,
