@@ -1,5 +1,6 @@
 import type { GetMessage } from 'amqplib';
-import { BrokerError, errorText } from '../../errors';
+import { BrokerError, BrokerTimeoutError, errorText } from '../../errors';
+import { channelAnswer } from '../../rabbitmq/answer-within';
 import type { ConfirmOutcome } from '../../rabbitmq/confirms';
 import type { ChannelPair } from './channel-pair';
 import {
@@ -49,10 +50,15 @@ export async function moveByGet(pair: ChannelPair, request: MoveRequest, now: ()
     if (now() >= request.deadline) return ended('deadline', true);
     let message: GetMessage | false;
     try {
-      message = await consumer.get(request.source, { noAck: false });
+      message = await channelAnswer(
+        consumer,
+        consumer.get(request.source, { noAck: false }),
+        `basic.get of ${JSON.stringify(request.source)}`,
+      );
     } catch (error) {
-      // A get on a missing queue closes the channel (404).
-      return ended('source-missing', false, { error: errorText(error) });
+      // A get on a missing queue closes the channel (404); one left unanswered puts it in doubt.
+      const stop = error instanceof BrokerTimeoutError ? 'channel-closed' : 'source-missing';
+      return ended(stop, false, { error: errorText(error) });
     }
     if (message === false) return ended('source-drained', true);
     if (!takeBytes(request.byteBudget, message.content.length)) {

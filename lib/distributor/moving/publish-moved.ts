@@ -1,5 +1,6 @@
 import type { ConfirmChannel, Message, MessageProperties, Options } from 'amqplib';
 import { parkingQueueName } from '../../queues/parking-names';
+import { channelAnswer } from '../../rabbitmq/answer-within';
 import { brokerError } from '../../rabbitmq/broker-error';
 import type { ConfirmOutcome } from '../../rabbitmq/confirms';
 import type { ChannelPair } from './channel-pair';
@@ -41,7 +42,15 @@ export function publishMoved(
   const queue = parkingQueueName(request.target);
   const declared = declaredParking.get(pair.publisher) ?? new Map<string, Promise<unknown>>();
   declaredParking.set(pair.publisher, declared);
-  if (!declared.has(queue)) declared.set(queue, pair.publisher.assertQueue(queue, { durable: true }));
+  if (!declared.has(queue))
+    declared.set(
+      queue,
+      channelAnswer(
+        pair.publisher,
+        pair.publisher.assertQueue(queue, { durable: true }),
+        `queue.declare of ${JSON.stringify(queue)}`,
+      ),
+    );
   declared.get(queue)!.then(
     () =>
       pair.confirms.publish(

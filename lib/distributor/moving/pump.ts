@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ConsumeMessage } from 'amqplib';
-import { errorText } from '../../errors';
+import { BrokerTimeoutError, errorText } from '../../errors';
+import { channelAnswer } from '../../rabbitmq/answer-within';
 import type { ConfirmOutcome } from '../../rabbitmq/confirms';
 import { ackLedger } from './ack-ledger';
 import type { ChannelPair } from './channel-pair';
@@ -147,11 +148,18 @@ export async function pump(pair: ChannelPair, request: MoveRequest, now: () => n
     consumer.off('close', onConsumerClose);
   };
   try {
-    await consumer.prefetch(Math.max(1, Math.min(request.prefetch, request.count, 65535)));
-    await consumer.consume(request.source, onDelivery, { noAck: false, consumerTag });
+    const prefetch = Math.max(1, Math.min(request.prefetch, request.count, 65535));
+    await channelAnswer(consumer, consumer.prefetch(prefetch), 'basic.qos');
+    await channelAnswer(
+      consumer,
+      consumer.consume(request.source, onDelivery, { noAck: false, consumerTag }),
+      `basic.consume of ${JSON.stringify(request.source)}`,
+    );
   } catch (error) {
     finish();
-    return { result: { ...nothingMoved('source-missing', errorText(error)), parked }, reusable: false };
+    // A consume of a missing queue is refused (404); one left unanswered puts the channel in doubt.
+    const stop = error instanceof BrokerTimeoutError ? 'channel-closed' : 'source-missing';
+    return { result: { ...nothingMoved(stop, errorText(error)), parked }, reusable: false };
   }
 
   await whenStopped;

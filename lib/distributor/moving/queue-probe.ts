@@ -1,4 +1,5 @@
 import type { ConfirmChannel } from 'amqplib';
+import { channelAnswer } from '../../rabbitmq/answer-within';
 import { brokerError } from '../../rabbitmq/broker-error';
 import { closeWithin } from '../../rabbitmq/close';
 import { ReplyCode } from '../../rabbitmq/reply-codes';
@@ -34,7 +35,12 @@ export async function readyCounts(
         const name = names[i]!;
         channel ??= await openChannel();
         try {
-          counts.set(name, (await channel.checkQueue(name)).messageCount);
+          const checked = await channelAnswer(
+            channel,
+            channel.checkQueue(name),
+            `queue.declare (passive) of ${JSON.stringify(name)}`,
+          );
+          counts.set(name, checked.messageCount);
         } catch (error) {
           // Any refusal closes the channel: go on with a fresh one, or not at all.
           await closeWithin(channel);
@@ -64,7 +70,11 @@ export async function createQueue(
 ): Promise<void> {
   const channel = await openChannel();
   try {
-    await channel.assertQueue(name, { durable: true, arguments: args });
+    await channelAnswer(
+      channel,
+      channel.assertQueue(name, { durable: true, arguments: args }),
+      `queue.declare of ${JSON.stringify(name)}`,
+    );
   } finally {
     await closeWithin(channel);
   }
