@@ -102,8 +102,12 @@ export const distributorSettingsSchema = z.object({
   /** A target whose free room is below this percentage of its max length is left alone this pass. */
   DISTRIBUTOR_REFILL_THRESHOLD_PERCENT: setting.int(10, 0, 100),
   DISTRIBUTOR_MISSING_TARGET: choice(['skip', 'create'] as const, 'skip'),
-  /** Arguments of a target created for staging queues that have none, unless DISTRIBUTOR_TARGETS names some. */
-  DISTRIBUTOR_NEW_TARGET_ARGUMENTS: setting.json(queueArguments, { 'x-max-priority': 9 }),
+  /**
+   * Arguments of a target created for staging queues that have none, unless DISTRIBUTOR_TARGETS
+   * names some. A classic queue by name: on a vhost whose default type is quorum (RabbitMQ 4 on
+   * Amazon MQ) a created queue without a type would be quorum, which refuses x-max-priority.
+   */
+  DISTRIBUTOR_NEW_TARGET_ARGUMENTS: setting.json(queueArguments, { 'x-queue-type': 'classic', 'x-max-priority': 9 }),
   /**
    * How many staging queues move at the same time within a pass. A mover of a one-message queue
    * mostly waits on round trips, so many at once: 5,000 such queues at 1 ms took 15.2 s with 4,

@@ -139,6 +139,22 @@ describe('distribution pass (real RabbitMQ, dynalite)', () => {
     },
   );
 
+  // Issue 26 (RabbitMQ 4 gap c): on a vhost whose default type is quorum (Amazon MQ's 4.x) a created
+  // queue without a type is quorum, which refuses x-max-priority; the default names classic.
+  scenario(
+    'a target created with DISTRIBUTOR_NEW_TARGET_ARGUMENTS by default is a classic queue, by name',
+    async (f) => {
+      await f.stage('made', null, { 'made»/t1': 3 });
+      const created = await f.distributor({ DISTRIBUTOR_MISSING_TARGET: 'create' }).runPass(60_000);
+      expect(created.targets[0]).toMatchObject({ outcome: 'distributed', created: true, moved: 3 });
+      const listed = await f.rabbit.api<{ arguments: Record<string, unknown> }>(
+        'GET',
+        `/api/queues/${encodeURIComponent(f.rabbit.vhost)}/made`,
+      );
+      expect(listed.arguments).toEqual({ 'x-queue-type': 'classic', 'x-max-priority': 9 });
+    },
+  );
+
   scenario(
     'with capacity smaller than the number of queues, the remainder rotates across passes (state in DynamoDB)',
     async (f) => {
