@@ -5,6 +5,7 @@ import {
   AMQP_BOUNDS,
   awsCallBoundMs,
   DYNAMODB_BOUNDS,
+  LAMBDA_INVOKE_BOUNDS,
   MANAGEMENT_API_TIMEOUT_MS,
   POSTGRES_TIMEOUT_DEFAULT_SECONDS,
   SECRETS_MANAGER_BOUNDS,
@@ -34,6 +35,7 @@ describe('the network bounds against the functions’ timeouts (serverless.yml)'
     for (const bound of [
       awsCallBoundMs(DYNAMODB_BOUNDS),
       awsCallBoundMs(SECRETS_MANAGER_BOUNDS),
+      awsCallBoundMs(LAMBDA_INVOKE_BOUNDS),
       AMQP_BOUNDS.connectTimeoutMs + AMQP_BOUNDS.operationTimeoutMs,
       MANAGEMENT_API_TIMEOUT_MS,
     ])
