@@ -1,8 +1,9 @@
+import { coldStart } from '../../harness/cold-start';
 import { services } from '../../harness/services';
 
 /**
  * Issue 12, item 10: settings that break a guarantee are refused at cold start (the DynamoDB
- * client's own bound on a hung endpoint: test/integration/aws/dynamo-hung-endpoint.test.ts).
+ * client's own bound on a hung endpoint: test/integration/aws/dynamo-black-hole.test.ts).
  */
 describe('cleanup functions refuse settings that break guarantees, at cold start', () => {
   const saved = process.env;
@@ -17,33 +18,22 @@ describe('cleanup functions refuse settings that break guarantees, at cold start
     CLEANUP_FUNCTION_TIMEOUT_SECONDS: '120',
   };
 
-  /** Loads the function module as Lambda does at cold start; returns what it threw. */
-  function coldStart(env: Record<string, string>, name = 'registryStatus90Cleanup'): Error | undefined {
-    process.env = { ...saved, ...base, ...env };
-    let error: Error | undefined;
-    // A fresh module registry per cold start: errors are told apart by name, not class.
-    jest.isolateModules(() => {
-      try {
-        require(`../../../functions/${name}`);
-      } catch (caught) {
-        error = caught as Error;
-      }
-    });
-    return error;
-  }
+  /** A cleanup function's cold start with `env` over the base settings; what it threw. */
+  const start = (env: Record<string, string>, name = 'registryStatus90Cleanup') =>
+    coldStart(name, { ...saved, ...base, ...env });
 
   it('starts with the deployed defaults', () => {
-    expect(coldStart({})).toBeUndefined();
+    expect(start({})).toBeUndefined();
   });
 
   it('refuses a lease shorter than the function timeout: two steps could run one operation at once', () => {
-    const error = coldStart({ CLEANUP_LEASE_SECONDS: '60' });
+    const error = start({ CLEANUP_LEASE_SECONDS: '60' });
     expect(error?.name).toBe('ConfigError');
     expect(error?.message).toMatch(/CLEANUP_LEASE_SECONDS: .*CLEANUP_FUNCTION_TIMEOUT_SECONDS/);
   });
 
   it('refuses a time budget beyond the function timeout', () => {
-    const error = coldStart({ CLEANUP_TIME_BUDGET_SECONDS: '200' });
+    const error = start({ CLEANUP_TIME_BUDGET_SECONDS: '200' });
     expect(error?.name).toBe('ConfigError');
     expect(error?.message).toMatch(/CLEANUP_TIME_BUDGET_SECONDS: .*CLEANUP_FUNCTION_TIMEOUT_SECONDS/);
   });
@@ -53,7 +43,7 @@ describe('cleanup functions refuse settings that break guarantees, at cold start
     ['OPENXDS_DATABASE_URL', 'mysql://root:secret@127.0.0.1/x', /postgres:\/\/ or postgresql:\/\//],
     ['DYNAMODB_ENDPOINT', 'ftp://127.0.0.1:8000', /http:\/\/ or https:\/\//],
   ])('refuses %s with the wrong scheme, without quoting it', (variable, value, scheme) => {
-    const error = coldStart({ [variable]: value });
+    const error = start({ [variable]: value });
     expect(error?.name).toBe('ConfigError');
     expect(error?.message).toMatch(new RegExp(`${variable}: must be a URL starting with ${scheme.source}`));
     expect(error?.message).not.toContain('secret');
@@ -63,7 +53,7 @@ describe('cleanup functions refuse settings that break guarantees, at cold start
     ['AMQP_URL', 'http://guest:guest@127.0.0.1:5672', /amqp:\/\/ or amqps:\/\//],
     ['RABBITMQ_MANAGEMENT_URL', 'amqp://guest:guest@127.0.0.1:15672', /http:\/\/ or https:\/\//],
   ])('the router refuses %s with the wrong scheme', (variable, value, scheme) => {
-    const error = coldStart(
+    const error = start(
       {
         AMQP_URL: services.amqpUrl,
         RABBITMQ_MANAGEMENT_URL: services.managementUrl,

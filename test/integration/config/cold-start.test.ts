@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
+import { coldStart } from '../../harness/cold-start';
 import { services } from '../../harness/services';
 
 /**
@@ -64,21 +65,9 @@ afterEach(() => {
   process.env = saved;
 });
 
-/** Loads functions/`name` as Lambda does at cold start, with `env` over the base; returns what it threw. */
-function coldStart(name: string, env: Record<string, string>): Error | undefined {
-  process.env = { ...saved, ...(name === 'router' || name === 'distributor' ? routerEnv : cleanupEnv), ...env };
-  let error: Error | undefined;
-  // A fresh module registry per cold start: errors are told apart by name, not class.
-  jest.isolateModules(() => {
-    try {
-      require(`../../../functions/${name}`);
-    } catch (caught) {
-      error = caught as Error;
-    }
-  });
-  process.env = saved;
-  return error;
-}
+/** functions/`name`'s cold start with `env` over its base settings; what it threw. */
+const start = (name: string, env: Record<string, string>) =>
+  coldStart(name, { ...saved, ...(name === 'router' || name === 'distributor' ? routerEnv : cleanupEnv), ...env });
 
 /** Asserts `error` is a counted configuration failure naming `variable` with `remedy`, and showing no `secret`. */
 function expectConfigurationFailure(error: Error | undefined, variable: string, remedy: RegExp, secret: string) {
@@ -106,11 +95,11 @@ describe('a malformed connection URL fails the cold start naming its variable, n
     ['repositoryCleanup', 'OPENXDS_DATABASE_URL', `postgres:/u:${PASSWORD}@127.0.0.1/db`, /after the scheme/],
     ['registryStatus90Cleanup', 'NXRG_DATABASE_URL', `postgres://u:${PASSWORD}%zz@127.0.0.1/db`, /%25/],
   ])('%s: %s = %s', (name, variable, value, remedy) => {
-    expectConfigurationFailure(coldStart(name, { [variable]: value }), variable, remedy, PASSWORD);
+    expectConfigurationFailure(start(name, { [variable]: value }), variable, remedy, PASSWORD);
   });
 
   it('the vhost rule names both settings and quotes neither (a mistyped URL puts the password in the "vhost")', () => {
-    const error = coldStart('router', { AMQP_URL: `amqp://guest:guest@127.0.0.1:5672/${PASSWORD}` });
+    const error = start('router', { AMQP_URL: `amqp://guest:guest@127.0.0.1:5672/${PASSWORD}` });
     expectConfigurationFailure(error, 'AMQP_URL', /RABBITMQ_VHOST/, PASSWORD);
   });
 });
@@ -125,7 +114,7 @@ describe('a misspelled variable with a Fairway prefix fails the cold start, nami
     ['repositoryCleanup', 'OPENXDS_DATABASE_SECRET', 'OPENXDS_DATABASE_SECRET_ARN'],
     ['registryStatus90Cleanup', 'NXRG_DECEASED_STATE', 'NXRG_DECEASED_STATUS'],
   ])('%s: %s', (name, misspelled, known) => {
-    const error = coldStart(name, { [misspelled]: PASSWORD });
+    const error = start(name, { [misspelled]: PASSWORD });
     expectConfigurationFailure(error, misspelled, new RegExp(`did you mean ${known}\\?`), PASSWORD);
   });
 });

@@ -81,15 +81,7 @@ describe('RabbitMQ 4 audit: every queue declare and qos call Fairway makes', () 
     await channel.waitForConfirms();
     await setup.close();
 
-    const env = {
-      AMQP_URL: rabbit.amqpUrl,
-      RABBITMQ_MANAGEMENT_URL: rabbit.managementUrl,
-      RABBITMQ_VHOST: rabbit.vhost,
-      DYNAMODB_ENDPOINT: dynamo.endpoint,
-      AWS_REGION: 'us-east-1',
-      TENANT_TABLE: 'TenantCountersTable',
-      DISTRIBUTOR_TABLE: 'DistributorStateTable',
-    };
+    const env = { ...functionEnv(rabbit, dynamo), DISTRIBUTOR_TABLE: 'DistributorStateTable' };
     process.env.AWS_ACCESS_KEY_ID ??= 'local';
     process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
     recorded = await recordBrokerCalls(async () => {
@@ -174,15 +166,7 @@ describe('RabbitMQ 4 audit: staging queue shapes from ROUTER_TARGETS', () => {
     ['quorum', { arguments: { 'x-queue-type': 'quorum' } }],
   ])('%s: refused at cold start, or declared as 4.3 accepts', async (name, shape) => {
     const target = `configured-${name.replace(/\W+/g, '-')}`;
-    const env = {
-      AMQP_URL: rabbit.amqpUrl,
-      RABBITMQ_MANAGEMENT_URL: rabbit.managementUrl,
-      RABBITMQ_VHOST: rabbit.vhost,
-      DYNAMODB_ENDPOINT: dynamo.endpoint,
-      AWS_REGION: 'us-east-1',
-      TENANT_TABLE: 'TenantCountersTable',
-      ROUTER_TARGETS: JSON.stringify({ [target]: shape }),
-    };
+    const env = { ...functionEnv(rabbit, dynamo), ROUTER_TARGETS: JSON.stringify({ [target]: shape }) };
     try {
       loadRouterConfig(env);
     } catch (error) {
@@ -204,3 +188,15 @@ describe('RabbitMQ 4 audit: staging queue shapes from ROUTER_TARGETS', () => {
     ).toEqual([]);
   });
 });
+
+/** The router's and the distributor's settings for the audit's vhost and dynalite. */
+function functionEnv(rabbit: Vhost, dynamo: EmbeddedDynamo) {
+  return {
+    AMQP_URL: rabbit.amqpUrl,
+    RABBITMQ_MANAGEMENT_URL: rabbit.managementUrl,
+    RABBITMQ_VHOST: rabbit.vhost,
+    DYNAMODB_ENDPOINT: dynamo.endpoint,
+    AWS_REGION: 'us-east-1',
+    TENANT_TABLE: 'TenantCountersTable',
+  };
+}
