@@ -88,3 +88,40 @@ export const dynamoClientSettings = (config: DynamoConfig): DynamoClientSettings
   region: config.AWS_REGION,
   endpoint: config.DYNAMODB_ENDPOINT,
 });
+
+/** The Lambda maximum timeout: no router batch runs longer, whatever the function's own timeout. */
+export const LONGEST_ROUTER_BATCH_SECONDS = 900;
+/** Room for clock skew between the router's and the distributor's clocks, and a publish still on its way. */
+export const REAP_MARGIN_SECONDS = 60;
+
+/**
+ * The staging-queue registry and lifecycle (docs/router.md "Staging-queue lifecycle"), read by the
+ * router and the distributor alike, so that each checks the reap rule against the other's period.
+ */
+export const stagingLifecycleSettings = {
+  /** The staging-queue registry (infra/dynamodb.yml StagingQueuesTable); unset: no records, and nothing is reaped. */
+  STAGING_TABLE: setting.optionalText(),
+  /** How often, at most, a router container touches the record of a staging queue it publishes to. */
+  STAGING_TOUCH_SECONDS: setting.int(600, 1, 3600),
+  /** A staging queue empty and untouched this long is deleted; 0 never deletes one. */
+  DISTRIBUTOR_REAP_AFTER_SECONDS: setting.int(3600, 0),
+};
+
+export type StagingLifecycleConfig = z.infer<z.ZodObject<typeof stagingLifecycleSettings>>;
+
+/**
+ * Fail closed: a reap period shorter than a router's touch period plus its longest batch could let
+ * the reaper delete a queue a router still publishes to without touching (docs/router.md).
+ */
+export function checkStagingLifecycle(config: StagingLifecycleConfig, ctx: z.RefinementCtx): void {
+  const reapAfter = config.DISTRIBUTOR_REAP_AFTER_SECONDS;
+  if (reapAfter === 0) return;
+  const least = config.STAGING_TOUCH_SECONDS + LONGEST_ROUTER_BATCH_SECONDS + REAP_MARGIN_SECONDS;
+  if (reapAfter < least) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['DISTRIBUTOR_REAP_AFTER_SECONDS'],
+      message: `must be 0 or at least ${least} (STAGING_TOUCH_SECONDS + ${LONGEST_ROUTER_BATCH_SECONDS} s of the longest router batch + ${REAP_MARGIN_SECONDS} s)`,
+    });
+  }
+}

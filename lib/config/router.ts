@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { defaultThresholds, reachableLevels, tenMinusLevel } from '../priority/rules';
-import { checkVhostRule, dynamoSettings, passRequestSettings, rabbitSettings } from './common';
+import {
+  checkStagingLifecycle,
+  checkVhostRule,
+  dynamoSettings,
+  passRequestSettings,
+  rabbitSettings,
+  stagingLifecycleSettings,
+} from './common';
 import { type Env, parseEnv, setting } from './env';
 
 const thresholdsSchema = z
@@ -35,6 +42,7 @@ export const routerConfigSchema = z
     ...dynamoSettings,
     ...rabbitSettings,
     ...passRequestSettings,
+    ...stagingLifecycleSettings,
     TENANT_TABLE: setting.text(),
     /** The distributor's lease table, where the router asks for passes (with DISTRIBUTOR_FUNCTION_NAME). */
     DISTRIBUTOR_TABLE: setting.optionalText(),
@@ -65,6 +73,15 @@ export const routerConfigSchema = z
       (value) => (value === '' ? undefined : value),
       z.enum(['route', 'reject'], { error: 'must be one of route, reject' }).default('route'),
     ),
+    /**
+     * `none` (default): a staging queue has no `x-max-priority`, which costs the broker about five
+     * times the memory per queue; the priority stays on each message and takes effect in the target.
+     * `copy`: staging queues copy their target's `x-max-priority` (docs/router.md "Staging queues").
+     */
+    ROUTER_STAGING_PRIORITIES: z.preprocess(
+      (value) => (value === '' ? undefined : value),
+      z.enum(['none', 'copy'], { error: 'must be one of none, copy' }).default('none'),
+    ),
     /** How long a declared staging queue, a target's shape and the vhost's policies are remembered. */
     STAGING_QUEUE_CACHE_SECONDS: setting.int(60, 0),
     /** How long to wait for the broker to confirm a batch's publishes. */
@@ -79,6 +96,7 @@ export const routerConfigSchema = z
       });
     }
     checkVhostRule(config, ctx);
+    checkStagingLifecycle(config, ctx);
     const rules = { thresholds: config.TENANT_PRIORITY_THRESHOLDS, quietLevel: config.TENANT_PRIORITY_QUIET_LEVEL };
     const missing = reachableLevels(rules).filter(
       (level) => config.TENANT_PRIORITY_AMQP_PRIORITIES[String(level)] === undefined,

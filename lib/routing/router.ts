@@ -62,10 +62,12 @@ export function createRouter(deps: RouterDeps) {
 
   /**
    * Publishes on the shared channel; puts it in doubt (closed, and not used again) when confirms are
-   * still owed: they would answer the next batch.
+   * still owed: they would answer the next batch. With `retry`, a staged message returned (its queue
+   * reaped since this container declared it) is handed back instead of failed.
    */
-  const publish = async (channel: ConfirmChannel, pending: Pending[], failures: RecordFailure[]) => {
+  const publish = async (channel: ConfirmChannel, pending: Pending[], failures: RecordFailure[], retry: boolean) => {
     const routed: Pending[] = [];
+    const returned: Pending[] = [];
     let inDoubt = true;
     try {
       const outcomes = await publishIsolatingRefusals(
@@ -79,18 +81,34 @@ export function createRouter(deps: RouterDeps) {
         settings.confirmTimeoutMs,
       );
       outcomes.forEach((outcome, i) => {
+        const item = pending[i]!;
         if (outcome.confirmed) {
-          routed.push(pending[i]!);
-        } else {
-          deps.stagingQueues.forget(pending[i]!.destination);
-          failures.push(failureOf(pending[i]!.record.messageId, 'BrokerFailures', outcome.error));
+          routed.push(item);
+          return;
         }
+        deps.stagingQueues.forget(item.destination);
+        if (retry && outcome.reason === 'returned' && !item.bypass) returned.push(item);
+        else failures.push(failureOf(item.record.messageId, 'BrokerFailures', outcome.error));
       });
       inDoubt = outcomes.some((outcome) => !outcome.confirmed && outcome.reason === 'timeout');
     } finally {
       if (inDoubt) putInDoubt(channel);
     }
-    return routed;
+    return { routed, returned };
+  };
+
+  /** Declares the returned messages' queues again and publishes them once more (docs/router.md "Staging-queue lifecycle"). */
+  const publishAgain = async (returned: Pending[], failures: RecordFailure[]): Promise<Pending[]> => {
+    const again = dropFailed(returned, await ensureStagingQueues(deps.stagingQueues, returned), failures);
+    if (again.length === 0) return [];
+    let channel: ConfirmChannel;
+    try {
+      channel = await deps.amqp.sharedConfirmChannel();
+    } catch (error) {
+      dropFailed(again, new Map(again.map((p) => [p, { kind: 'BrokerFailures', error }])), failures);
+      return [];
+    }
+    return (await publish(channel, again, failures, false)).routed;
   };
 
   return async function route(event: SQSEvent): Promise<SQSBatchResponse> {
@@ -122,7 +140,11 @@ export function createRouter(deps: RouterDeps) {
       if (channel) putInDoubt(channel);
       throw error;
     }
-    if (channel && pending.length > 0) routed = await publish(channel, pending, failures);
+    if (channel && pending.length > 0) {
+      const first = await publish(channel, pending, failures, true);
+      routed = first.routed;
+      if (first.returned.length > 0) routed.push(...(await publishAgain(first.returned, failures)));
+    }
 
     // Confirmed in staging: a failed request only leaves them to the schedule, so the records stand.
     if (deps.requestPass) await requestPasses(deps.requestPass, routed, deps.report);

@@ -7,6 +7,7 @@ import { loadRouterConfig } from '../config/router';
 import { errorText } from '../errors';
 import { lambdaPassTrigger, passRequests } from '../pass-requests/adapters';
 import { DynamoTenantCounterStore, type TenantCounterStore } from '../priority/counter-store';
+import { DynamoStagingRegistry } from '../queues/dynamo-staging-registry';
 import { amqpUser } from '../rabbitmq/amqp-url';
 import { AmqpSession } from '../rabbitmq/connection';
 import { ManagementClient } from '../rabbitmq/management';
@@ -37,6 +38,9 @@ export function routerSettings(config: RouterConfig): RouterSettings {
     tenantTable: config.TENANT_TABLE,
     stagingQueueCacheMs: config.STAGING_QUEUE_CACHE_SECONDS * 1000,
     confirmTimeoutMs: config.PUBLISH_CONFIRM_TIMEOUT_MS,
+    stagingPriorities: config.ROUTER_STAGING_PRIORITIES,
+    ...(config.STAGING_TABLE === undefined ? {} : { stagingTable: config.STAGING_TABLE }),
+    stagingTouchMs: config.STAGING_TOUCH_SECONDS * 1000,
     publisherUser: amqpUser(config.AMQP_URL),
   };
 }
@@ -88,6 +92,12 @@ export function createRouterService(config: RouterConfig, report: RouterReport, 
     settings.targets,
     settings.stagingQueueCacheMs,
     report,
+    {
+      priorities: settings.stagingPriorities,
+      ...(settings.stagingTable === undefined
+        ? {}
+        : { registry: new DynamoStagingRegistry(doc, settings.stagingTable), touchPeriodMs: settings.stagingTouchMs }),
+    },
   );
   const route = createRouter({
     settings,

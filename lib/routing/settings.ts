@@ -8,6 +8,9 @@ export interface TargetSettings {
   arguments?: Record<string, unknown>;
 }
 
+/** ROUTER_STAGING_PRIORITIES: whether staging queues copy their target's `x-max-priority`. */
+export type StagingPriorities = 'none' | 'copy';
+
 /** What the router does with a message that names no tenant: stage it by workflow alone, or reject it. */
 export type MissingTenantPolicy = 'route' | 'reject';
 
@@ -29,6 +32,12 @@ export interface RouterSettings {
   stagingQueueCacheMs: number;
   /** How long to wait for the broker to confirm a batch's publishes. */
   confirmTimeoutMs: number;
+  /** Whether staging queues copy their target's `x-max-priority` (default: they do not). */
+  stagingPriorities?: StagingPriorities;
+  /** The staging-queue registry's table (STAGING_TABLE); without one no record is kept, and nothing is reaped. */
+  stagingTable?: string;
+  /** How often, at most, a container touches a staging queue's record while it publishes to it. */
+  stagingTouchMs?: number;
   /** The RabbitMQ user the router publishes as: the only `user-id` the broker accepts. */
   publisherUser: string;
 }

@@ -1,5 +1,6 @@
 import type { Options } from 'amqplib';
 import { BrokerError, BrokerTimeoutError, InvalidEventError } from '../errors';
+import type { StagingRegistry } from '../queues/staging-registry';
 import { channelAnswer } from '../rabbitmq/answer-within';
 import { brokerError } from '../rabbitmq/broker-error';
 import { closeWithin } from '../rabbitmq/close';
@@ -7,7 +8,7 @@ import type { AmqpSession } from '../rabbitmq/connection';
 import type { ManagementClient, QueueInfo } from '../rabbitmq/management';
 import type { QueueToResolve } from '../rabbitmq/queue-policies';
 import { ReplyCode } from '../rabbitmq/reply-codes';
-import type { TargetSettings } from './settings';
+import type { StagingPriorities, TargetSettings } from './settings';
 import { STAGING_OVERFLOW, StagingLimits } from './staging-limits';
 
 export interface QueueShape {
@@ -16,7 +17,8 @@ export interface QueueShape {
 }
 
 /**
- * The only target arguments a staging queue copies: none of them can drop, refuse, expire or
+ * The only target arguments a staging queue copies (`x-max-priority` only with
+ * ROUTER_STAGING_PRIORITIES=copy): none of them can drop, refuse, expire or
  * dead-letter a message waiting its turn. Everything else is left out, known or not: a TTL, a
  * length limit and its overflow policy, `x-expires`, dead-lettering, a delivery limit, and
  * whatever a later RabbitMQ adds. The target's limit is the distributor's capacity, not the tenant's.
@@ -37,12 +39,18 @@ const stagedQueueTypes: readonly unknown[] = ['classic', 'quorum'];
 /**
  * The arguments of a staging queue of a target with `target` arguments: the copied ones, and
  * `x-overflow: reject-publish`, so that a length limit a policy sets makes the broker nack a
- * publish (the record fails and is retried) instead of dropping a waiting message.
+ * publish (the record fails and is retried) instead of dropping a waiting message. Without
+ * `copy`, no `x-max-priority`: a priority queue costs the broker about five times the memory of a
+ * plain one, and a staging queue needs no order of its own (docs/router.md "Staging queues").
  */
-export function stagingArguments(target: Readonly<Record<string, unknown>>): Record<string, unknown> {
+export function stagingArguments(
+  target: Readonly<Record<string, unknown>>,
+  priorities: StagingPriorities = 'none',
+): Record<string, unknown> {
   const copied = Object.entries(target).filter(
     ([name, value]) =>
       (argumentsCopied as readonly string[]).includes(name) &&
+      (name !== 'x-max-priority' || priorities === 'copy') &&
       (name !== 'x-queue-type' || stagedQueueTypes.includes(value)) &&
       (name !== 'x-queue-version' || Number(value) !== 1),
   );
@@ -58,9 +66,23 @@ export interface StagingQueuesReport {
 export interface StagingQueues {
   /** Declares `staging` with its target's shape unless it was declared within the cache period. */
   ensure(staging: string, target: string): Promise<void>;
-  /** Forgets a queue that turned out missing (a publish to it was returned). */
+  /** Forgets a queue that turned out missing (a publish to it was returned): the next ensure declares and touches it. */
   forget(staging: string): void;
 }
+
+/** How the cache declares and records staging queues, beyond the cache period. */
+export interface StagingQueueOptions {
+  /** ROUTER_STAGING_PRIORITIES (default `none`). */
+  priorities?: StagingPriorities;
+  /** Where a queue in use is recorded (STAGING_TABLE); without one nothing is. */
+  registry?: Pick<StagingRegistry, 'touch'>;
+  /** STAGING_TOUCH_SECONDS in ms: a queue's record is touched at most this often by this container. */
+  touchPeriodMs?: number;
+  now?: () => number;
+}
+
+/** The reaper holds the queue (docs/router.md "Staging-queue lifecycle"): its records fail and SQS retries them. */
+export class StagingQueueReapingError extends BrokerError {}
 
 /**
  * Declares missing staging queues like their target (SPEC §2): same durability, the arguments of
@@ -69,6 +91,8 @@ export interface StagingQueues {
  */
 export class CachedStagingQueues implements StagingQueues {
   private readonly declared = new Map<string, number>();
+  /** When this container last touched each queue's record. */
+  private readonly touched = new Map<string, number>();
   private readonly shapes = new Map<string, { shape: QueueShape; until: number }>();
   private readonly inFlight = new Map<string, Promise<void>>();
   /** Shape lookups under way, by target: concurrent cache misses share one management request. */
@@ -80,18 +104,23 @@ export class CachedStagingQueues implements StagingQueues {
     private readonly targets: Readonly<Record<string, TargetSettings>>,
     private readonly cacheMs: number,
     private readonly report: StagingQueuesReport,
-    private readonly now: () => number = Date.now,
+    private readonly options: StagingQueueOptions = {},
   ) {
-    this.limits = new StagingLimits(management, cacheMs, now);
+    this.now = options.now ?? Date.now;
+    this.limits = new StagingLimits(management, cacheMs, this.now);
   }
 
+  private readonly now: () => number;
   private readonly limits: StagingLimits;
 
   ensure(staging: string, target: string): Promise<void> {
-    if ((this.declared.get(staging) ?? -Infinity) > this.now()) return Promise.resolve();
+    const now = this.now();
+    const declare = (this.declared.get(staging) ?? -Infinity) <= now;
+    const touch = this.touchDue(staging, now);
+    if (!declare && !touch) return Promise.resolve();
     let pending = this.inFlight.get(staging);
     if (!pending) {
-      pending = this.declare(staging, target).finally(() => this.inFlight.delete(staging));
+      pending = this.prepare(staging, target, declare, touch).finally(() => this.inFlight.delete(staging));
       this.inFlight.set(staging, pending);
     }
     return pending;
@@ -99,6 +128,34 @@ export class CachedStagingQueues implements StagingQueues {
 
   forget(staging: string): void {
     this.declared.delete(staging);
+    this.touched.delete(staging);
+  }
+
+  private touchDue(staging: string, now: number): boolean {
+    if (!this.options.registry) return false;
+    return (this.touched.get(staging) ?? -Infinity) <= now - (this.options.touchPeriodMs ?? 0);
+  }
+
+  /** The touch beside the declare: a cold batch pays no extra round trip; nothing is published before both. */
+  private async prepare(staging: string, target: string, declare: boolean, touch: boolean): Promise<void> {
+    const touched = touch ? this.touch(staging, target) : undefined;
+    touched?.catch(() => undefined); // awaited below, unless the declare fails first
+    if (declare) await this.declare(staging, target);
+    await touched;
+  }
+
+  private async touch(staging: string, target: string): Promise<void> {
+    const at = this.now();
+    if ((await this.options.registry!.touch(target, staging, at)) === 'reaping') {
+      throw new StagingQueueReapingError(
+        `the staging queue ${JSON.stringify(staging)} is being deleted as unused; its records are retried`,
+      );
+    }
+    if (this.touched.size >= 10_000) {
+      const stale = at - (this.options.touchPeriodMs ?? 0);
+      for (const [name, when] of this.touched) if (when <= stale) this.touched.delete(name);
+    }
+    this.touched.set(staging, at);
   }
 
   /** Declares the queue, then checks that its effective limits cannot drop a waiting message. */
@@ -119,7 +176,7 @@ export class CachedStagingQueues implements StagingQueues {
       durable: shape.durable,
       exclusive: false,
       autoDelete: false,
-      arguments: stagingArguments(shape.arguments),
+      arguments: stagingArguments(shape.arguments, this.options.priorities),
     };
     const declared = { name: staging, type: typeOf(options.arguments), arguments: options.arguments };
     const failure = (cause: unknown) =>

@@ -2,7 +2,7 @@ import { stagingArguments } from '../../../lib/routing/staging-queues';
 
 const overflow = { 'x-overflow': 'reject-publish' };
 
-describe('stagingArguments: an allow-list of target arguments, and x-overflow reject-publish', () => {
+describe('stagingArguments: an allow-list of target arguments, and x-overflow reject-publish (priorities copied)', () => {
   it.each<[string, Record<string, unknown>, Record<string, unknown>]>([
     ['priority kept', { 'x-max-priority': 10 }, { 'x-max-priority': 10, ...overflow }],
     [
@@ -29,6 +29,22 @@ describe('stagingArguments: an allow-list of target arguments, and x-overflow re
     ],
     ['an argument nobody knows yet dropped', { 'x-something-new': 1 }, overflow],
   ])('%s', (_, target, staging) => {
+    expect(stagingArguments(target, 'copy')).toEqual(staging);
+  });
+});
+
+// Issue 24, item 3: a copied x-max-priority made each staging queue cost the broker 5–6 times the memory.
+describe('stagingArguments without ROUTER_STAGING_PRIORITIES=copy: no x-max-priority', () => {
+  it.each<[string, Record<string, unknown>, Record<string, unknown>]>([
+    ['priority dropped', { 'x-max-priority': 10 }, overflow],
+    [
+      'the rest of the allow-list kept',
+      { 'x-max-priority': 10, 'x-queue-type': 'classic', 'x-queue-version': 2 },
+      { 'x-queue-type': 'classic', 'x-queue-version': 2, ...overflow },
+    ],
+    ['quorum without it', { 'x-queue-type': 'quorum', 'x-max-priority': 5 }, { 'x-queue-type': 'quorum', ...overflow }],
+  ])('%s', (_, target, staging) => {
     expect(stagingArguments(target)).toEqual(staging);
+    expect(stagingArguments(target, 'none')).toEqual(staging);
   });
 });

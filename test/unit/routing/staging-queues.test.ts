@@ -1,6 +1,7 @@
 import type { Channel } from 'amqplib';
+import type { TouchOutcome } from '../../../lib/queues/staging-registry';
 import type { QueueInfo } from '../../../lib/rabbitmq/management';
-import { CachedStagingQueues } from '../../../lib/routing/staging-queues';
+import { CachedStagingQueues, StagingQueueReapingError } from '../../../lib/routing/staging-queues';
 
 /** A broker that answers after a tick, so that a batch's lookups overlap as they do on the wire. */
 function fakes(target: Partial<QueueInfo> = {}) {
@@ -58,9 +59,14 @@ describe('CachedStagingQueues', () => {
     "declares a %s target's staging queues with the target's type, listed in its arguments or not (%j)",
     async (type, args, staged) => {
       const f = fakes({ type, arguments: args });
-      const queues = new CachedStagingQueues(f.session, f.management, {}, 60_000, {
-        stagingQueueKept: () => undefined,
-      });
+      const queues = new CachedStagingQueues(
+        f.session,
+        f.management,
+        {},
+        60_000,
+        { stagingQueueKept: () => undefined },
+        { priorities: 'copy' },
+      );
       await queues.ensure('target»/t', 'target');
       expect(f.declaredWith).toEqual([{ ...staged, 'x-overflow': 'reject-publish' }]);
     },
@@ -87,5 +93,76 @@ describe('CachedStagingQueues', () => {
     fail = false;
     await queues.ensure('target»/a/w', 'target');
     expect(f.declared).toEqual(['target»/a/w']);
+  });
+
+  describe('the registry touch (issue 24, item 4)', () => {
+    const setUp = (answer: TouchOutcome = 'recorded') => {
+      const f = fakes();
+      const touches: { target: string; queue: string; at: number }[] = [];
+      let now = 1_000_000;
+      const registry = {
+        touch: async (target: string, queue: string, at: number) => {
+          touches.push({ target, queue, at });
+          return answer;
+        },
+      };
+      const queues = new CachedStagingQueues(
+        f.session,
+        f.management,
+        {},
+        60_000,
+        { stagingQueueKept: () => undefined },
+        { registry, touchPeriodMs: 600_000, now: () => now },
+      );
+      return { f, queues, touches, advance: (ms: number) => (now += ms) };
+    };
+
+    it('touches a queue when it first declares it, then at most once per touch period, not per declare', async () => {
+      const { f, queues, touches, advance } = setUp();
+      await queues.ensure('target»/a', 'target');
+      expect(touches).toEqual([{ target: 'target', queue: 'target»/a', at: 1_000_000 }]);
+      for (let minute = 1; minute < 10; minute++) {
+        advance(60_000); // every cache period: declared again, not touched
+        await queues.ensure('target»/a', 'target');
+      }
+      expect(f.declared).toHaveLength(10);
+      expect(touches).toHaveLength(1);
+      advance(60_000);
+      await queues.ensure('target»/a', 'target');
+      expect(touches.map((t) => t.at)).toEqual([1_000_000, 1_600_000]);
+    });
+
+    it('touches again after a returned publish made it forget the queue', async () => {
+      const { queues, touches } = setUp();
+      await queues.ensure('target»/a', 'target');
+      queues.forget('target»/a');
+      await queues.ensure('target»/a', 'target');
+      expect(touches).toHaveLength(2);
+    });
+
+    it('refuses a queue the reaper holds, and keeps asking on each ensure', async () => {
+      const { queues, touches } = setUp('reaping');
+      await expect(queues.ensure('target»/a', 'target')).rejects.toThrow(StagingQueueReapingError);
+      await expect(queues.ensure('target»/a', 'target')).rejects.toThrow(/being deleted as unused/);
+      expect(touches).toHaveLength(2);
+    });
+
+    it('fails the ensure when the registry cannot be written', async () => {
+      const f = fakes();
+      const registry = {
+        touch: async () => {
+          throw new Error('DynamoDB down');
+        },
+      };
+      const queues = new CachedStagingQueues(
+        f.session,
+        f.management,
+        {},
+        60_000,
+        { stagingQueueKept: () => undefined },
+        { registry, touchPeriodMs: 600_000 },
+      );
+      await expect(queues.ensure('target»/a', 'target')).rejects.toThrow('DynamoDB down');
+    });
   });
 });

@@ -1,0 +1,69 @@
+import { errorText } from '../../errors';
+import { REAP_DELETE_WITHIN_MS, type ReapingRegistry } from '../../queues/staging-registry';
+import { type ListedStagingQueue, planReaping } from './reap-rule';
+
+/** The broker's side of a reap: delete the queue only if it is empty and has no consumer. */
+export interface QueueDeleter {
+  /** 'deleted' (or already gone), or 'in-use' when the broker refused: it holds a message or a consumer. */
+  deleteIfIdle(queue: string): Promise<'deleted' | 'in-use'>;
+}
+
+/** What the reaper reports; nothing in it throws. */
+export interface ReaperReport {
+  /** A queue's reap stopped on an error: its mark is left to go stale, holding routers off until then. */
+  reapFailed(target: string, queue: string, error: string): void;
+}
+
+export interface ReaperDeps {
+  registry: ReapingRegistry;
+  queues: QueueDeleter;
+  /** DISTRIBUTOR_REAP_AFTER_SECONDS in ms; 0 reaps nothing (queues are still adopted). */
+  reapAfterMs: number;
+  report: ReaperReport;
+  now?: () => number;
+}
+
+/**
+ * Deletes the staging queues of `target` that are empty, unused and untouched for the reap period,
+ * and prunes the records of those already gone (docs/router.md "Staging-queue lifecycle"). `listed`
+ * is every staging queue of the target in the backstop's listing (a target without any may be
+ * skipped). The caller holds the target's distributor lease for the whole call, so no pass moves
+ * messages into or out of these queues meanwhile. Queues are reaped one at a time, in name order:
+ * each is a mark, a delete and a record delete, and reaping is never urgent.
+ */
+export async function reapStagingQueues(
+  deps: ReaperDeps,
+  target: string,
+  listed: readonly ListedStagingQueue[],
+  nowMs: number,
+): Promise<{ reaped: string[] }> {
+  const now = deps.now ?? Date.now;
+  const plan = planReaping(await deps.registry.queuesOf(target), listed, deps.reapAfterMs, nowMs);
+  for (const queue of plan.adopt) await deps.registry.adopt(target, queue, nowMs);
+  const reaped: string[] = [];
+  const reap = async (queue: string, onBroker: boolean) => {
+    const markedAt = now();
+    if (!(await deps.registry.markReaping(target, queue, markedAt - deps.reapAfterMs, markedAt))) return;
+    try {
+      if (onBroker) {
+        // Late (a slow DynamoDB): a router may soon overwrite the mark as stale, so no delete now.
+        if (now() - markedAt > REAP_DELETE_WITHIN_MS) return await deps.registry.clearMark(target, queue, markedAt);
+        if ((await deps.queues.deleteIfIdle(queue)) === 'in-use') {
+          return await deps.registry.clearMark(target, queue, markedAt);
+        }
+      }
+      await deps.registry.removeReaped(target, queue, markedAt);
+      if (onBroker) reaped.push(queue);
+    } catch (error) {
+      deps.report.reapFailed(target, queue, errorText(error));
+    }
+  };
+  for (const queue of plan.reap) await reap(queue, true);
+  for (const queue of plan.prune) await reap(queue, false);
+  if (reaped.length > 0) {
+    await deps.registry.countReaped(target, reaped.length).catch((error: unknown) => {
+      deps.report.reapFailed(target, '(reaped total)', errorText(error));
+    });
+  }
+  return { reaped };
+}
