@@ -40,6 +40,8 @@ describe('router: staging queues copy an allow-list of their target arguments (r
         ROUTER_TARGETS: JSON.stringify({
           configured: { durable: true, arguments: { 'x-message-ttl': 300, 'x-max-priority': 9 } },
         }),
+        // The allow-list with the priority in it; without `copy` it is left out (staging-priorities.test.ts).
+        ROUTER_STAGING_PRIORITIES: 'copy',
       }),
       recordingReport().report,
     );
