@@ -39,6 +39,7 @@ export function functionEnvironment(
     TENANT_TABLE: 'TenantCountersTable',
     DISTRIBUTOR_TABLE: 'DistributorStateTable',
     CLEANUP_TABLE: 'CleanupStackTable',
+    STAGING_TABLE: 'StagingQueuesTable',
     AMQP_URL: endpoints.amqpUrl,
     RABBITMQ_MANAGEMENT_URL: endpoints.managementUrl,
     RABBITMQ_VHOST: endpoints.vhost,

@@ -3,7 +3,9 @@ import { cleanupJobNames } from '../../lib/cleanup/jobs';
 import type { CleanupOperator } from '../../lib/cleanup/operator';
 import type { PassSummary } from '../../lib/distributor/report';
 import type { TenantPriorityRules } from '../../lib/priority/rules';
+import { DynamoStagingRegistry } from '../../lib/queues/dynamo-staging-registry';
 import type { ManagementClient } from '../../lib/rabbitmq/management';
+import { type StagingCounts, stagingCounts } from '../cli/staging-counts';
 import { describeQueues, type QueueSettings } from '../ops/queues';
 import { listTenants } from '../ops/tenants';
 import type { DemoRegistry, RegistryFigures } from './demo-registry';
@@ -50,6 +52,8 @@ export interface Snapshot {
   passesOnDemand: number;
   jobs: JobLine[];
   registry: RegistryFigures;
+  /** Staging queues that exist, and how many the distributor reaped. */
+  staging: StagingCounts;
 }
 
 export interface SnapshotSources {
@@ -102,6 +106,7 @@ export async function takeSnapshot(s: SnapshotSources): Promise<Snapshot> {
     ),
     s.registry.figures(),
   ]);
+  const stagingCounted = await stagingCounts(listing, new DynamoStagingRegistry(s.doc, 'StagingQueuesTable'));
   const { staging } = await describeQueues(listing, s.queueSettings);
   const distributor = s.schedules.get('distributor');
   const movedRecently = new Map<string, number>();
@@ -151,5 +156,6 @@ export async function takeSnapshot(s: SnapshotSources): Promise<Snapshot> {
       };
     }),
     registry,
+    staging: stagingCounted,
   };
 }

@@ -27,7 +27,8 @@ export function renderView(snapshot: Snapshot, notes: readonly string[]): string
     {
       title:
         `Distributor: ${d?.invocations ?? 0} scheduled passes, ${d?.errors ?? 0} failed, ${d?.skipped ?? 0} skipped (still running); ` +
-        `${snapshot.passesOnDemand} passes on demand in the last 30 s` +
+        `${snapshot.passesOnDemand} passes on demand in the last 30 s; ` +
+        `${snapshot.staging.stagingQueues} staging queues, ${snapshot.staging.reaped} reaped` +
         (d?.lastError ? `\n  last error: ${d.lastError}` : ''),
       rows: [],
       empty: '',

@@ -145,6 +145,7 @@ describe('docs/deploying.md lists exactly what each role may do', () => {
       TenantCountersTable: 'tenant-counters table',
       DistributorStateTable: 'distributor-state table',
       CleanupStackTable: 'cleanup-stack table',
+      StagingQueuesTable: 'staging-queues table',
       AfterProcessQueue: 'after-process queue',
     };
     const resource = statement.Resource;

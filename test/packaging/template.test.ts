@@ -75,6 +75,13 @@ describe('serverless package (offline, no AWS credentials)', () => {
         { AttributeName: 'sk', KeyType: 'RANGE' },
       ],
     ],
+    [
+      'StagingQueuesTable',
+      [
+        { AttributeName: 'pk', KeyType: 'HASH' },
+        { AttributeName: 'sk', KeyType: 'RANGE' },
+      ],
+    ],
   ])('table %s has its keys and reaches the functions by name', (table, keys) => {
     expect(dev.Resources[table]!.Properties.KeySchema).toEqual(keys);
     const names = ofType(dev, 'AWS::Lambda::Function').flatMap(([, fn]) =>
@@ -419,8 +426,8 @@ describe('serverless package (offline, no AWS credentials)', () => {
     });
 
     it.each([
-      ['RouterRole', ['TenantCountersTable', 'AfterProcessQueue', 'DistributorStateTable']],
-      ['DistributorRole', ['DistributorStateTable']],
+      ['RouterRole', ['TenantCountersTable', 'StagingQueuesTable', 'AfterProcessQueue', 'DistributorStateTable']],
+      ['DistributorRole', ['DistributorStateTable', 'StagingQueuesTable']],
       ['RegistryTimebasedCleanupRole', ['CleanupStackTable']],
       ['RegistryStatus90CleanupRole', ['CleanupStackTable']],
       ['RepositoryCleanupRole', ['CleanupStackTable']],
@@ -468,7 +475,7 @@ describe('serverless package (offline, no AWS credentials)', () => {
     ['prod as documented', () => prodDocumented],
   ])('%s: every table is retained on removal or replacement and has point-in-time recovery', (_, template) => {
     const tables = ofType(template(), 'AWS::DynamoDB::Table');
-    expect(tables).toHaveLength(3);
+    expect(tables).toHaveLength(4);
     for (const [, table] of tables) {
       expect(table).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
       expect(table.Properties.PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: true });
