@@ -61,6 +61,8 @@ export async function brokerMemoryPerQueue(options: {
   try {
     const before = await brokerMemory(vhost.api);
     const connection = await connect(vhost.amqpUrl);
+    // A broker failure rejects the declare below; without a listener it would end the process, vhost and all.
+    connection.on('error', () => undefined);
     try {
       const channel = await connection.createChannel();
       for (let i = 0; i < options.queues; i++) {

@@ -33,6 +33,7 @@ describe('router, end to end through the handler (real RabbitMQ, dynalite)', () 
       env: {
         ROUTER_TARGETS: JSON.stringify({
           direct: { bypassStaging: true },
+          'direct-missing': { bypassStaging: true },
           configured: { durable: true, arguments: { 'x-max-priority': 5 } },
         }),
       },
@@ -136,14 +137,11 @@ describe('router, end to end through the handler (real RabbitMQ, dynalite)', () 
       exclusive: boolean;
       arguments: object;
     }>('GET', `/api/queues/${encodeURIComponent(bed.rabbit.vhost)}/${encodeURIComponent('worker-in»/t1/wf1')}`);
-    // Same durability and arguments, less the length limit that would drop or refuse waiting messages.
-    expect(queue).toMatchObject({
-      durable: true,
-      auto_delete: false,
-      exclusive: false,
-      arguments: { 'x-max-priority': 10 },
-    });
+    // Same durability and arguments, less the length limit that would drop or refuse waiting messages,
+    // and less x-max-priority (ROUTER_STAGING_PRIORITIES=none, the default: issue 24, item 3).
+    expect(queue).toMatchObject({ durable: true, auto_delete: false, exclusive: false });
     expect(queue.arguments).not.toHaveProperty('x-max-length');
+    expect(queue.arguments).not.toHaveProperty('x-max-priority');
     // Its own overflow: a length limit a policy sets makes the broker nack, never drop (issue 23, item 1).
     expect(queue.arguments).toHaveProperty('x-overflow', 'reject-publish');
   });
@@ -191,7 +189,8 @@ describe('router, end to end through the handler (real RabbitMQ, dynalite)', () 
       'GET',
       `/api/queues/${encodeURIComponent(bed.rabbit.vhost)}/${encodeURIComponent('configured»/t1')}`,
     );
-    expect(queue).toMatchObject({ durable: true, arguments: { 'x-max-priority': 5 } });
+    expect(queue).toMatchObject({ durable: true, arguments: { 'x-overflow': 'reject-publish' } });
+    expect(queue.arguments).not.toHaveProperty('x-max-priority'); // copied only with ROUTER_STAGING_PRIORITIES=copy
   });
 
   it('fails each malformed event alone, naming the field, and routes the good ones of the batch', async () => {
@@ -273,28 +272,36 @@ describe('router, end to end through the handler (real RabbitMQ, dynalite)', () 
     ]);
   });
 
-  it('never reports a returned message as routed, and redeclares a staging queue deleted behind its cache', async () => {
+  // Issue 24, item 4: a queue reaped behind the cache is declared again and the batch's records
+  // routed within it (before, the returned record failed and waited for SQS to deliver it again).
+  it('redeclares a staging queue deleted behind its cache and routes the returned message within the batch', async () => {
     expect(await invoke([sqsRecord(event('worker-in', 'gone', 'first'))])).toEqual({ batchItemFailures: [] });
+    await drain('worker-in»/gone');
     await bed.rabbit.api(
       'DELETE',
       `/api/queues/${encodeURIComponent(bed.rabbit.vhost)}/${encodeURIComponent('worker-in»/gone')}`,
     );
 
-    const lost = sqsRecord(event('worker-in', 'gone', 'second'));
+    const returned = sqsRecord(event('worker-in', 'gone', 'second'));
     const elsewhere = sqsRecord(event('worker-in', 'other', 'fine'));
-    expect(await invoke([lost, elsewhere])).toEqual({ batchItemFailures: [{ itemIdentifier: lost.messageId }] });
+    expect(await invoke([returned, elsewhere])).toEqual({ batchItemFailures: [] });
+    expect(bed.recorded.failures).toEqual([]);
+    expect((await drain('worker-in»/gone')).map((m) => m.content.toString())).toEqual(['second']);
+    expect((await drain('worker-in»/other')).map((m) => m.content.toString())).toEqual(['fine']);
+  });
+
+  it('never reports a returned message as routed: a publish to a missing target that bypasses staging fails', async () => {
+    const record = sqsRecord(event('direct-missing', 't', 'x'));
+    const routed = sqsRecord(event('worker-in', 'beside', 'y'));
+    expect(await invoke([record, routed])).toEqual({ batchItemFailures: [{ itemIdentifier: record.messageId }] });
+    expect(await drain('worker-in»/beside')).toHaveLength(1);
     expect(bed.recorded.failures).toEqual([
       expect.objectContaining({
-        messageId: lost.messageId,
+        messageId: record.messageId,
         kind: 'BrokerFailures',
         reason: expect.stringMatching(/returned/),
       }),
     ]);
-
-    // SQS redelivers it; the cache forgot the queue, so it is declared again.
-    expect(await invoke([lost])).toEqual({ batchItemFailures: [] });
-    expect((await drain('worker-in»/gone')).map((m) => m.content.toString())).toEqual(['second']);
-    expect((await drain('worker-in»/other')).map((m) => m.content.toString())).toEqual(['fine']);
   });
 
   it('fails the records the broker nacked and reports the rest of the batch routed', async () => {
