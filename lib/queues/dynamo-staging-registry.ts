@@ -53,34 +53,20 @@ export class DynamoStagingRegistry implements ReapingRegistry {
   }
 
   async queuesOf(target: string): Promise<StagingQueueRecord[]> {
-    const records: StagingQueueRecord[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await this.doc.send(
-        new QueryCommand({
-          TableName: this.table,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': target },
-          ExclusiveStartKey: start,
-        }),
-      );
-      for (const raw of page.Items ?? []) {
-        const parsed = recordItem.safeParse(raw);
-        if (!parsed.success) {
-          const fields = parsed.error.issues.map((issue) => issue.path.join('.')).join(', ');
-          throw new FairwayError(`${this.table} item ${JSON.stringify(raw.sk)} of ${target} is malformed: ${fields}`);
-        }
-        const item = parsed.data;
-        records.push({
-          target: item.pk,
-          queue: item.sk,
-          touchedAt: item.touchedAt,
-          ...(item.reapingAt === undefined ? {} : { reapingAt: item.reapingAt }),
-        });
+    return (await this.partition(target)).map((raw) => {
+      const parsed = recordItem.safeParse(raw);
+      if (!parsed.success) {
+        const fields = parsed.error.issues.map((issue) => issue.path.join('.')).join(', ');
+        throw new FairwayError(`${this.table} item ${JSON.stringify(raw.sk)} of ${target} is malformed: ${fields}`);
       }
-      start = page.LastEvaluatedKey;
-    } while (start);
-    return records; // a query returns its range keys in order
+      const item = parsed.data;
+      return {
+        target: item.pk,
+        queue: item.sk,
+        touchedAt: item.touchedAt,
+        ...(item.reapingAt === undefined ? {} : { reapingAt: item.reapingAt }),
+      };
+    }); // a query returns its range keys in order
   }
 
   adopt(target: string, queue: string, nowMs: number): Promise<boolean> {
@@ -141,21 +127,27 @@ export class DynamoStagingRegistry implements ReapingRegistry {
   }
 
   async reapedCounts(): Promise<Record<string, number>> {
-    const counts: Record<string, number> = {};
+    const items = await this.partition(REAPED_PK);
+    return Object.fromEntries(items.map((item) => [String(item.sk), Number(item.reaped ?? 0)]));
+  }
+
+  /** Every item of partition `pk`, page after page. */
+  private async partition(pk: string): Promise<Record<string, unknown>[]> {
+    const items: Record<string, unknown>[] = [];
     let start: Record<string, unknown> | undefined;
     do {
       const page = await this.doc.send(
         new QueryCommand({
           TableName: this.table,
           KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': REAPED_PK },
+          ExpressionAttributeValues: { ':pk': pk },
           ExclusiveStartKey: start,
         }),
       );
-      for (const item of page.Items ?? []) counts[String(item.sk)] = Number(item.reaped ?? 0);
+      items.push(...(page.Items ?? []));
       start = page.LastEvaluatedKey;
     } while (start);
-    return counts;
+    return items;
   }
 
   /** True if the conditional write was applied, false if its condition did not hold. */
