@@ -20,6 +20,11 @@ export interface ReaperDeps {
   /** DISTRIBUTOR_REAP_AFTER_SECONDS in ms; 0 reaps nothing (queues are still adopted). */
   reapAfterMs: number;
   report: ReaperReport;
+  /**
+   * At most this many queues adopted, reaped or pruned per call (default 100), so that a first run
+   * over many unrecorded or idle queues fits in a pass: the rest wait for the next backstop.
+   */
+  maxPerCall?: number;
   now?: () => number;
 }
 
@@ -28,8 +33,10 @@ export interface ReaperDeps {
  * and prunes the records of those already gone (docs/router.md "Staging-queue lifecycle"). `listed`
  * is every staging queue of the target in the backstop's listing (a target without any may be
  * skipped). The caller holds the target's distributor lease for the whole call, so no pass moves
- * messages into or out of these queues meanwhile. Queues are reaped one at a time, in name order:
- * each is a mark, a delete and a record delete, and reaping is never urgent.
+ * messages into or out of these queues meanwhile, and calls it when none of its channels holds an
+ * unacknowledged message of them (a classic queue's if-empty counts ready messages only). Queues
+ * are reaped one at a time, in name order: each is a mark, a delete and a record delete, and
+ * reaping is never urgent.
  */
 export async function reapStagingQueues(
   deps: ReaperDeps,
@@ -39,7 +46,13 @@ export async function reapStagingQueues(
 ): Promise<{ reaped: string[] }> {
   const now = deps.now ?? Date.now;
   const plan = planReaping(await deps.registry.queuesOf(target), listed, deps.reapAfterMs, nowMs);
-  for (const queue of plan.adopt) await deps.registry.adopt(target, queue, nowMs);
+  let room = deps.maxPerCall ?? 100;
+  const take = (queues: string[]) => {
+    const taken = queues.slice(0, Math.max(0, room));
+    room -= taken.length;
+    return taken;
+  };
+  for (const queue of take(plan.adopt)) await deps.registry.adopt(target, queue, nowMs);
   const reaped: string[] = [];
   const reap = async (queue: string, onBroker: boolean) => {
     const markedAt = now();
@@ -58,8 +71,8 @@ export async function reapStagingQueues(
       deps.report.reapFailed(target, queue, errorText(error));
     }
   };
-  for (const queue of plan.reap) await reap(queue, true);
-  for (const queue of plan.prune) await reap(queue, false);
+  for (const queue of take(plan.reap)) await reap(queue, true);
+  for (const queue of take(plan.prune)) await reap(queue, false);
   if (reaped.length > 0) {
     await deps.registry.countReaped(target, reaped.length).catch((error: unknown) => {
       deps.report.reapFailed(target, '(reaped total)', errorText(error));

@@ -102,4 +102,12 @@ describe('reapStagingQueues: mark, delete, record', () => {
     });
     expect(f.calls).toEqual([]);
   });
+
+  it('adopts, reaps and prunes at most maxPerCall queues per call, in that order', async () => {
+    const f = fakes([old('t»/a'), old('t»/b'), old('t»/gone')], async () => 'deleted');
+    const listed = [idle('t»/a'), idle('t»/b'), idle('t»/new')];
+    const deps = { ...f, reapAfterMs: HOUR, maxPerCall: 2, now: () => NOW };
+    expect(await reapStagingQueues(deps, 't', listed, NOW)).toEqual({ reaped: ['t»/a'] });
+    expect(f.calls).toEqual(['adopt t»/new', 'mark t»/a', 'delete t»/a', 'remove t»/a', 'count 1']);
+  });
 });
