@@ -94,7 +94,7 @@ export class CachedStagingQueues implements StagingQueues {
   /** When this container last touched each queue's record. */
   private readonly touched = new Map<string, number>();
   private readonly shapes = new Map<string, { shape: QueueShape; until: number }>();
-  private readonly inFlight = new Map<string, Promise<void>>();
+  private readonly inFlight = new Map<string, { done: Promise<void>; touch: boolean }>();
   /** Shape lookups under way, by target: concurrent cache misses share one management request. */
   private readonly shapesInFlight = new Map<string, Promise<QueueShape>>();
 
@@ -118,12 +118,12 @@ export class CachedStagingQueues implements StagingQueues {
     const declare = (this.declared.get(staging) ?? -Infinity) <= now;
     const touch = this.touchDue(staging, now);
     if (!declare && !touch) return Promise.resolve();
-    let pending = this.inFlight.get(staging);
-    if (!pending) {
-      pending = this.prepare(staging, target, declare, touch).finally(() => this.inFlight.delete(staging));
-      this.inFlight.set(staging, pending);
-    }
-    return pending;
+    const under = this.inFlight.get(staging);
+    // A declare under way without the touch now due: the touch follows it, before any publish.
+    if (under) return under.touch || !touch ? under.done : under.done.then(() => this.ensure(staging, target));
+    const done = this.prepare(staging, target, declare, touch).finally(() => this.inFlight.delete(staging));
+    this.inFlight.set(staging, { done, touch });
+    return done;
   }
 
   forget(staging: string): void {

@@ -132,6 +132,16 @@ describe('CachedStagingQueues', () => {
       expect(touches.map((t) => t.at)).toEqual([1_000_000, 1_600_000]);
     });
 
+    it('touches after a declare under way that did not touch, when the touch fell due meanwhile', async () => {
+      const { queues, touches, advance } = setUp();
+      await queues.ensure('target»/a', 'target');
+      advance(599_999); // the declare is due again (cache period), the touch not yet
+      const declaring = queues.ensure('target»/a', 'target');
+      advance(1);
+      await Promise.all([declaring, queues.ensure('target»/a', 'target')]);
+      expect(touches.map((t) => t.at)).toEqual([1_000_000, 1_600_000]);
+    });
+
     it('touches again after a returned publish made it forget the queue', async () => {
       const { queues, touches } = setUp();
       await queues.ensure('target»/a', 'target');
