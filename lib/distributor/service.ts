@@ -29,6 +29,7 @@ import { DynamoRotationStore } from './stores/rotation-store';
 import { DynamoTenantControlStore } from './stores/tenant-control-store';
 import { DynamoTunedLengthStore } from './stores/tuned-length-store';
 import type { TuningDeps } from './target-pass';
+import { waitReport } from './waits';
 
 /**
  * The distributor's composition root, the one file of the part that touches Powertools: it builds
@@ -86,13 +87,28 @@ export function warningReport(
 /**
  * Warnings to the function's logger; each pass as one structured log line (every target and
  * staging queue) and EMF metrics: pass totals without dimensions, per-target figures with a
- * `target` dimension (targets are few; tenants are never a dimension).
+ * `target` dimension (targets are few; tenants are never a dimension). Per-tenant waits go to
+ * their own log lines, which a Contributor Insights rule ranks (infra/cloudwatch.yml).
  */
-export function powertoolsDistributorReport({ logger, metrics }: Observability): DistributorReport {
+export function powertoolsDistributorReport(
+  { logger, metrics }: Observability,
+  waits: { alarmSeconds: number },
+): DistributorReport {
   const report = warningReport(
     (message, details) => logger.warn(message, details),
     (summary) => {
       logger.info('Distribution pass', { pass: summary });
+      const { lines, overBound } = waitReport(summary.targets, waits.alarmSeconds * 1000);
+      for (const line of lines) logger.info('Staging wait', { ...line });
+      for (const over of overBound) {
+        logger.warn('Messages waited in staging longer than DISTRIBUTOR_WAIT_ALARM_SECONDS', {
+          ...over,
+          boundSeconds: waits.alarmSeconds,
+        });
+      }
+      // Alarmed (infra/cloudwatch.yml): a tenant's messages waited longer than the bound.
+      const queuesOverBound = overBound.reduce((n, o) => n + o.queues, 0);
+      metrics.addMetric('StagingWaitsOverBound', MetricUnit.Count, queuesOverBound);
       metrics.addMetric('MessagesMoved', MetricUnit.Count, summary.moved);
       metrics.addMetric('MessagesRequeued', MetricUnit.Count, summary.requeued);
       // Alarmed (infra/cloudwatch.yml): a parked message waits for an operator.
@@ -105,11 +121,20 @@ export function powertoolsDistributorReport({ logger, metrics }: Observability):
       for (const target of summary.targets) {
         if (target.outcome === 'leased-elsewhere') continue;
         // A single metric flushes at once and then forgets its dimensions: one per figure.
-        const perTarget = (name: string, value: number) =>
-          metrics.singleMetric().addDimension('target', target.target).addMetric(name, MetricUnit.Count, value);
+        const perTarget = (
+          name: string,
+          value: number,
+          unit: Parameters<typeof metrics.addMetric>[1] = MetricUnit.Count,
+        ) => metrics.singleMetric().addDimension('target', target.target).addMetric(name, unit, value);
         perTarget('TargetCapacity', target.capacity ?? 0);
         perTarget('TargetPlanned', target.planned);
         perTarget('TargetMoved', target.moved);
+        // Only for a pass that measured a wait: no datapoint is not a zero wait.
+        if (target.wait) {
+          perTarget('TargetWaitP50', target.wait.p50Ms, MetricUnit.Milliseconds);
+          perTarget('TargetWaitP99', target.wait.p99Ms, MetricUnit.Milliseconds);
+          perTarget('TenantWaitMax', target.wait.maxMs, MetricUnit.Milliseconds);
+        }
       }
     },
     (message, details) => logger.info(message, details),
@@ -265,7 +290,7 @@ export const distributorFunction: FunctionDefinition<
   connections: rabbitmqConnections,
   load: loadDistributorConfig,
   build(config, observability) {
-    const report = powertoolsDistributorReport(observability);
+    const report = powertoolsDistributorReport(observability, { alarmSeconds: config.DISTRIBUTOR_WAIT_ALARM_SECONDS });
     const service = createDistributorService(config, report);
     return { handle: distributorInvocation(service, config, report), close: service.close };
   },

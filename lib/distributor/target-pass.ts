@@ -24,6 +24,7 @@ import type { DistributorReport, QueueSummary, TargetSummary } from './report';
 import type { DistributorSettings } from './settings';
 import type { Rotation, RotationStore } from './stores/rotation-store';
 import type { TunedLengthStore } from './stores/tuned-length-store';
+import { waitFigures } from './waits';
 
 /** Where tuned targets' rates come from and their lengths are kept. */
 export interface TuningDeps {
@@ -121,7 +122,10 @@ export function targetPass(deps: TargetPassDeps, moveCosts: MoveCostModel) {
         summary.created = true;
       }
       summary.outcome = plan.outcome;
-      summary.queues = await move(measured, plan, pass);
+      const waitsMs: number[] = [];
+      summary.queues = await move(measured, plan, pass, waitsMs);
+      const wait = waitFigures(waitsMs);
+      if (wait) summary.wait = wait;
       const cutShort = summary.queues.filter((q) => q.stopReason === 'channel-closed').map((q) => q.name);
       if (cutShort.length > 0) report.movesCutShort(group.target, cutShort);
       for (const q of summary.queues) {
@@ -229,11 +233,12 @@ export function targetPass(deps: TargetPassDeps, moveCosts: MoveCostModel) {
     return { ...plan, shares: fitted.shares, rotationCursor: fitted.rotationCursor ?? plan.rotationCursor };
   }
 
-  /** Stores the moved rotation, then moves every planned share. */
+  /** Stores the moved rotation, then moves every planned share; the moved messages' waits go to `waitsMs`. */
   async function move(
     measured: TargetMeasurement & { rotation: Rotation },
     plan: TargetShares,
     pass: Pass,
+    waitsMs: number[],
   ): Promise<QueueSummary[]> {
     if (plan.rotationCursor !== undefined) {
       if (!(await rotations.writeRotation(measured.target, plan.rotationCursor, measured.rotation))) {
@@ -247,6 +252,7 @@ export function targetPass(deps: TargetPassDeps, moveCosts: MoveCostModel) {
       maxPrefetch: settings.maxPrefetch,
       idleStopMs: settings.idleStopMs,
       publisherUser: deps.publisherUser,
+      waitsMs,
       ...(plan.byteRoom === undefined ? {} : { byteBudget: { remaining: plan.byteRoom } }),
     };
     const results = await moveShares(pass.slots, plan.shares, moves, moveCosts.learn, now);
