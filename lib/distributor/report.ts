@@ -27,6 +27,8 @@ export interface DistributorReport {
   controlsUnreadable(error: unknown): void;
   /** A tenant control entry is not well formed: it is left out, the others apply. */
   controlSkipped(key: string, problem: string): void;
+  /** The target's measured staging waits could not be kept for `fairway tenants`; the next pass writes them again. */
+  waitsNotRecorded(target: string, error: unknown): void;
   /** A pass ended. */
   passed(summary: PassSummary): void;
 }

@@ -28,6 +28,7 @@ import type { DistributorSettings } from './settings';
 import { DynamoRotationStore } from './stores/rotation-store';
 import { DynamoTenantControlStore } from './stores/tenant-control-store';
 import { DynamoTunedLengthStore } from './stores/tuned-length-store';
+import { DynamoWaitStore } from './stores/wait-store';
 import type { TuningDeps } from './target-pass';
 import { waitReport } from './waits';
 
@@ -62,6 +63,11 @@ export function warningReport(
         queues,
       }),
     rotationConflict: (target) => warn("Rotation state changed under this pass; kept the other writer's", { target }),
+    waitsNotRecorded: (target, error) =>
+      warn('Could not keep the staging waits for the CLI; the next pass writes them', {
+        target,
+        error: errorText(error),
+      }),
     leaseNotReleased: (target, error) =>
       warn('Could not release the lease; it expires by itself', { target, error: errorText(error) }),
     followUpFailed: (target, error) =>
@@ -100,12 +106,8 @@ export function powertoolsDistributorReport(
       logger.info('Distribution pass', { pass: summary });
       const { lines, overBound } = waitReport(summary.targets, waits.alarmSeconds * 1000);
       for (const line of lines) logger.info('Staging wait', { ...line });
-      for (const over of overBound) {
-        logger.warn('Messages waited in staging longer than DISTRIBUTOR_WAIT_ALARM_SECONDS', {
-          ...over,
-          boundSeconds: waits.alarmSeconds,
-        });
-      }
+      const overText = 'Messages waited in staging longer than DISTRIBUTOR_WAIT_ALARM_SECONDS';
+      for (const over of overBound) logger.warn(overText, { ...over, boundSeconds: waits.alarmSeconds });
       // Alarmed (infra/cloudwatch.yml): a tenant's messages waited longer than the bound.
       const queuesOverBound = overBound.reduce((n, o) => n + o.queues, 0);
       metrics.addMetric('StagingWaitsOverBound', MetricUnit.Count, queuesOverBound);
@@ -213,6 +215,7 @@ export function buildDistributor(
       lengths: new DynamoTunedLengthStore(adapters.doc, config.DISTRIBUTOR_TABLE),
     },
     report,
+    waits: new DynamoWaitStore(adapters.doc, config.DISTRIBUTOR_TABLE),
     requestPass: passRequests(passRequestSettingsOf(config), adapters.doc, adapters.trigger),
   });
 }

@@ -1,8 +1,9 @@
 import type { GetMessage } from 'amqplib';
 import type { MoveRequest } from '../../../../lib/distributor/moving/move-request';
+import { DynamoWaitStore } from '../../../../lib/distributor/stores/wait-store';
 import { STAGED_AT_HEADER } from '../../../../lib/queues/staged-at';
 import { moveMessages } from '../../../harness/distributor-move-messages';
-import { type DistributorFixture, distributorFixture, scenario } from '../fixture';
+import { type DistributorFixture, distributorFixture, STATE_TABLE, scenario } from '../fixture';
 
 /** Every property a worker may look at, as the router stages them (headers beside the stamp). */
 const properties = {
@@ -150,5 +151,12 @@ describe('staging waits measured at move time (real RabbitMQ)', () => {
     expect(target.wait!.maxMs).toBeGreaterThanOrEqual(30_000);
     // Three of four waited ~30 s: the median is one of them.
     expect(target.wait!.p50Ms).toBeGreaterThanOrEqual(30_000);
+
+    // Kept for `fairway tenants`, longest first.
+    const kept = (await new DynamoWaitStore(p.dynamo.doc, STATE_TABLE).readAll()).find((t) => t.target === 'pw');
+    expect(kept!.queues.map((q) => [q.queue, q.maxMs, q.measured])).toEqual([
+      ['pw»/a', waitOf('pw»/a').maxMs, 3],
+      ['pw»/b', waitOf('pw»/b').maxMs, 1],
+    ]);
   });
 });
