@@ -1,8 +1,7 @@
 import type { GetMessage } from 'amqplib';
-import type { MoveRequest } from '../../../../lib/distributor/moving/move-request';
 import { DynamoWaitStore } from '../../../../lib/distributor/stores/wait-store';
 import { STAGED_AT_HEADER } from '../../../../lib/queues/staged-at';
-import { moveMessages } from '../../../harness/distributor-move-messages';
+import { testMove } from '../../../harness/distributor-move-messages';
 import { type DistributorFixture, distributorFixture, STATE_TABLE, scenario } from '../fixture';
 
 /** Every property a worker may look at, as the router stages them (headers beside the stamp). */
@@ -27,14 +26,7 @@ describe('staging waits measured at move time (real RabbitMQ)', () => {
   });
   afterAll(() => f?.close());
 
-  const move = (request: Partial<MoveRequest> & Pick<MoveRequest, 'source' | 'target' | 'count'>) =>
-    moveMessages(() => f.session.openConfirmChannel(), {
-      prefetch: 100,
-      deadline: Date.now() + 30_000,
-      idleStopMs: 300,
-      publisherUser: 'guest',
-      ...request,
-    });
+  const move = (request: Parameters<typeof testMove>[1]) => testMove(() => f.session.openConfirmChannel(), request);
 
   /** Stages one message per `agesMs`, stamped that long ago (undefined: routed before the stamp existed). */
   const stage = (queue: string, agesMs: (number | undefined)[]) =>
