@@ -105,6 +105,7 @@ export function stopOnRefusal(reason: UnconfirmedReason): StopReason {
 export function withWaits(result: MoveResult, waitsMs: readonly number[], request: MoveRequest): MoveResult {
   const wait = waitFigures(waitsMs);
   if (wait === undefined) return result;
-  request.waitsMs?.push(...waitsMs);
+  // One by one: a share can be larger than a spread's argument limit.
+  if (request.waitsMs) for (const ms of waitsMs) request.waitsMs.push(ms);
   return { ...result, wait };
 }

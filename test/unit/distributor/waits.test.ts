@@ -1,3 +1,4 @@
+import { withWaits } from '../../../lib/distributor/moving/move-request';
 import { longestWaits, type WaitFigures, waitFigures, waitOf, waitReport } from '../../../lib/distributor/waits';
 import { STAGED_AT_HEADER } from '../../../lib/queues/staged-at';
 
@@ -84,5 +85,27 @@ describe('waitReport (what a pass logs of its waits)', () => {
     ]);
     expect(waitReport(targets, 59_999).overBound[0]!.queues).toBe(2);
     expect(waitReport(targets, 61_000).overBound).toEqual([]);
+  });
+});
+
+describe('withWaits (a move result and the target’s shared waits)', () => {
+  const request = { source: 's', target: 't', count: 1, prefetch: 1, deadline: 0, idleStopMs: 1, publisherUser: 'u' };
+  const result = { moved: 2, requeued: 0, parked: 0, stopReason: 'share-moved' as const };
+
+  it('adds the figures and gives the waits to the target; nothing measured leaves the result as it was', () => {
+    const waitsMs = [5];
+    expect(withWaits(result, [3, 9], { ...request, waitsMs })).toEqual({
+      ...result,
+      wait: { measured: 2, p50Ms: 3, p99Ms: 9, maxMs: 9 },
+    });
+    expect(waitsMs).toEqual([5, 3, 9]);
+    expect(withWaits(result, [], { ...request, waitsMs })).toBe(result);
+  });
+
+  it('a share larger than a spread argument list (200,000 messages) is handed over whole', () => {
+    const waitsMs: number[] = [];
+    const many = Array.from({ length: 200_000 }, (_, i) => i);
+    expect(withWaits(result, many, { ...request, waitsMs }).wait?.maxMs).toBe(199_999);
+    expect(waitsMs).toHaveLength(200_000);
   });
 });
