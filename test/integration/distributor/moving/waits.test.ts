@@ -1,6 +1,8 @@
 import type { GetMessage } from 'amqplib';
+import { buildDistributor, warningReport } from '../../../../lib/distributor/service';
 import { DynamoWaitStore } from '../../../../lib/distributor/stores/wait-store';
 import { STAGED_AT_HEADER } from '../../../../lib/queues/staged-at';
+import { ManagementClient } from '../../../../lib/rabbitmq/management';
 import { testMove } from '../../../harness/distributor-move-messages';
 import { type DistributorFixture, distributorFixture, STATE_TABLE, scenario } from '../fixture';
 
@@ -150,5 +152,39 @@ describe('staging waits measured at move time (real RabbitMQ)', () => {
       ['pw»/a', waitOf('pw»/a').maxMs, 3],
       ['pw»/b', waitOf('pw»/b').maxMs, 1],
     ]);
+  });
+
+  scenario('a wait record that cannot be written is a warning; the target is distributed all the same', async (p) => {
+    await p.declare('pf');
+    await p.declare('pf»/a');
+    await p.withChannel(async (channel) => {
+      channel.publish('', 'pf»/a', Buffer.from('x'), { headers: { [STAGED_AT_HEADER]: Date.now() - 1_000 } });
+      await channel.waitForConfirms();
+    });
+    await p.listed(['pf»/a']);
+    // DynamoDB refuses the wait record alone; leases and rotations go through.
+    const send = p.dynamo.doc.send.bind(p.dynamo.doc);
+    const doc = Object.create(p.dynamo.doc) as typeof p.dynamo.doc;
+    doc.send = ((command: { input?: { Item?: { pk?: string } } }) =>
+      String(command.input?.Item?.pk).startsWith('staging-waits#')
+        ? Promise.reject(new Error('ProvisionedThroughputExceededException'))
+        : send(command as never)) as typeof doc.send;
+    const management = new ManagementClient(p.rabbit.managementUrl, p.rabbit.vhost);
+    const warnings: string[] = [];
+    const distributor = buildDistributor(
+      p.config(),
+      {
+        openChannel: () => p.session.openConfirmChannel(),
+        listQueues: () => management.listQueues(),
+        listPolicies: () => management.listPolicies(),
+        doc,
+        consumptionRate: async () => undefined,
+      },
+      warningReport((message, details) => warnings.push(`${message} ${JSON.stringify(details)}`)),
+    );
+    const target = (await distributor.runPass(60_000)).targets[0]!;
+    expect(target).toMatchObject({ outcome: 'distributed', moved: 1, wait: { measured: 1 } });
+    expect(warnings).toEqual([expect.stringMatching(/staging waits for the CLI.*"target":"pf".*Throughput/)]);
+    expect(await p.depth('pf')).toBe(1);
   });
 });
