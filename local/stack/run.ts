@@ -239,6 +239,7 @@ async function start(options: LocalStackOptions) {
   let drawing = false;
   // While a service is briefly unreachable (RabbitMQ restarting, say) the last picture stays, marked stale.
   let last: Snapshot | undefined;
+  let lastAt = Date.now();
   const state: ViewState = { trends: new Trends() };
   const draw = async () => {
     if (drawing || stopping) return;
@@ -246,10 +247,11 @@ async function start(options: LocalStackOptions) {
     try {
       try {
         last = await takeSnapshot(sources);
+        lastAt = Date.now();
         recordTrends(state.trends, last);
         delete state.stale;
       } catch (error) {
-        state.stale = { since: state.stale?.since ?? Date.now(), error: (error as Error).message };
+        state.stale = { since: lastAt, error: (error as Error).message };
       }
       const errors = uncaught.count
         ? [`uncaught errors: ${uncaught.count} (last: ${uncaught.last.slice(0, 100)})`]

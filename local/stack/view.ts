@@ -5,7 +5,7 @@ import type { Trends } from './trends';
 /** What the view adds to a snapshot: the trend lines, and why the picture is stale if it is. */
 export interface ViewState {
   trends: Trends;
-  /** Set while the last snapshot could not be taken: the picture shown is the last one taken. */
+  /** Set while the last snapshot could not be taken: the picture shown is the one taken at `since`. */
   stale?: { since: number; error: string };
 }
 
