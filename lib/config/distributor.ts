@@ -88,6 +88,15 @@ const choice = <T extends readonly [string, ...string[]]>(values: T, fallback: T
     z.enum(values, { error: `must be one of ${values.join(', ')}` }).default(fallback as never),
   );
 
+/**
+ * Staging waits (docs/distributor.md "Operating it"): a staging queue whose longest wait in a pass
+ * passes this many seconds is logged as a warning and counted in StagingWaitsOverBound, which
+ * infra/cloudwatch.yml alarms on. Apart from the pass settings: it changes no move, only what is reported.
+ */
+const waitAlarmSettings = {
+  DISTRIBUTOR_WAIT_ALARM_SECONDS: setting.int(60, 1, 86_400),
+};
+
 /** The distributor's settings, each on its own (the queue view of the CLI uses them without AMQP). */
 export const distributorSettingsSchema = z.object({
   ...dynamoSettings,
@@ -124,6 +133,7 @@ export const distributorSettingsSchema = z.object({
   DISTRIBUTOR_FOLLOW_UP_DELAY_MS: setting.int(1_000, 0, 30_000),
   /** A follow-up after a pass that moved nothing waits twice as long as the last, up to this. */
   DISTRIBUTOR_FOLLOW_UP_MAX_DELAY_MS: setting.int(20_000, 0, 30_000),
+  ...waitAlarmSettings,
 });
 
 /**

@@ -1,6 +1,7 @@
 import type { Overflow } from '../rabbitmq/queue-policies';
 import type { StopReason } from './moving/move-request';
 import type { PlannerMode } from './planning/planner';
+import type { WaitFigures } from './waits';
 
 /** What the distributor tells its operators; the service logs it and turns it into metrics. */
 export interface DistributorReport {
@@ -26,6 +27,8 @@ export interface DistributorReport {
   controlsUnreadable(error: unknown): void;
   /** A tenant control entry is not well formed: it is left out, the others apply. */
   controlSkipped(key: string, problem: string): void;
+  /** The target's measured staging waits could not be kept for `fairway tenants`; the next pass writes them again. */
+  waitsNotRecorded(target: string, error: unknown): void;
   /** A pass ended. */
   passed(summary: PassSummary): void;
 }
@@ -53,6 +56,8 @@ export interface QueueSummary {
   parked: number;
   stopReason?: StopReason;
   error?: string;
+  /** The wait in staging of the messages moved that carried the router's staged-at stamp; absent when none did. */
+  wait?: WaitFigures;
 }
 
 export type TargetOutcome = 'distributed' | 'leased-elsewhere' | 'target-missing' | 'below-threshold' | 'failed';
@@ -74,6 +79,8 @@ export interface TargetSummary {
   /** Set aside in the target's parking queue: the broker would refuse them from the distributor. */
   parked: number;
   queues: QueueSummary[];
+  /** Over every message moved to the target this pass that carried a staged-at stamp. */
+  wait?: WaitFigures;
   error?: string;
   /** The next pass for this target was asked for, this many ms from the end of this one. */
   followUpMs?: number;

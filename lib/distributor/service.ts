@@ -28,7 +28,9 @@ import type { DistributorSettings } from './settings';
 import { DynamoRotationStore } from './stores/rotation-store';
 import { DynamoTenantControlStore } from './stores/tenant-control-store';
 import { DynamoTunedLengthStore } from './stores/tuned-length-store';
+import { DynamoWaitStore } from './stores/wait-store';
 import type { TuningDeps } from './target-pass';
+import { waitReport } from './waits';
 
 /**
  * The distributor's composition root, the one file of the part that touches Powertools: it builds
@@ -61,6 +63,11 @@ export function warningReport(
         queues,
       }),
     rotationConflict: (target) => warn("Rotation state changed under this pass; kept the other writer's", { target }),
+    waitsNotRecorded: (target, error) =>
+      warn('Could not keep the staging waits for the CLI; the next pass writes them', {
+        target,
+        error: errorText(error),
+      }),
     leaseNotReleased: (target, error) =>
       warn('Could not release the lease; it expires by itself', { target, error: errorText(error) }),
     followUpFailed: (target, error) =>
@@ -86,13 +93,24 @@ export function warningReport(
 /**
  * Warnings to the function's logger; each pass as one structured log line (every target and
  * staging queue) and EMF metrics: pass totals without dimensions, per-target figures with a
- * `target` dimension (targets are few; tenants are never a dimension).
+ * `target` dimension (targets are few; tenants are never a dimension). Per-tenant waits go to
+ * their own log lines, which a Contributor Insights rule ranks (infra/cloudwatch.yml).
  */
-export function powertoolsDistributorReport({ logger, metrics }: Observability): DistributorReport {
+export function powertoolsDistributorReport(
+  { logger, metrics }: Observability,
+  waits: { alarmSeconds: number },
+): DistributorReport {
   const report = warningReport(
     (message, details) => logger.warn(message, details),
     (summary) => {
       logger.info('Distribution pass', { pass: summary });
+      const { lines, overBound } = waitReport(summary.targets, waits.alarmSeconds * 1000);
+      for (const line of lines) logger.info('Staging wait', { ...line });
+      const overText = 'Messages waited in staging longer than DISTRIBUTOR_WAIT_ALARM_SECONDS';
+      for (const over of overBound) logger.warn(overText, { ...over, boundSeconds: waits.alarmSeconds });
+      // Alarmed (infra/cloudwatch.yml): a tenant's messages waited longer than the bound.
+      const queuesOverBound = overBound.reduce((n, o) => n + o.queues, 0);
+      metrics.addMetric('StagingWaitsOverBound', MetricUnit.Count, queuesOverBound);
       metrics.addMetric('MessagesMoved', MetricUnit.Count, summary.moved);
       metrics.addMetric('MessagesRequeued', MetricUnit.Count, summary.requeued);
       // Alarmed (infra/cloudwatch.yml): a parked message waits for an operator.
@@ -105,11 +123,20 @@ export function powertoolsDistributorReport({ logger, metrics }: Observability):
       for (const target of summary.targets) {
         if (target.outcome === 'leased-elsewhere') continue;
         // A single metric flushes at once and then forgets its dimensions: one per figure.
-        const perTarget = (name: string, value: number) =>
-          metrics.singleMetric().addDimension('target', target.target).addMetric(name, MetricUnit.Count, value);
+        const perTarget = (
+          name: string,
+          value: number,
+          unit: Parameters<typeof metrics.addMetric>[1] = MetricUnit.Count,
+        ) => metrics.singleMetric().addDimension('target', target.target).addMetric(name, unit, value);
         perTarget('TargetCapacity', target.capacity ?? 0);
         perTarget('TargetPlanned', target.planned);
         perTarget('TargetMoved', target.moved);
+        // Only for a pass that measured a wait: no datapoint is not a zero wait.
+        if (target.wait) {
+          perTarget('TargetWaitP50', target.wait.p50Ms, MetricUnit.Milliseconds);
+          perTarget('TargetWaitP99', target.wait.p99Ms, MetricUnit.Milliseconds);
+          perTarget('TenantWaitMax', target.wait.maxMs, MetricUnit.Milliseconds);
+        }
       }
     },
     (message, details) => logger.info(message, details),
@@ -188,6 +215,7 @@ export function buildDistributor(
       lengths: new DynamoTunedLengthStore(adapters.doc, config.DISTRIBUTOR_TABLE),
     },
     report,
+    waits: new DynamoWaitStore(adapters.doc, config.DISTRIBUTOR_TABLE),
     requestPass: passRequests(passRequestSettingsOf(config), adapters.doc, adapters.trigger),
   });
 }
@@ -265,7 +293,7 @@ export const distributorFunction: FunctionDefinition<
   connections: rabbitmqConnections,
   load: loadDistributorConfig,
   build(config, observability) {
-    const report = powertoolsDistributorReport(observability);
+    const report = powertoolsDistributorReport(observability, { alarmSeconds: config.DISTRIBUTOR_WAIT_ALARM_SECONDS });
     const service = createDistributorService(config, report);
     return { handle: distributorInvocation(service, config, report), close: service.close };
   },

@@ -24,6 +24,8 @@ import type { DistributorReport, QueueSummary, TargetSummary } from './report';
 import type { DistributorSettings } from './settings';
 import type { Rotation, RotationStore } from './stores/rotation-store';
 import type { TunedLengthStore } from './stores/tuned-length-store';
+import { STORED_WAITS_PER_TARGET, type WaitStore } from './stores/wait-store';
+import { longestWaits, waitFigures } from './waits';
 
 /** Where tuned targets' rates come from and their lengths are kept. */
 export interface TuningDeps {
@@ -46,6 +48,8 @@ export interface TargetPassDeps {
   requestPass?: RequestPass;
   /** The RabbitMQ user the distributor publishes as (the user of AMQP_URL). */
   publisherUser: string;
+  /** Where each target's last measured staging waits are kept for `fairway tenants`; none by default. */
+  waits?: WaitStore;
   now?: () => number;
 }
 
@@ -121,7 +125,13 @@ export function targetPass(deps: TargetPassDeps, moveCosts: MoveCostModel) {
         summary.created = true;
       }
       summary.outcome = plan.outcome;
-      summary.queues = await move(measured, plan, pass);
+      const waitsMs: number[] = [];
+      summary.queues = await move(measured, plan, pass, waitsMs);
+      const wait = waitFigures(waitsMs);
+      if (wait) {
+        summary.wait = wait;
+        await recordWaits(group.target, summary.queues);
+      }
       const cutShort = summary.queues.filter((q) => q.stopReason === 'channel-closed').map((q) => q.name);
       if (cutShort.length > 0) report.movesCutShort(group.target, cutShort);
       for (const q of summary.queues) {
@@ -142,6 +152,20 @@ export function targetPass(deps: TargetPassDeps, moveCosts: MoveCostModel) {
       // After the release: a request that found the lease held set `wanted`, which the release returned.
       await followUp(summary, staged, wanted, pass);
     }
+  }
+
+  /** Keeps the target's longest waits this pass for the CLI; a failed write is reported, never fails the target. */
+  async function recordWaits(target: string, queues: readonly QueueSummary[]): Promise<void> {
+    if (!deps.waits) return;
+    const longest = longestWaits(queues, STORED_WAITS_PER_TARGET).map(({ name, wait }) => ({
+      queue: name,
+      maxMs: wait.maxMs,
+      p50Ms: wait.p50Ms,
+      measured: wait.measured,
+    }));
+    await deps.waits.record({ target, at: now(), queues: longest }).catch((error: unknown) => {
+      report.waitsNotRecorded(target, error);
+    });
   }
 
   /** Takes the lease; a requested pass that finds it held hands its request to the holder. */
@@ -229,11 +253,12 @@ export function targetPass(deps: TargetPassDeps, moveCosts: MoveCostModel) {
     return { ...plan, shares: fitted.shares, rotationCursor: fitted.rotationCursor ?? plan.rotationCursor };
   }
 
-  /** Stores the moved rotation, then moves every planned share. */
+  /** Stores the moved rotation, then moves every planned share; the moved messages' waits go to `waitsMs`. */
   async function move(
     measured: TargetMeasurement & { rotation: Rotation },
     plan: TargetShares,
     pass: Pass,
+    waitsMs: number[],
   ): Promise<QueueSummary[]> {
     if (plan.rotationCursor !== undefined) {
       if (!(await rotations.writeRotation(measured.target, plan.rotationCursor, measured.rotation))) {
@@ -247,6 +272,7 @@ export function targetPass(deps: TargetPassDeps, moveCosts: MoveCostModel) {
       maxPrefetch: settings.maxPrefetch,
       idleStopMs: settings.idleStopMs,
       publisherUser: deps.publisherUser,
+      waitsMs,
       ...(plan.byteRoom === undefined ? {} : { byteBudget: { remaining: plan.byteRoom } }),
     };
     const results = await moveShares(pass.slots, plan.shares, moves, moveCosts.learn, now);

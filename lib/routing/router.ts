@@ -4,6 +4,7 @@ import { InvalidEventError } from '../errors';
 import type { RequestPass } from '../pass-requests/requester';
 import type { TenantCounterStore } from '../priority/counter-store';
 import { mappingFromTable } from '../priority/rules';
+import { stampStagedAt } from '../queues/staged-at';
 import { defaultMutators, type QueueNameMutator, stagingDestination } from '../queues/staging-names';
 import { putInDoubt } from '../rabbitmq/answer-within';
 import { publishIsolatingRefusals } from '../rabbitmq/confirms';
@@ -73,10 +74,15 @@ export function createRouter(deps: RouterDeps) {
       const outcomes = await publishIsolatingRefusals(
         channel,
         () => deps.amqp.openConfirmChannel(),
-        pending.map(({ destination, message, amqpPriority }) => ({
+        pending.map(({ destination, message, amqpPriority, bypass }) => ({
           queue: destination,
           body: message.body,
-          options: { ...message.properties, priority: amqpPriority },
+          options: {
+            ...message.properties,
+            priority: amqpPriority,
+            // The distributor measures the wait in staging from it, and takes it off (lib/queues/staged-at.ts).
+            ...(bypass ? {} : { headers: stampStagedAt(message.properties.headers, now()) }),
+          },
         })),
         settings.confirmTimeoutMs,
       );

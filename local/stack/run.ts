@@ -17,7 +17,8 @@ import { functionEnvironment, operatorEnv } from './environment';
 import { Scheduler } from './scheduler';
 import { type RecentPass, type Snapshot, takeSnapshot } from './snapshot';
 import { demoTenants, TrafficGenerator } from './traffic';
-import { ansi, renderView } from './view';
+import { Trends } from './trends';
+import { ansi, recordTrends, renderView, type ViewState } from './view';
 import { SimulatedWorker } from './worker';
 
 export interface LocalStackOptions {
@@ -236,17 +237,27 @@ async function start(options: LocalStackOptions) {
 
   out(ansi.hideCursor + ansi.clearScreen);
   let drawing = false;
+  // While a service is briefly unreachable (RabbitMQ restarting, say) the last picture stays, marked stale.
+  let last: Snapshot | undefined;
+  let lastAt = Date.now();
+  const state: ViewState = { trends: new Trends() };
   const draw = async () => {
     if (drawing || stopping) return;
     drawing = true;
     try {
-      const snapshot: Snapshot = await takeSnapshot(sources);
+      try {
+        last = await takeSnapshot(sources);
+        lastAt = Date.now();
+        recordTrends(state.trends, last);
+        delete state.stale;
+      } catch (error) {
+        state.stale = { since: lastAt, error: (error as Error).message };
+      }
       const errors = uncaught.count
         ? [`uncaught errors: ${uncaught.count} (last: ${uncaught.last.slice(0, 100)})`]
         : [];
-      if (!stopping) out(ansi.home + ansi.eraseLineEnds(renderView(snapshot, [...notes, ...errors])) + ansi.clearBelow);
-    } catch (error) {
-      if (!stopping) out(`${ansi.home}view: ${(error as Error).message}${ansi.clearBelow}`);
+      const view = last ? renderView(last, [...notes, ...errors], state) : `view: ${state.stale?.error ?? 'starting'}`;
+      if (!stopping) out(ansi.home + ansi.eraseLineEnds(view) + ansi.clearBelow);
     } finally {
       drawing = false;
     }

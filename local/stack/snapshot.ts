@@ -11,6 +11,7 @@ import { listTenants } from '../ops/tenants';
 import type { DemoRegistry, RegistryFigures } from './demo-registry';
 import type { ScheduleStats } from './scheduler';
 import type { TenantTraffic } from './traffic';
+import { measuredWait } from './trends';
 
 export interface TenantLine {
   tenant: string;
@@ -23,10 +24,10 @@ export interface TenantLine {
   /** Moved to the target per second, over the recent passes. */
   movedPerSecond: number;
   /**
-   * Seconds a message waits in staging, the latency Fairway adds: staged ÷ moved per second
-   * (Little's law). 0 with nothing staged; undefined when messages are staged and none moved.
+   * Seconds its messages waited in staging, the latency Fairway adds, as the distributor measured
+   * it when it moved them (measuredWait); undefined when no recent pass measured one.
    */
-  stagingWaitSeconds?: number;
+  waitSeconds?: number;
   processed: number;
 }
 
@@ -78,13 +79,6 @@ export interface RecentPass {
   summary: PassSummary;
 }
 
-/** Little's law: the mean wait in staging is what is staged over the rate it leaves. Pure. */
-export function stagingWait(staged: number, movedPerSecond: number): number | undefined {
-  if (staged === 0) return 0;
-  if (movedPerSecond <= 0) return undefined;
-  return Math.round((staged / movedPerSecond) * 10) / 10;
-}
-
 /** Which function runs which job (serverless.yml function names). */
 const functionOfJob: Record<string, string> = {
   'registry-timebased-cleanup': 'registryTimebasedCleanup',
@@ -128,6 +122,7 @@ export async function takeSnapshot(s: SnapshotSources): Promise<Snapshot> {
       const traffic = s.traffic.get(tenant);
       const staged = queues.reduce((n, q) => n + q.depth, 0);
       const movedPerSecond = perSecond(queues.reduce((n, q) => n + (movedRecently.get(q.queue) ?? 0), 0));
+      const waitSeconds = measuredWait(s.recentPasses, new Set(queues.map((q) => q.queue)));
       return {
         tenant,
         ...(counter ? { level: counter.level, count: counter.count } : {}),
@@ -136,7 +131,7 @@ export async function takeSnapshot(s: SnapshotSources): Promise<Snapshot> {
         deadLettered: traffic?.deadLettered ?? 0,
         staged,
         movedPerSecond,
-        stagingWaitSeconds: stagingWait(staged, movedPerSecond),
+        ...(waitSeconds === undefined ? {} : { waitSeconds }),
         processed: s.processed.get(tenant) ?? 0,
       };
     }),

@@ -1,17 +1,39 @@
 import { renderTables } from '../cli/output';
 import type { Snapshot } from './snapshot';
+import type { Trends } from './trends';
+
+/** What the view adds to a snapshot: the trend lines, and why the picture is stale if it is. */
+export interface ViewState {
+  trends: Trends;
+  /** Set while the last snapshot could not be taken: the picture shown is the one taken at `since`. */
+  stale?: { since: number; error: string };
+}
+
+/** Adds a fresh snapshot's figures to the trend lines (one sample per snapshot). */
+export function recordTrends(trends: Trends, snapshot: Snapshot): void {
+  for (const t of snapshot.tenants) {
+    trends.add(`wait:${t.tenant}`, t.waitSeconds);
+    trends.add(`moved:${t.tenant}`, t.movedPerSecond);
+  }
+}
 
 /** The live terminal view: the whole screen redrawn in place (ANSI), no dependencies. */
-export function renderView(snapshot: Snapshot, notes: readonly string[]): string {
+export function renderView(snapshot: Snapshot, notes: readonly string[], state: ViewState): string {
   const d = snapshot.distributor;
   const r = snapshot.registry;
   const header =
     `Fairway local stack — ${snapshot.elapsedSeconds} s real, ~${snapshot.simulatedMinutes} min simulated (speed ×${snapshot.speed})` +
     '   Ctrl-C stops everything';
+  const stale = state.stale
+    ? [
+        `STALE: the last picture, from ${Math.round((Date.now() - state.stale.since) / 1000)} s ago; ` +
+          `a service did not answer: ${state.stale.error.slice(0, 100)}`,
+      ]
+    : [];
   const body = renderTables([
     {
       title:
-        'Tenants (level 1 is served first; moved/s over the last 30 s; added latency: wait in staging, staged ÷ moved/s)',
+        'Tenants (level 1 is served first; moved/s over the last 30 s; wait: the longest in staging the last pass measured)',
       rows: snapshot.tenants.map((t) => ({
         tenant: t.tenant,
         level: t.level,
@@ -20,7 +42,9 @@ export function renderView(snapshot: Snapshot, notes: readonly string[]): string
         routed: t.routed,
         staged: t.staged,
         'moved/s': t.movedPerSecond,
-        'added latency (s)': t.stagingWaitSeconds ?? (t.staged > 0 ? 'stalled' : 0),
+        'moved/s trend': state.trends.line(`moved:${t.tenant}`),
+        'wait (s)': t.waitSeconds ?? (t.staged > 0 ? 'not yet' : '–'),
+        'wait trend': state.trends.line(`wait:${t.tenant}`),
         processed: t.processed,
       })),
     },
@@ -46,7 +70,7 @@ export function renderView(snapshot: Snapshot, notes: readonly string[]): string
       })),
     },
   ]);
-  return [header, '', body, '', ...notes].join('\n');
+  return [header, ...stale, '', body, '', ...notes].join('\n');
 }
 
 export const ansi = {

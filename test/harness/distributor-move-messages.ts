@@ -20,3 +20,16 @@ export async function moveMessages(
     if (pair) await closeChannelPair(pair);
   }
 }
+
+/** The moving tests' one move: a 30 s deadline, a 300 ms idle stop, prefetch 100, as `guest`; each can be overridden. */
+export const testMove = (
+  openChannel: OpenChannel,
+  request: Partial<MoveRequest> & Pick<MoveRequest, 'source' | 'target' | 'count'>,
+): Promise<MoveResult> =>
+  moveMessages(openChannel, {
+    prefetch: 100,
+    deadline: Date.now() + 30_000,
+    idleStopMs: 300,
+    publisherUser: 'guest',
+    ...request,
+  });

@@ -248,6 +248,9 @@ describe('serverless package (offline, no AWS credentials)', () => {
         'Rejected',
         'TargetMoved',
         'TargetCapacity',
+        'TargetWaitP50',
+        'TargetWaitP99',
+        'TenantWaitMax',
         'OperationsExecuted',
         'DocumentsDeleted',
         'OperationsDeadLettered',
@@ -260,11 +263,30 @@ describe('serverless package (offline, no AWS credentials)', () => {
 
     it('a Contributor Insights rule ranks tenants from the router log group, not one metric per tenant', () => {
       const rules = ofType(dev, 'AWS::CloudWatch::InsightRule');
-      expect(rules).toHaveLength(1);
-      const rule = JSON.parse(rules[0]![1].Properties.RuleBody);
+      expect(rules.map(([id]) => id).sort()).toEqual([
+        'DocumentsByTenantInsightRule',
+        'StagingWaitsByTenantInsightRule',
+      ]);
+      const rule = JSON.parse(dev.Resources.DocumentsByTenantInsightRule!.Properties.RuleBody);
       expect(rule.LogGroupNames).toEqual([dev.Resources.RouterLogGroup!.Properties.LogGroupName]);
       expect(rule.Contribution.Keys).toEqual(['$.tenant']);
-      expect(rules[0]![1].Properties.RuleState).toBe('ENABLED');
+      for (const [, r] of rules) expect(r.Properties.RuleState).toBe('ENABLED');
+    });
+
+    it("a second rule ranks staging queues by wait from the distributor's 'Staging wait' lines (issue 25, item 3)", () => {
+      const rule = JSON.parse(dev.Resources.StagingWaitsByTenantInsightRule!.Properties.RuleBody);
+      expect(rule.LogGroupNames).toEqual([dev.Resources.DistributorLogGroup!.Properties.LogGroupName]);
+      // The field names lib/distributor/service.ts logs (test/unit/distributor/report.test.ts reads them back).
+      expect(rule.Contribution).toMatchObject({ Keys: ['$.stagingQueue'], ValueOf: '$.waitMs' });
+      expect(rule.Contribution.Filters).toContainEqual({ Match: '$.message', In: ['Staging wait'] });
+    });
+
+    it('the staging-wait alarm fires on one staging queue over DISTRIBUTOR_WAIT_ALARM_SECONDS, which the param sets', () => {
+      const props = firesAboveZero('DistributorStagingWaitAlarm', 'Fairway/dev', 'StagingWaitsOverBound', 'Sum');
+      expect(props.Dimensions).toEqual([{ Name: 'service', Value: 'fairway' }]);
+      const env = dev.Resources.DistributorLambdaFunction!.Properties.Environment.Variables;
+      expect(env.DISTRIBUTOR_WAIT_ALARM_SECONDS).toBe('60');
+      expect(props.AlarmDescription).toContain('(60 s)');
     });
   });
   describe("stages apart: one stage never reads, names or alarms on another stage's metrics", () => {

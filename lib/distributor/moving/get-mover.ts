@@ -2,6 +2,7 @@ import type { GetMessage } from 'amqplib';
 import { BrokerError, BrokerTimeoutError, errorText } from '../../errors';
 import { channelAnswer } from '../../rabbitmq/answer-within';
 import type { ConfirmOutcome } from '../../rabbitmq/confirms';
+import { waitOf } from '../waits';
 import type { ChannelPair } from './channel-pair';
 import {
   DRAIN_TIMEOUT_MS,
@@ -13,6 +14,7 @@ import {
   type StopReason,
   stopOnRefusal,
   takeBytes,
+  withWaits,
 } from './move-request';
 import { mustPark, publishMoved } from './publish-moved';
 
@@ -35,6 +37,8 @@ export async function moveByGet(pair: ChannelPair, request: MoveRequest, now: ()
   let moved = 0;
   let requeued = 0;
   let parked = 0;
+  /** The waits in staging of the messages moved, measured when each was taken. */
+  const waitsMs: number[] = [];
   let consumerClosed = false;
   const onConsumerClose = () => {
     consumerClosed = true;
@@ -43,7 +47,7 @@ export async function moveByGet(pair: ChannelPair, request: MoveRequest, now: ()
   const ended = (stopReason: StopReason, reusable: boolean, extra: Partial<MoveResult> = {}): Moved => {
     consumer.off('close', onConsumerClose);
     const clean = reusable && !consumerClosed && !confirms.closed;
-    return { result: { moved, requeued, parked, stopReason, ...extra }, reusable: clean };
+    return { result: withWaits({ moved, requeued, parked, stopReason, ...extra }, waitsMs, request), reusable: clean };
   };
 
   while (moved + requeued + parked < request.count) {
@@ -61,6 +65,7 @@ export async function moveByGet(pair: ChannelPair, request: MoveRequest, now: ()
       return ended(stop, false, { error: errorText(error) });
     }
     if (message === false) return ended('source-drained', true);
+    const waitMs = waitOf(message.properties.headers, now());
     if (!takeBytes(request.byteBudget, message.content.length)) {
       try {
         consumer.nack(message, false, true);
@@ -81,7 +86,10 @@ export async function moveByGet(pair: ChannelPair, request: MoveRequest, now: ()
       }
       consumer.ack(message);
       if (mustPark(message, request)) parked++;
-      else moved++;
+      else {
+        moved++;
+        if (waitMs !== undefined) waitsMs.push(waitMs);
+      }
     } catch {
       // The consumer closed: the broker puts the unacked message back itself.
       return ended('channel-closed', false);

@@ -1,5 +1,6 @@
 import { errorText } from '../../errors';
 import type { UnconfirmedReason } from '../../rabbitmq/confirms';
+import { type WaitFigures, waitFigures } from '../waits';
 
 /** One staging queue's move, as the pass asks a mover for it. */
 export interface MoveRequest {
@@ -17,6 +18,8 @@ export interface MoveRequest {
   publisherUser: string;
   /** With a target byte limit: the body bytes its movers may still publish, shared by them all. */
   byteBudget?: ByteBudget;
+  /** The target's measured waits (ms) this pass, shared by its movers: each adds those of the messages it moved. */
+  waitsMs?: number[];
 }
 
 /** What is left of a target's byte room (`max-length-bytes`) this pass; movers take from it before each publish. */
@@ -62,6 +65,8 @@ export interface MoveResult {
    */
   unconfirmed?: number;
   error?: string;
+  /** The wait in staging of the moved messages that carried the router's stamp (lib/queues/staged-at.ts). */
+  wait?: WaitFigures;
 }
 
 /** A move and whether it left its channel pair clean for the next move (see moveOn). */
@@ -94,4 +99,13 @@ export function stopOnRefusal(reason: UnconfirmedReason): StopReason {
   if (reason === 'closed') return 'channel-closed';
   if (reason === 'timeout') return 'deadline';
   return 'target-rejected';
+}
+
+/** A move's result with the waits of the messages it moved, which also go to the target's (`request.waitsMs`). */
+export function withWaits(result: MoveResult, waitsMs: readonly number[], request: MoveRequest): MoveResult {
+  const wait = waitFigures(waitsMs);
+  if (wait === undefined) return result;
+  // One by one: a share can be larger than a spread's argument limit.
+  if (request.waitsMs) for (const ms of waitsMs) request.waitsMs.push(ms);
+  return { ...result, wait };
 }

@@ -1,5 +1,6 @@
 import type { ConfirmChannel, Message, MessageProperties, Options } from 'amqplib';
 import { parkingQueueName } from '../../queues/parking-names';
+import { takeStagedAt } from '../../queues/staged-at';
 import { channelAnswer } from '../../rabbitmq/answer-within';
 import { brokerError } from '../../rabbitmq/broker-error';
 import type { ConfirmOutcome } from '../../rabbitmq/confirms';
@@ -68,7 +69,7 @@ function parkedOptions(p: MessageProperties, source: string): Options.Publish {
   return {
     ...options,
     headers: {
-      ...p.headers,
+      ...options.headers,
       [parkedHeaders.from]: source,
       [parkedHeaders.userId]: userId,
       [parkedHeaders.reason]: "user-id is not the distributor's RabbitMQ user; the broker would refuse it",
@@ -76,13 +77,13 @@ function parkedOptions(p: MessageProperties, source: string): Options.Publish {
   };
 }
 
-/** Every property the staging copy carries, for the target copy. */
+/** Every property the staging copy carries, for the target copy; the router's staged-at stamp is taken off. */
 export function publishOptions(p: MessageProperties): Options.Publish {
   return {
     mandatory: true,
     contentType: p.contentType,
     contentEncoding: p.contentEncoding,
-    headers: p.headers,
+    headers: takeStagedAt(p.headers).headers,
     deliveryMode: p.deliveryMode,
     priority: p.priority,
     correlationId: p.correlationId,

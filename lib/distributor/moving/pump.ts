@@ -3,6 +3,7 @@ import type { ConsumeMessage } from 'amqplib';
 import { BrokerTimeoutError, errorText } from '../../errors';
 import { channelAnswer } from '../../rabbitmq/answer-within';
 import type { ConfirmOutcome } from '../../rabbitmq/confirms';
+import { waitOf } from '../waits';
 import { ackLedger } from './ack-ledger';
 import type { ChannelPair } from './channel-pair';
 import {
@@ -17,6 +18,7 @@ import {
   type StopReason,
   stopOnRefusal,
   takeBytes,
+  withWaits,
 } from './move-request';
 import { mustPark, publishMoved } from './publish-moved';
 
@@ -36,6 +38,8 @@ export async function pump(pair: ChannelPair, request: MoveRequest, now: () => n
   let requeued = 0;
   let parked = 0;
   let unconfirmed = 0;
+  /** The waits in staging of the messages moved, measured when each was delivered. */
+  const waitsMs: number[] = [];
   /** Publishes whose outcome has not come (a parked one may still wait for its queue's declare). */
   let awaiting = 0;
   let lastDelivery = now();
@@ -98,12 +102,15 @@ export async function pump(pair: ChannelPair, request: MoveRequest, now: () => n
   const onConsumerClose = () => stop('channel-closed');
   consumer.on('close', onConsumerClose);
 
-  const outcomeOf = (message: ConsumeMessage, park: boolean) => (outcome: ConfirmOutcome) => {
+  const outcomeOf = (message: ConsumeMessage, park: boolean, waitMs?: number) => (outcome: ConfirmOutcome) => {
     awaiting--;
     const tag = message.fields.deliveryTag;
     if (outcome.confirmed) {
       if (park) parked++;
-      else moved++;
+      else {
+        moved++;
+        if (waitMs !== undefined) waitsMs.push(waitMs);
+      }
       if (ended) settle(() => consumer.ack(message));
       else {
         ledger.confirmed(tag, message);
@@ -139,7 +146,8 @@ export async function pump(pair: ChannelPair, request: MoveRequest, now: () => n
     received++;
     lastDelivery = now();
     awaiting++;
-    publishMoved(pair, request, message, outcomeOf(message, mustPark(message, request)));
+    const waitMs = waitOf(message.properties.headers, lastDelivery);
+    publishMoved(pair, request, message, outcomeOf(message, mustPark(message, request), waitMs));
     if (received >= request.count) stop('share-moved');
   };
 
@@ -182,7 +190,7 @@ export async function pump(pair: ChannelPair, request: MoveRequest, now: () => n
   if (unconfirmed > 0) result.unconfirmed = unconfirmed;
   const clean =
     cleanStops.includes(result.stopReason) && unconfirmed === 0 && cancelDone && !cancelFailed && !confirms.closed;
-  return { result, reusable: clean };
+  return { result: withWaits(result, waitsMs, request), reusable: clean };
 }
 
 /** Resolves when `promise` settles or after `ms`, whichever comes first. */

@@ -7,6 +7,7 @@ import {
   parseWeight,
 } from '../../ops/tenant-controls';
 import { isSeen, readSeenTenants } from '../../ops/tenant-seen';
+import { listStagingWaits } from '../../ops/tenant-waits';
 import { listTenants, loadTenantSettings, resetTenant } from '../../ops/tenants';
 import { type Command, type CommandInput, type CommandResult, UsageError } from '../command';
 
@@ -16,7 +17,7 @@ const usage =
   'fairway tenants resume <tenant>[/<workflow>]\n' +
   'fairway tenants weight <tenant>[/<workflow>] <weight>|clear [--force]\n' +
   '  Without a subcommand: the counters and levels (TENANT_TABLE, TENANT_PRIORITY_* as the router reads\n' +
-  '  them) and the run-time controls (DISTRIBUTOR_TABLE).\n' +
+  '  them), the run-time controls and the waits in staging the distributor last measured (DISTRIBUTOR_TABLE).\n' +
   '  --reset deletes the tenant’s counter: its next document starts again at count 0, level 1.\n' +
   '  pause: the next distributor pass moves nothing from the tenant’s (or workflow’s) staging queues;\n' +
   '  their messages stay there. resume undoes it. weight 0–1000 (decimals, 0 = no share) overrides\n' +
@@ -51,12 +52,13 @@ async function list({ options, env }: CommandInput): Promise<CommandResult> {
       };
     }
     const tenants = await listTenants(doc, settings.table, settings.rules);
-    // The controls live in the distributor's table; without DISTRIBUTOR_TABLE the counters still show.
-    const controls = env.DISTRIBUTOR_TABLE
-      ? await listControls(doc, loadControlSettings(env).DISTRIBUTOR_TABLE)
-      : undefined;
+    // The controls and the waits live in the distributor's table; without DISTRIBUTOR_TABLE the counters still show.
+    const distributorTable = env.DISTRIBUTOR_TABLE ? loadControlSettings(env).DISTRIBUTOR_TABLE : undefined;
+    const [controls, waits] = distributorTable
+      ? await Promise.all([listControls(doc, distributorTable), listStagingWaits(doc, distributorTable)])
+      : [];
     return {
-      data: { tenants, ...(controls ? { controls } : {}) },
+      data: { tenants, ...(controls ? { controls } : {}), ...(waits ? { waits } : {}) },
       tables: [
         {
           title: `Tenants (${tenants.length})`,
@@ -69,6 +71,23 @@ async function list({ options, env }: CommandInput): Promise<CommandResult> {
                 title: 'Run-time controls (fairway tenants pause|resume|weight)',
                 rows: controls.map((c) => ({ tenant: c.key, paused: c.paused ?? false, weight: c.weight })),
                 empty: 'none: every tenant flows with its configured weight',
+              },
+            ]
+          : []),
+        ...(waits
+          ? [
+              {
+                title: "Waits in staging (each target's last pass that moved from staging; its 25 longest)",
+                rows: waits.map((w) => ({
+                  tenant: w.tenant,
+                  workflow: w.workflow,
+                  target: w.target,
+                  'wait (s)': w.waitSeconds,
+                  'p50 (s)': w.p50Seconds,
+                  measured: w.measured,
+                  'measured at': w.measuredAt,
+                })),
+                empty: 'none measured yet (messages routed before the staged-at stamp have no wait)',
               },
             ]
           : []),

@@ -4,6 +4,7 @@ import { promisify } from 'node:util';
 import { type ChannelModel, connect } from 'amqplib';
 import { z } from 'zod';
 import { createCleanupEngine } from '../../../lib/cleanup/engine/engine';
+import { DynamoWaitStore } from '../../../lib/distributor/stores/wait-store';
 import { DynamoTenantCounterStore } from '../../../lib/priority/counter-store';
 import { defaultRules } from '../../../lib/priority/rules';
 import { runCli } from '../../../local/cli/cli';
@@ -69,6 +70,28 @@ describe('operator CLI against dynalite and RabbitMQ', () => {
       expect(code).toBe(0);
       expect(stdout).toMatch(/^tenant\s+count\s+level\s+lastUpdate\s+resetDue$/m);
       expect(stdout).toMatch(/^quiet\s+0\s+1\s/m);
+    });
+
+    it('shows the waits in staging the distributor last measured, the longest first (issue 25, item 3)', async () => {
+      expect((await fairwayJson<{ waits: unknown[] }>(env, 'tenants')).waits).toEqual([]);
+      expect((await fairway(env, 'tenants')).stdout).toContain('none measured yet');
+      const at = Date.UTC(2026, 0, 1);
+      await new DynamoWaitStore(dynamo.doc, 'DistributorStateTable').record({
+        target: 'scan',
+        at,
+        queues: [
+          { queue: 'scan»/slow/ocr', maxMs: 42_000, p50Ms: 30_000, measured: 5 },
+          { queue: 'scan»/quick', maxMs: 300, p50Ms: 100, measured: 2 },
+        ],
+      });
+      const { waits } = await fairwayJson<{ waits: any[] }>(env, 'tenants');
+      expect(waits.map((w) => [w.tenant, w.workflow, w.target, w.waitSeconds, w.measured])).toEqual([
+        ['slow', 'ocr', 'scan', 42, 5],
+        ['quick', undefined, 'scan', 0.3, 2],
+      ]);
+      const { stdout } = await fairway(env, 'tenants');
+      expect(stdout).toMatch(/^tenant\s+workflow\s+target\s+wait \(s\)\s+p50 \(s\)\s+measured\s+measured at$/m);
+      expect(stdout).toMatch(/^slow\s+ocr\s+scan\s+42\s+30\s+5\s+2026-01-01T00:00:00.000Z$/m);
     });
   });
 

@@ -64,12 +64,12 @@ describe('npm start --headless (bounded run of the whole local stack)', () => {
     expect(final.distributor!.errors).toBe(0);
   });
 
-  it('runs passes on demand between the scheduled ones, and shows each tenant the latency it adds', () => {
+  it('runs passes on demand between the scheduled ones, and shows the wait in staging the distributor measured', () => {
     expect(final.passesOnDemand).toBeGreaterThan(0);
-    for (const t of final.tenants) {
-      if (t.staged === 0) expect(t.stagingWaitSeconds).toBe(0);
-      else if (t.stagingWaitSeconds !== undefined) expect(t.stagingWaitSeconds).toBeGreaterThan(0);
-    }
+    // Measured from the router's stamp when a pass moved them: a tenant moved in the last 30 s has one.
+    const measured = final.tenants.filter((t) => t.waitSeconds !== undefined);
+    expect(measured.length).toBeGreaterThan(0);
+    for (const t of measured) expect(t.waitSeconds).toBeGreaterThanOrEqual(0);
   });
 
   it('drains every cleanup stack with no dead letters, and the eligible demo documents are gone', () => {

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { STAGED_AT_HEADER } from '../../../lib/queues/staged-at';
 import { createRouterService } from '../../../lib/routing/service';
 import { lambdaHandler } from '../../../lib/runtime/lambda';
 import { createObservability } from '../../../lib/runtime/observability';
@@ -113,6 +114,7 @@ describe('router, end to end through the handler (real RabbitMQ, dynalite)', () 
       type: 'DocumentWorkerTask',
       appId: 'worker-x',
     };
+    const before = Date.now();
     const result = await invoke([
       sqsRecord({
         target: 'worker-in',
@@ -128,6 +130,11 @@ describe('router, end to end through the handler (real RabbitMQ, dynalite)', () 
     expect(staged).toHaveLength(1);
     expect(staged[0]!.content.toString()).toBe('{"doc":1}');
     expect(staged[0]!.properties).toMatchObject({ ...properties, priority: 9 });
+    // The staged copy also says when it was staged, for the distributor to measure its wait (and take off).
+    const { [STAGED_AT_HEADER]: stagedAt, ...routedHeaders } = staged[0]!.properties.headers!;
+    expect(routedHeaders).toEqual(properties.headers);
+    expect(stagedAt).toBeGreaterThanOrEqual(before);
+    expect(stagedAt).toBeLessThanOrEqual(Date.now());
     expect((await drain('worker-in»/t2')).map((m) => m.content.toString())).toEqual(['second']);
     expect(await drain('worker-in')).toEqual([]);
 
@@ -237,6 +244,9 @@ describe('router, end to end through the handler (real RabbitMQ, dynalite)', () 
     const [direct] = await drain('worker-in');
     expect(direct!.content.toString()).toBe('n');
     expect(direct!.properties.priority).toBe(9);
+    // Straight to its target: no staging, no stamp for the worker to see.
+    expect(staged!.properties.headers).toHaveProperty(STAGED_AT_HEADER);
+    expect(direct!.properties.headers).not.toHaveProperty(STAGED_AT_HEADER);
     // No counter was checked: DynamoDB refuses an empty key, so a check would have failed the records.
     expect(bed.recorded.tenants).toEqual([]);
     expect(bed.recorded.tenantless).toEqual([{ documents: 2, destinations: { 'worker-in»/wf': 1, 'worker-in': 1 } }]);

@@ -24,6 +24,7 @@ describe('createDistributor: targets it cannot lease', () => {
       rotationConflict: jest.fn(),
       movesCutShort: jest.fn(),
       leaseNotReleased: jest.fn(),
+      waitsNotRecorded: jest.fn(),
       noTimeToMove: jest.fn(),
       requestDelayClamped: jest.fn(),
       controlsUnreadable: jest.fn(),

@@ -1,5 +1,4 @@
-import type { MoveRequest } from '../../../../lib/distributor/moving/move-request';
-import { moveMessages } from '../../../harness/distributor-move-messages';
+import { testMove } from '../../../harness/distributor-move-messages';
 import { type DistributorFixture, distributorFixture, tally } from '../fixture';
 
 describe('moveMessages (real RabbitMQ)', () => {
@@ -9,14 +8,7 @@ describe('moveMessages (real RabbitMQ)', () => {
   });
   afterAll(() => f?.close());
 
-  const move = (request: Partial<MoveRequest> & Pick<MoveRequest, 'source' | 'target' | 'count'>) =>
-    moveMessages(() => f.session.openConfirmChannel(), {
-      prefetch: 100,
-      deadline: Date.now() + 30_000,
-      idleStopMs: 300,
-      publisherUser: 'guest',
-      ...request,
-    });
+  const move = (request: Parameters<typeof testMove>[1]) => testMove(() => f.session.openConfirmChannel(), request);
 
   it('stops at the share and leaves the rest in staging', async () => {
     await f.declare('share');
