@@ -81,6 +81,7 @@ describe('renderView', () => {
     ],
     passesOnDemand: 0,
     jobs: [],
+    staging: { stagingQueues: 1, reaped: 0, byTarget: [] },
     registry: { documents: 0, eligible: 0, repositoryPending: 0, deletedBy: {} } as unknown as Snapshot['registry'],
   });
 
