@@ -72,6 +72,8 @@ export interface SnapshotSources {
 export interface RecentPass {
   at: number;
   summary: PassSummary;
+  /** The pass ran in an execution started on demand (not the schedule's). */
+  onDemand: boolean;
 }
 
 /** Little's law: the mean wait in staging is what is staged over the rate it leaves. Pure. */
@@ -136,7 +138,7 @@ export async function takeSnapshot(s: SnapshotSources): Promise<Snapshot> {
       };
     }),
     ...(distributor ? { distributor: { ...distributor, lastResult: undefined } } : {}),
-    passesOnDemand: s.recentPasses.filter((pass) => pass.summary.request !== undefined).length,
+    passesOnDemand: s.recentPasses.filter((pass) => pass.onDemand).length,
     jobs: stacks.map(({ job, stack, dead }) => {
       const schedule = s.schedules.get(functionOfJob[job] ?? job);
       return {

@@ -23,6 +23,12 @@ describe('serverless package refuses a stage that would deploy badly', () => {
     expect(message).toContain('router: its SQS event source may run 12 at once, above its reserved concurrency 10');
   }, 60_000);
 
+  it('a distributor reserved fewer containers than its executions and the schedule need', () => {
+    expect(refusal({ distributorReservedConcurrency: '2' })).toContain(
+      'distributor: its reserved concurrency 2 is below DISTRIBUTOR_MAX_EXECUTIONS + 1 (3)',
+    );
+  }, 60_000);
+
   it('a broker function without a reserved concurrency', () => {
     expect(refusal({ distributorReservedConcurrency: '0' })).toContain(
       'distributor: holds a broker connection per container, so it needs a reserved concurrency',
