@@ -66,8 +66,7 @@ export async function runExecution(deps: ExecutionDeps, remainingMs: number): Pr
       const due = dueTargets(state, at, elsewhere);
       if (due.length > 0) {
         if (session.deadline - at < MIN_ROUND_MS) return ended(await handOff());
-        elsewhere = await round(due, state);
-        state = await board.read();
+        [state, elsewhere] = await round(due, state);
         continue;
       }
       const next = nextDueAt(state, at, elsewhere);
@@ -100,11 +99,12 @@ export async function runExecution(deps: ExecutionDeps, remainingMs: number): Pr
     if (!left) await board.handOff(slot).catch((error: unknown) => report.boardFailed('free its slot', error));
   }
 
-  /** One pass over the due targets; writes what it served; answers the targets leased elsewhere. */
-  async function round(due: readonly string[], seen: Board): Promise<Set<string>> {
+  /** One pass over the due targets; writes what it served; answers the board then and the targets leased elsewhere. */
+  async function round(due: readonly string[], seen: Board): Promise<[Board, Set<string>]> {
     const at = now();
     const requests = new Map(due.map((t) => [t, seen.targets.get(t)?.req]));
-    const pass = await session.pass({ targets: due, version: seen.version, requests });
+    const served = new Map(due.map((t) => [t, seen.targets.get(t)?.served]));
+    const pass = await session.pass({ targets: due, version: seen.version, requests, served });
     summary.rounds++;
     summary.targetPasses += pass.targets.length;
     summary.summaries.push(pass);
@@ -112,14 +112,13 @@ export async function runExecution(deps: ExecutionDeps, remainingMs: number): Pr
     const byTarget = new Map(pass.targets.map((t) => [t.target, t]));
     const leasedElsewhere = new Set(pass.targets.filter((t) => t.outcome === 'leased-elsewhere').map((t) => t.target));
     // A target with no staging queue recorded has nothing to do: served, with no due time.
-    const served: Served[] = due
+    const written: Served[] = due
       .filter((t) => !leasedElsewhere.has(t))
       .map((target) => {
         const dueInMs = byTarget.get(target)?.dueInMs;
         return { target, served: seen.version, ...(dueInMs === undefined ? {} : { due: at + dueInMs }) };
       });
-    await board.writeServed(served);
-    return leasedElsewhere;
+    return [await board.writeServed(written), leasedElsewhere];
   }
 
   /** Near the time limit with work due: leases back, slot freed, a successor started. */

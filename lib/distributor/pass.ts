@@ -30,6 +30,8 @@ export interface PassOver {
   version: number;
   /** Each target's latest request version on that board (a staging-queue cache older than it is read again). */
   requests?: ReadonlyMap<string, number | undefined>;
+  /** Each target's `served` version on that board: the container's last pass is its previous only if it wrote it. */
+  served?: ReadonlyMap<string, number | undefined>;
 }
 
 /** An execution's passes: leases are taken on first use and held until `close`. */
@@ -62,8 +64,9 @@ export function createDistributor(deps: DistributorDeps): Distributor {
   const configuredWeight = weightOf(settings.weights);
   // Learned over the container's passes: a pass moves only what fits before its deadline.
   const distributeTarget = targetPass(deps, moveCostModel(settings.moveConcurrency));
-  // Per target, what the container's last pass left: the next one measures the drain from it.
-  const lastEnds = new Map<string, { at: number; left: number; delayMs?: number }>();
+  // Per target, what the container's last pass left (and the board version it served at): the
+  // next one measures the drain from it, unless another execution served the target in between.
+  const lastEnds = new Map<string, { at: number; left?: number; version: number; delayMs?: number }>();
   // The controls of the last pass that could read them: an unreadable item never stops distribution.
   let lastControls: TenantControls = {};
   const readControls = () =>
@@ -80,7 +83,7 @@ export function createDistributor(deps: DistributorDeps): Distributor {
     const none: QueuePolicies = { policies: [], operatorPolicies: [] };
     if (over && deps.staging) {
       if (over.targets.length === 0) return { groups: [], policies: none };
-      const policies = await deps.listPolicies();
+      const policies = await deps.staging.policies(deps.listPolicies);
       const limit = concurrencyLimit(settings.targetConcurrency);
       const found = await Promise.all(
         over.targets.map((t) => limit(() => deps.staging!.groupOf(t, policies, over.version, over.requests?.get(t)))),
@@ -96,18 +99,22 @@ export function createDistributor(deps: DistributorDeps): Distributor {
   }
 
   /** When each target's next pass is due, from the room it left and the drain since the last pass. */
-  function scheduleNext(target: TargetSummary, at: number): void {
+  function scheduleNext(target: TargetSummary, at: number, over: PassOver | undefined): void {
     const last = lastEnds.get(target.target);
+    const previous = last && last.version === (over?.served?.get(target.target) ?? -1) ? last : undefined;
     const drainPerMs =
-      last && target.depth !== undefined && at > last.at ? (last.left - target.depth) / (at - last.at) : undefined;
+      previous?.left !== undefined && target.depth !== undefined && at > previous.at
+        ? (previous.left - target.depth) / (at - previous.at)
+        : undefined;
     const dueInMs = followUpDelay(
       { ...target, staged: target.staged ?? 0, drainPerMs, previousDelayMs: last?.delayMs },
       settings,
     );
     if (dueInMs !== undefined) target.dueInMs = dueInMs;
-    if (target.depth !== undefined)
-      lastEnds.set(target.target, { at, left: target.depth + target.moved, delayMs: dueInMs });
-    else if (last) last.delayMs = dueInMs;
+    const version = over?.version ?? -1;
+    // A pass that read no depth leaves no drain to measure from.
+    const left = target.depth === undefined ? {} : { left: target.depth + target.moved };
+    lastEnds.set(target.target, { at, ...left, version, delayMs: dueInMs });
   }
 
   function session(remainingMs: number): DistributorSession {
@@ -137,7 +144,7 @@ export function createDistributor(deps: DistributorDeps): Distributor {
         const targets = await Promise.all(groups.map((group) => limit(() => distributeTarget(group, pass)))).finally(
           () => slots.close(),
         );
-        for (const target of targets) if (target.outcome !== 'leased-elsewhere') scheduleNext(target, at);
+        for (const target of targets) if (target.outcome !== 'leased-elsewhere') scheduleNext(target, at, over);
         const summary: PassSummary = {
           owner,
           planner: settings.planner,

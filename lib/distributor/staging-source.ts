@@ -5,8 +5,8 @@ import type { TargetGroup } from './planning/discovery';
 
 /**
  * Where a pass over named targets finds their staging queues and their own shape, without listing
- * the vhost (docs/distributor.md "Discovery"): the staging-queue registry, and the management API's
- * single-queue GET of the target, both cached per container.
+ * the vhost (docs/distributor.md "Discovery"): the staging-queue registry, the management API's
+ * single-queue GET of the target and its policies, all cached per container.
  */
 export interface StagingSourceDeps {
   registry: Pick<StagingRegistry, 'queuesOf'>;
@@ -21,6 +21,7 @@ export interface StagingSourceDeps {
 export function stagingSource({ registry, getQueue, cacheMs, now = Date.now }: StagingSourceDeps) {
   const queues = new Map<string, { names: string[]; until: number; version: number }>();
   const shapes = new Map<string, { info: QueueInfo; until: number }>();
+  let policies: { read: QueuePolicies; until: number } | undefined;
 
   /**
    * The target's staging queues. A cached read stands only if it was taken at a board version at
@@ -52,6 +53,13 @@ export function stagingSource({ registry, getQueue, cacheMs, now = Date.now }: S
   }
 
   return {
+    /** The vhost's policies, listed once per cache period (definitions an operator rarely changes). */
+    async policies(list: () => Promise<QueuePolicies>): Promise<QueuePolicies> {
+      if (policies && policies.until > now()) return policies.read;
+      const read = await list();
+      policies = { read, until: now() + cacheMs };
+      return read;
+    },
     /** The target's group for a pass, or undefined when the registry names no staging queue for it. */
     async groupOf(
       target: string,

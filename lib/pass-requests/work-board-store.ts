@@ -1,12 +1,10 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { isConditionFailure } from '../aws/dynamo';
 import { type DocumentPort, retryingThrottled } from '../aws/dynamo-faults';
-import { type Board, liveSlots, MAX_SLOTS, parseBoard, type Served, WORK_BOARD_KEY } from './work-board';
+import { type Board, MAX_SLOTS, parseBoard, type Served, WORK_BOARD_KEY } from './work-board';
 
 /** Targets per request or round write: an update expression is at most 4 KB. */
 const TARGETS_PER_WRITE = 40;
-/** Tries of a slot claim that lost a race to another claim. */
-const CLAIM_TRIES = 4;
 
 /** How an execution that leaves may rely on the others (see `leave`). */
 export type LeaveRule = 'version-or-others' | 'others-only';
@@ -88,17 +86,15 @@ export class DynamoWorkBoard {
 
   /**
    * Claims a free slot among `maxExecutions` until `until` (clearing `starting`: the start it
-   * stood for has come). Answers the slot and the board, or undefined when every slot is held.
+   * stood for has come), trying them in turn without a read first (the usual case, none held, is
+   * one request). Answers the slot and the board, or undefined when every slot is held.
    */
   async claimSlot(
     maxExecutions: number,
     now: number,
     until: number,
   ): Promise<{ slot: number; board: Board } | undefined> {
-    for (let attempt = 0; attempt < CLAIM_TRIES; attempt++) {
-      const live = new Set(liveSlots(await this.read(), now));
-      const slot = Array.from({ length: maxExecutions }, (_, i) => i).find((i) => !live.has(i));
-      if (slot === undefined) return undefined;
+    for (let slot = 0; slot < maxExecutions; slot++) {
       const board = await this.conditionalBoard({
         UpdateExpression: 'SET #e = :until REMOVE starting',
         ConditionExpression: 'attribute_not_exists(#e) OR #e <= :now',
@@ -110,8 +106,13 @@ export class DynamoWorkBoard {
     return undefined;
   }
 
-  /** Writes a round's `served` and `due` per target (one update for up to TARGETS_PER_WRITE targets). */
-  async writeServed(served: readonly Served[]): Promise<void> {
+  /**
+   * Writes a round's `served` and `due` per target (one update for up to TARGETS_PER_WRITE targets),
+   * and answers the board after it (the next round reads no more).
+   */
+  async writeServed(served: readonly Served[]): Promise<Board> {
+    if (served.length === 0) return this.read();
+    let board = parseBoard(undefined);
     for (let i = 0; i < served.length; i += TARGETS_PER_WRITE) {
       const names: Record<string, string> = {};
       const values: Record<string, number> = {};
@@ -128,16 +129,19 @@ export class DynamoWorkBoard {
           sets.push(`#d${j} = :d${j}`);
         }
       });
-      await this.doc.send(
+      const { Attributes } = await this.doc.send(
         new UpdateCommand({
           TableName: this.table,
           Key: { pk: WORK_BOARD_KEY },
           UpdateExpression: `SET ${sets.join(', ')}${removes.length > 0 ? ` REMOVE ${removes.join(', ')}` : ''}`,
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
+          ReturnValues: 'ALL_NEW',
         }),
       );
+      board = parseBoard(Attributes);
     }
+    return board;
   }
 
   /**
