@@ -22,6 +22,8 @@ function world(options: { remainingMs?: number; maxExecutions?: number; waitBoun
   /** What each target's pass reports: its outcome and when it is due next. */
   const outcomes = new Map<string, Partial<TargetSummary>>();
   const passes: PassOver[] = [];
+  /** Changes each pass's report, by its round (1, 2, …). */
+  let script: ((round: number, summary: PassSummary) => void) | undefined;
   const started: unknown[] = [];
   const request = (targets: string[]) => {
     board.version++;
@@ -88,7 +90,9 @@ function world(options: { remainingMs?: number; maxExecutions?: number; waitBoun
               ...outcomes.get(target),
             }),
           );
-          return { targets, moved: targets.length } as unknown as PassSummary;
+          const summary = { targets, moved: targets.length } as unknown as PassSummary;
+          script?.(passes.length, summary);
+          return summary;
         },
         close: async () => undefined,
       }),
@@ -118,6 +122,9 @@ function world(options: { remainingMs?: number; maxExecutions?: number; waitBoun
     started,
     now: () => clock,
     holdSlot: (slot: number, until: number) => board.slots.set(slot, until),
+    script: (change: typeof script) => {
+      script = change;
+    },
     onLeave: (hook: () => void) => {
       beforeLeave = hook;
     },
@@ -151,26 +158,14 @@ describe('runExecution: one execution over the work board', () => {
   it('waits for a target due within the bound, reading the board meanwhile, and ends when nothing is left', async () => {
     const w = world();
     w.request(['t']);
-    w.outcomes.set('t', { dueInMs: 1_000 });
-    let round = 0;
-    w.deps.distributor = {
-      session: (ms) => {
-        const inner = world().deps.distributor.session(ms);
-        return {
-          ...inner,
-          deadline: w.now() + 50_000,
-          async pass(over) {
-            const summary = await inner.pass(over);
-            // Due again after the first two passes; the third leaves nothing.
-            summary.targets[0]!.dueInMs = ++round < 3 ? 1_000 : undefined;
-            return summary;
-          },
-        };
-      },
-    };
+    // Due again after the first two passes; the third leaves nothing.
+    w.script((round, summary) => {
+      summary.targets[0]!.dueInMs = round < 3 ? 1_000 : undefined;
+    });
     const summary = await w.run();
     expect(summary.rounds).toBe(3);
-    expect(summary.waitedMs).toBe(2_000);
+    // Due 1 s after each pass began; each took 100 ms.
+    expect(summary.waitedMs).toBe(1_800);
     expect(summary.ending).toBe('idle');
   });
 
@@ -217,21 +212,9 @@ describe('runExecution: one execution over the work board', () => {
   it('a target leased by an execution that is gone is taken again once its lease lapses', async () => {
     const w = world();
     w.request(['orphan']);
-    let tries = 0;
-    w.deps.distributor = {
-      session: (ms) => {
-        const inner = world().deps.distributor.session(ms);
-        return {
-          ...inner,
-          deadline: w.now() + 50_000,
-          async pass(over) {
-            const summary = await inner.pass(over);
-            if (++tries === 1) summary.targets[0]!.outcome = 'leased-elsewhere';
-            return summary;
-          },
-        };
-      },
-    };
+    w.script((round, summary) => {
+      if (round === 1) summary.targets[0]!.outcome = 'leased-elsewhere';
+    });
     const summary = await w.run();
     expect(summary.rounds).toBe(2);
     expect(w.board().targets.get('orphan')?.served).toBe(1);
