@@ -40,6 +40,7 @@ export async function runExecution(deps: ExecutionDeps, remainingMs: number): Pr
     rounds: 0,
     targetPasses: 0,
     moved: 0,
+    parked: 0,
     summaries: [],
     durationMs: 0,
     ending: 'idle',
@@ -109,6 +110,7 @@ export async function runExecution(deps: ExecutionDeps, remainingMs: number): Pr
     summary.targetPasses += pass.targets.length;
     summary.summaries.push(pass);
     summary.moved += pass.moved;
+    summary.parked += pass.parked;
     const byTarget = new Map(pass.targets.map((t) => [t.target, t]));
     const leasedElsewhere = new Set(pass.targets.filter((t) => t.outcome === 'leased-elsewhere').map((t) => t.target));
     // A target with no staging queue recorded has nothing to do: served, with no due time.

@@ -44,9 +44,10 @@ export interface ExecutionSummary {
   /** The slot it held; undefined when every slot was held and it ended at once. */
   slot?: number;
   rounds: number;
-  /** Target passes over its rounds, and the messages they moved. */
+  /** Target passes over its rounds, the messages they moved and parked. */
   targetPasses: number;
   moved: number;
+  parked: number;
   /** Each round's pass (the log line of the execution leaves them out: each pass logs its own). */
   summaries: PassSummary[];
   durationMs: number;
