@@ -27,8 +27,8 @@ export interface TargetEnd {
  * In how many ms a target's next pass is due, or undefined when nothing is left staged. Pure.
  * Driven by room: from the depth the pass left and the measured drain rate, when the free room
  * will again pass the refill threshold (the smallest refill worth a pass). Without a drain rate,
- * after moving: the base delay; nothing moved (target full and not draining, or the pass failed):
- * twice the last delay, up to the maximum, so a target whose workers stopped costs a pass every
+ * after moving: the base delay; nothing moved (target full and not draining, the pass failed, or
+ * the target refused what it had room for): twice the last delay, up to the maximum, so a target whose workers stopped costs a pass every
  * maximum delay, not a busy loop. A missing target or one another execution serves gets none.
  */
 export function followUpDelay(end: TargetEnd, settings: FollowUpSettings): number | undefined {
@@ -38,7 +38,9 @@ export function followUpDelay(end: TargetEnd, settings: FollowUpSettings): numbe
   const base = settings.followUpDelayMs;
   const max = settings.followUpMaxDelayMs;
   const draining = end.drainPerMs !== undefined && end.drainPerMs > 0;
-  if (end.outcome !== 'failed' && draining && end.depth !== undefined && end.maxLength !== undefined) {
+  // A pass that moved nothing into a target with room (refused, cut short) backs off instead.
+  const roomDecides = end.outcome !== 'failed' && (end.moved > 0 || end.outcome === 'below-threshold');
+  if (roomDecides && draining && end.depth !== undefined && end.maxLength !== undefined) {
     const refillDepth = end.maxLength * (1 - settings.refillThresholdPercent / 100);
     const untilRefill = (end.depth + end.moved - refillDepth) / end.drainPerMs!;
     return Math.min(max, Math.max(0, Math.ceil(untilRefill)));

@@ -24,6 +24,11 @@ describe('followUpDelay: when a target is due again', () => {
       { outcome: 'below-threshold', staged: 9, depth: 1_000, maxLength: 1_000, drainPerMs: 0.001 },
       20_000,
     ],
+    [
+      'room but nothing moved (the target refused it): backing off, not at once',
+      { staged: 900, moved: 0, depth: 100, maxLength: 1_000, drainPerMs: 0.2, previousDelayMs: 1_000 },
+      2_000,
+    ],
     ['target full, not draining, first time: the base delay', { outcome: 'below-threshold', staged: 900 }, 1_000],
     [
       'target full, not draining, again: twice the last',
