@@ -14,6 +14,8 @@ export interface TargetEnd {
   /** Messages the pass measured in the target's staging queues. */
   staged: number;
   moved: number;
+  /** Set aside in the parking queue: gone from staging, not in the target. */
+  parked?: number;
   /** The target's ready depth before moving, and its max length, when the pass read them. */
   depth?: number;
   maxLength?: number;
@@ -33,7 +35,7 @@ export interface TargetEnd {
  */
 export function followUpDelay(end: TargetEnd, settings: FollowUpSettings): number | undefined {
   if (end.outcome === 'leased-elsewhere' || end.outcome === 'target-missing') return undefined;
-  const left = end.staged - end.moved;
+  const left = end.staged - end.moved - (end.parked ?? 0);
   if (end.outcome !== 'failed' && left <= 0) return undefined;
   const base = settings.followUpDelayMs;
   const max = settings.followUpMaxDelayMs;

@@ -6,6 +6,7 @@ const end = (over: Partial<TargetEnd>): TargetEnd => ({ outcome: 'distributed', 
 describe('followUpDelay: when a target is due again', () => {
   it.each<[string, Partial<TargetEnd>, number | undefined]>([
     ['staging emptied: no due time', { staged: 5, moved: 5 }, undefined],
+    ['staging emptied, one message parked: no due time', { staged: 5, moved: 4, parked: 1 }, undefined],
     ['work left, drain not known yet: the base delay', { staged: 900, moved: 100 }, 1_000],
     // 1,000 max, threshold 10 %: refill once depth falls to 900. Left at 1,000, draining 0.2/ms: 500 ms.
     [
