@@ -79,8 +79,9 @@ export async function runExecution(deps: ExecutionDeps, remainingMs: number): Pr
         state = await board.read();
         continue;
       }
-      // Leases first: a target given back is free for whichever execution reads the board next.
-      await session.close();
+      // Leases are given back once the slot is free (finally): a leave that fails, as it does
+      // under steady traffic, keeps them for the next round. An execution started meanwhile that
+      // finds one still held waits a poll and takes it.
       const rule = elsewhere.size > 0 ? 'others-only' : 'version-or-others';
       if (await board.leave(slot, rule, state.version, settings.maxExecutions, now())) {
         left = true;

@@ -38,7 +38,7 @@ export interface PassOver {
 export interface DistributorSession {
   /** A pass over the named targets, or, with none named, over every target the listing shows staged. */
   pass(over?: PassOver): Promise<PassSummary>;
-  /** Gives back every lease the session holds. */
+  /** Closes its channels and gives back every lease it holds; a later pass takes them again. */
   close(): Promise<void>;
   /** Epoch ms after which no mover takes a new delivery (the invocation's end less the safety margin). */
   readonly deadline: number;
@@ -124,13 +124,14 @@ export function createDistributor(deps: DistributorDeps): Distributor {
     const leaseUntil = startedAt + remainingMs;
     const deadline = startedAt + Math.max(0, remainingMs - settings.safetyMarginMs);
     const held = new Set<string>();
+    // The movers' channel pairs serve every round of the execution (a broken pair is replaced).
+    const slots = channelSlots(settings.moveConcurrency, openChannel);
     return {
       deadline,
       async pass(over) {
         const at = now();
         if (deadline <= at) report.noTimeToMove(leaseUntil - at, settings.safetyMarginMs);
         const [{ groups, policies }, controls] = await Promise.all([groupsOf(over), readControls()]);
-        const slots = channelSlots(settings.moveConcurrency, openChannel);
         const pass: Pass = {
           owner,
           deadline,
@@ -141,9 +142,7 @@ export function createDistributor(deps: DistributorDeps): Distributor {
           weight: controlledWeight(configuredWeight, controls),
         };
         const limit = concurrencyLimit(settings.targetConcurrency);
-        const targets = await Promise.all(groups.map((group) => limit(() => distributeTarget(group, pass)))).finally(
-          () => slots.close(),
-        );
+        const targets = await Promise.all(groups.map((group) => limit(() => distributeTarget(group, pass))));
         for (const target of targets) if (target.outcome !== 'leased-elsewhere') scheduleNext(target, at, over);
         const summary: PassSummary = {
           owner,
@@ -159,6 +158,7 @@ export function createDistributor(deps: DistributorDeps): Distributor {
         return summary;
       },
       async close() {
+        await slots.close();
         const limit = concurrencyLimit(settings.targetConcurrency);
         await Promise.all(
           [...held].map((target) =>

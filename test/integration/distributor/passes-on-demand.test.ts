@@ -240,12 +240,12 @@ describe('passes on demand: executions that follow the work board (real RabbitMQ
     await f.publish(`${target}»/a`, 10, 'a');
     const { board, leases, trigger, requestWork } = onDemand(f, { DISTRIBUTOR_MAX_EXECUTIONS: '1' });
     // An execution that timed out: it claimed the slot and the lease and never gave them back.
-    const killedAt = Date.now();
-    expect(await board.claimSlot(1, killedAt, killedAt + 1_000)).toBeDefined();
-    expect(await leases.acquireLease(target, 'killed', killedAt, killedAt + 1_000)).toBe(true);
+    const lapsesAt = Date.now() + 3_000;
+    expect(await board.claimSlot(1, Date.now(), lapsesAt)).toBeDefined();
+    expect(await leases.acquireLease(target, 'killed', Date.now(), lapsesAt)).toBe(true);
 
     expect(await requestWork([target])).toBe('queued');
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    await new Promise((resolve) => setTimeout(resolve, lapsesAt + 100 - Date.now()));
     expect(await requestWork([target])).toBe('started');
     await trigger.idle();
     expect(await f.depth(target)).toBe(10);
