@@ -8,6 +8,8 @@ import type { RunModelSettings } from './settings';
 
 /** A round is not started with less time than this before the pass deadline: a successor takes it. */
 export const MIN_ROUND_MS = 2_000;
+/** The first wait for a lease another execution, now gone from the board, still holds. */
+const FIRST_RETRY_MS = 20;
 
 export interface ExecutionDeps {
   board: Pick<
@@ -61,6 +63,7 @@ export async function runExecution(deps: ExecutionDeps, remainingMs: number): Pr
   let left = false;
   /** Targets another execution held the lease of in the last round: theirs to serve. */
   let elsewhere = new Set<string>();
+  let retryMs = FIRST_RETRY_MS;
   try {
     for (;;) {
       const at = now();
@@ -87,8 +90,13 @@ export async function runExecution(deps: ExecutionDeps, remainingMs: number): Pr
         left = true;
         return ended('idle');
       }
-      // A request came in since the last read (or the holder of a target left): serve it.
-      if (elsewhere.size > 0) await sleep(settings.boardPollMs);
+      // A request came in since the last read (or the holder of a target left): serve it. A
+      // holder that just left is giving its leases back within milliseconds; one that was killed
+      // holds them until they lapse: retry soon, then less often.
+      if (elsewhere.size > 0) {
+        await sleep(retryMs);
+        retryMs = Math.min(2 * retryMs, settings.boardPollMs);
+      } else retryMs = FIRST_RETRY_MS;
       elsewhere = new Set();
       state = await board.read();
     }

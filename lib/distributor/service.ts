@@ -248,7 +248,7 @@ export function distributorInvocation(service: Pick<ReturnType<typeof createDist
     service.run(parseDistributorEvent(event), context.getRemainingTimeInMillis());
 }
 
-/** The distributor as a Lambda function (functions/distributor.ts): scheduled passes and passes on request. */
+/** The distributor as a Lambda function (functions/distributor.ts): the schedule's backstop and executions. */
 export const distributorFunction: FunctionDefinition<
   DistributorConfig,
   ScheduledEvent | DistributorEvent,
