@@ -113,7 +113,10 @@ async function start(options: LocalStackOptions) {
   const distributorFn = functions.find((f) => f.name === 'distributor')!;
   const recentPasses: RecentPass[] = [];
   const recordPasses = (execution: ExecutionSummary, onDemand: boolean) => {
-    for (const summary of execution.summaries) recentPasses.push({ at: Date.now(), summary, onDemand });
+    // A scheduled execution's first round is the schedule's pass; its later rounds follow requests and due times.
+    for (const [round, summary] of execution.summaries.entries()) {
+      recentPasses.push({ at: Date.now(), summary, onDemand: onDemand || round > 0 });
+    }
     while (recentPasses.length && recentPasses[0]!.at < Date.now() - RECENT_PASSES_MS) recentPasses.shift();
   };
   // Passes on demand: the functions' Lambda client invokes the distributor here, as on AWS.

@@ -72,7 +72,7 @@ export interface SnapshotSources {
 export interface RecentPass {
   at: number;
   summary: PassSummary;
-  /** The pass ran in an execution started on demand (not the schedule's). */
+  /** The pass was not a scheduled execution's first (requests and due times asked for it). */
   onDemand: boolean;
 }
 
