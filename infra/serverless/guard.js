@@ -12,7 +12,9 @@ const { startableProblems } = require('./startable');
  * - functions that hold an AMQP connection per container (those with AMQP_URL) whose reserved
  *   concurrencies add up to more than `custom.rabbitmqConnectionBudget`, or that have none;
  * - an SQS event source allowed more concurrent invocations than its function's reserved
- *   concurrency (the surplus would be throttled, and retried into the dead-letter queue).
+ *   concurrency (the surplus would be throttled, and retried into the dead-letter queue);
+ * - a distributor whose reserved concurrency is below DISTRIBUTOR_MAX_EXECUTIONS + 1 (its
+ *   executions and the schedule's invocation, docs/distributor.md "Run model").
  * Every message names the param or variable, never its value.
  */
 class FairwayGuard {
@@ -58,6 +60,11 @@ function connectionProblems(functions, budget) {
         problems.push(`${name}: holds a broker connection per container, so it needs a reserved concurrency`);
       else connections += reserved;
     }
+    const executions = Number(fn.environment?.DISTRIBUTOR_MAX_EXECUTIONS);
+    if (Number.isInteger(executions) && Number.isInteger(reserved) && reserved < executions + 1)
+      problems.push(
+        `${name}: its reserved concurrency ${reserved} is below DISTRIBUTOR_MAX_EXECUTIONS + 1 (${executions + 1}): the schedule's invocation would be throttled while its executions run`,
+      );
     for (const event of fn.events ?? []) {
       const maximum = Number(event.sqs?.maximumConcurrency);
       if (maximum > reserved)

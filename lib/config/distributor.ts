@@ -1,6 +1,13 @@
 import { RE2JS } from 're2js';
 import { z } from 'zod';
-import { checkVhostRule, dynamoSettings, passRequestSettings, rabbitSettings } from './common';
+import {
+  checkStagingLifecycle,
+  checkVhostRule,
+  dynamoSettings,
+  passRequestSettings,
+  rabbitSettings,
+  stagingLifecycleSettings,
+} from './common';
 import { type Env, parseEnv, setting } from './env';
 
 /** Weights have at most this many decimals; the distributor's planner works in whole thousandths. */
@@ -102,6 +109,7 @@ export const distributorSettingsSchema = z.object({
   ...dynamoSettings,
   ...rabbitSettings,
   ...passRequestSettings,
+  ...stagingLifecycleSettings,
   DISTRIBUTOR_TABLE: setting.text(),
   /** `fair`: max-min water-filling; `reference`: ceil(capacity / N) per queue, as the reference implementation. */
   DISTRIBUTOR_PLANNER: choice(['fair', 'reference'] as const, 'fair'),
@@ -134,6 +142,26 @@ export const distributorSettingsSchema = z.object({
   /** A follow-up after a pass that moved nothing waits twice as long as the last, up to this. */
   DISTRIBUTOR_FOLLOW_UP_MAX_DELAY_MS: setting.int(20_000, 0, 30_000),
   ...waitAlarmSettings,
+  /**
+   * Distributor executions in flight at most (docs/distributor.md "Run model"): each serves every
+   * target with work, so this does not grow with busy targets. The reserved concurrency is this + 1.
+   * At most 10, the slots a router checks (MAX_SLOTS, lib/pass-requests/work-board.ts).
+   */
+  DISTRIBUTOR_MAX_EXECUTIONS: setting.int(2, 1, 10),
+  /**
+   * With nothing due now, an execution waits for a target due within this long and ends otherwise.
+   * With the default refill threshold (10 %) a target due later than 6 s holds at least a minute of
+   * work at its drain rate: the schedule reaches it in time.
+   */
+  DISTRIBUTOR_WAIT_BOUND_MS: setting.int(6_000, 0, 30_000),
+  /** While an execution waits, it reads the work board this often (requests meanwhile are served then). */
+  DISTRIBUTOR_BOARD_POLL_MS: setting.int(250, 50, 5_000),
+  /** Targets a pass works on at once; each takes its lease first, so this bounds lease requests too. */
+  DISTRIBUTOR_TARGET_CONCURRENCY: setting.int(8, 1, 64),
+  /** The backstop lists the vhost at most this often, over every execution (the schedule runs it). */
+  DISTRIBUTOR_BACKSTOP_INTERVAL_MS: setting.int(60_000, 0, 3_600_000),
+  /** A target's staging queues (from the registry) and its shape (the API's GET) are cached this long. */
+  DISTRIBUTOR_STAGING_CACHE_SECONDS: setting.int(60, 0, 3_600),
 });
 
 /**
@@ -142,6 +170,7 @@ export const distributorSettingsSchema = z.object({
  */
 export const distributorConfigSchema = distributorSettingsSchema.superRefine((config, ctx) => {
   checkVhostRule(config, ctx);
+  checkStagingLifecycle(config, ctx);
   if (config.DISTRIBUTOR_FOLLOW_UP_MAX_DELAY_MS < config.DISTRIBUTOR_FOLLOW_UP_DELAY_MS) {
     ctx.addIssue({
       code: 'custom',

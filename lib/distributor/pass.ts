@@ -1,36 +1,62 @@
 import { randomUUID } from 'node:crypto';
-import type { PassRequestEvent } from '../pass-requests/pass-trigger';
 import type { QueueInfo } from '../rabbitmq/management';
 import type { QueuePolicies } from '../rabbitmq/queue-policies';
 import { channelSlots } from './moving/channel-slots';
-import { groupByTarget } from './planning/discovery';
+import { concurrencyLimit } from './moving/concurrency';
+import { groupByTarget, type TargetGroup } from './planning/discovery';
+import { followUpDelay } from './planning/follow-up';
 import { moveCostModel } from './planning/move-costs';
 import { controlledWeight, type TenantControlStore, type TenantControls } from './planning/tenant-controls';
 import { weightOf } from './planning/weights';
-import type { PassSummary } from './report';
+import type { PassSummary, TargetSummary } from './report';
+import type { StagingSource } from './staging-source';
 import { type Pass, type TargetPassDeps, targetPass } from './target-pass';
 
 /** What a pass needs from the outside world; tests pass real adapters on their own vhost and table. */
 export interface DistributorDeps extends TargetPassDeps {
-  /** One paged management API listing of the vhost (ManagementClient.listQueues). */
+  /** One paged management API listing of the vhost (ManagementClient.listQueues): the backstop's. */
   listQueues: () => Promise<QueueInfo[]>;
   /** The vhost's policies and operator policies (ManagementClient.listPolicies). */
   listPolicies: () => Promise<QueuePolicies>;
   /** Operators' run-time controls (`fairway tenants pause|resume|weight`), read once per pass. */
   controls: TenantControlStore;
+  /** Named targets' staging queues and shapes without a listing; without it such a pass lists the vhost. */
+  staging?: StagingSource;
+}
+
+/** The targets of a pass an execution runs, and the work board's version it read before it. */
+export interface PassOver {
+  targets: readonly string[];
+  version: number;
+  /** Each target's latest request version on that board (a staging-queue cache older than it is read again). */
+  requests?: ReadonlyMap<string, number | undefined>;
+  /** Each target's `served` version on that board: the container's last pass is its previous only if it wrote it. */
+  served?: ReadonlyMap<string, number | undefined>;
+}
+
+/** An execution's passes: leases are taken on first use and held until `close`. */
+export interface DistributorSession {
+  /** A pass over the named targets, or, with none named, over every target the listing shows staged. */
+  pass(over?: PassOver): Promise<PassSummary>;
+  /** Closes its channels and gives back every lease it holds; a later pass takes them again. */
+  close(): Promise<void>;
+  /** Epoch ms after which no mover takes a new delivery (the invocation's end less the safety margin). */
+  readonly deadline: number;
 }
 
 export interface Distributor {
   /**
-   * One distribution pass; `remainingMs` is the invocation's time left (context.getRemainingTimeInMillis()).
-   * With a `request`, the pass covers its target alone.
+   * One distribution pass in a session of its own; `remainingMs` is the invocation's time left.
+   * With a `request`, over its target alone (no listing when the staging source is set).
    */
-  runPass(remainingMs: number, request?: PassRequestEvent): Promise<PassSummary>;
+  runPass(remainingMs: number, request?: { target: string }): Promise<PassSummary>;
+  session(remainingMs: number): DistributorSession;
 }
 
 /**
- * Builds the distributor from its settings and adapters (SPEC §3): a pass lists the vhost, reads
- * the tenant controls, and runs every target's part of it (target-pass.ts) at once.
+ * Builds the distributor from its settings and adapters (SPEC §3): a pass reads the tenant
+ * controls, finds its targets' staging queues, and runs the targets' parts (target-pass.ts),
+ * `targetConcurrency` at a time (each takes its lease first: lease requests are bounded too).
  */
 export function createDistributor(deps: DistributorDeps): Distributor {
   const { settings, openChannel, report } = deps;
@@ -38,6 +64,9 @@ export function createDistributor(deps: DistributorDeps): Distributor {
   const configuredWeight = weightOf(settings.weights);
   // Learned over the container's passes: a pass moves only what fits before its deadline.
   const distributeTarget = targetPass(deps, moveCostModel(settings.moveConcurrency));
+  // Per target, what the container's last pass left (and the board version it served at): the
+  // next one measures the drain from it, unless another execution served the target in between.
+  const lastEnds = new Map<string, { at: number; left?: number; version: number; delayMs?: number }>();
   // The controls of the last pass that could read them: an unreadable item never stops distribution.
   let lastControls: TenantControls = {};
   const readControls = () =>
@@ -49,48 +78,112 @@ export function createDistributor(deps: DistributorDeps): Distributor {
       },
     );
 
-  return {
-    async runPass(remainingMs, request) {
-      const startedAt = now();
-      const owner = randomUUID();
-      const deadline = startedAt + Math.max(0, remainingMs - settings.safetyMarginMs);
-      if (deadline === startedAt) report.noTimeToMove(remainingMs, settings.safetyMarginMs);
-      const [listing, controls] = await Promise.all([deps.listQueues(), readControls()]);
-      // A requested pass looks at its target's every staging queue: the listed counts lag the router by ~5 s.
-      const groups = request
-        ? groupByTarget(listing, request.target).filter((group) => group.target === request.target)
-        : groupByTarget(listing);
-      // The targets' effective limits come from these; a pass with nothing to move does not ask.
-      const policies = groups.length > 0 ? await deps.listPolicies() : { policies: [], operatorPolicies: [] };
-      // A lease lasts as long as this invocation can: a killed pass frees its targets at its timeout.
-      const slots = channelSlots(settings.moveConcurrency, openChannel);
-      const pass: Pass = {
-        owner,
-        deadline,
-        leaseUntil: startedAt + remainingMs,
-        slots,
-        policies,
-        weight: controlledWeight(configuredWeight, controls),
-        request,
-      };
-      const targets = await Promise.all(groups.map((group) => distributeTarget(group, pass))).finally(() =>
-        slots.close(),
+  /** The groups of a pass: named targets from the staging source (or the listing), else every listed target. */
+  async function groupsOf(over: PassOver | undefined): Promise<{ groups: TargetGroup[]; policies: QueuePolicies }> {
+    const none: QueuePolicies = { policies: [], operatorPolicies: [] };
+    if (over && deps.staging) {
+      if (over.targets.length === 0) return { groups: [], policies: none };
+      const policies = await deps.staging.policies(deps.listPolicies);
+      const limit = concurrencyLimit(settings.targetConcurrency);
+      const found = await Promise.all(
+        over.targets.map((t) => limit(() => deps.staging!.groupOf(t, policies, over.version, over.requests?.get(t)))),
       );
-      const summary: PassSummary = {
-        owner,
-        ...(request
-          ? { request: { requestId: request.requestId, target: request.target, delayMs: request.delayMs } }
-          : {}),
-        planner: settings.planner,
-        durationMs: now() - startedAt,
-        planned: targets.reduce((n, t) => n + t.planned, 0),
-        moved: targets.reduce((n, t) => n + t.moved, 0),
-        requeued: targets.reduce((n, t) => n + t.requeued, 0),
-        parked: targets.reduce((n, t) => n + t.parked, 0),
-        targets,
-      };
-      report.passed(summary);
-      return summary;
+      return { groups: found.filter((g) => g !== undefined), policies };
+    }
+    const named = over ? new Set(over.targets) : undefined;
+    const listing = await deps.listQueues();
+    // Named targets get every staging queue the listing names: its counts lag the router by ~5 s.
+    const groups = named ? groupByTarget(listing, named).filter((g) => named.has(g.target)) : groupByTarget(listing);
+    // The targets' effective limits come from these; a pass with nothing to move does not ask.
+    return { groups, policies: groups.length > 0 ? await deps.listPolicies() : none };
+  }
+
+  /** When each target's next pass is due, from the room it left and the drain since the last pass. */
+  function scheduleNext(target: TargetSummary, at: number, over: PassOver | undefined): void {
+    const last = lastEnds.get(target.target);
+    const previous = last && last.version === (over?.served?.get(target.target) ?? -1) ? last : undefined;
+    const drainPerMs =
+      previous?.left !== undefined && target.depth !== undefined && at > previous.at
+        ? (previous.left - target.depth) / (at - previous.at)
+        : undefined;
+    const dueInMs = followUpDelay(
+      { ...target, staged: target.staged ?? 0, drainPerMs, previousDelayMs: last?.delayMs },
+      settings,
+    );
+    if (dueInMs !== undefined) target.dueInMs = dueInMs;
+    const version = over?.version ?? -1;
+    // A pass that read no depth leaves no drain to measure from.
+    const left = target.depth === undefined ? {} : { left: target.depth + target.moved };
+    lastEnds.set(target.target, { at, ...left, version, delayMs: dueInMs });
+  }
+
+  function session(remainingMs: number): DistributorSession {
+    const owner = randomUUID();
+    const startedAt = now();
+    // A lease lasts as long as this invocation can: a killed execution frees its targets at its timeout.
+    const leaseUntil = startedAt + remainingMs;
+    const deadline = startedAt + Math.max(0, remainingMs - settings.safetyMarginMs);
+    const held = new Set<string>();
+    // The movers' channel pairs serve every round of the execution (a broken pair is replaced).
+    const slots = channelSlots(settings.moveConcurrency, openChannel);
+    return {
+      deadline,
+      async pass(over) {
+        const at = now();
+        if (deadline <= at) report.noTimeToMove(leaseUntil - at, settings.safetyMarginMs);
+        const [{ groups, policies }, controls] = await Promise.all([groupsOf(over), readControls()]);
+        const pass: Pass = {
+          owner,
+          deadline,
+          leaseUntil,
+          held,
+          slots,
+          policies,
+          weight: controlledWeight(configuredWeight, controls),
+        };
+        const limit = concurrencyLimit(settings.targetConcurrency);
+        const targets = await Promise.all(groups.map((group) => limit(() => distributeTarget(group, pass))));
+        for (const target of targets) if (target.outcome !== 'leased-elsewhere') scheduleNext(target, at, over);
+        const summary: PassSummary = {
+          owner,
+          planner: settings.planner,
+          durationMs: now() - at,
+          planned: targets.reduce((n, t) => n + t.planned, 0),
+          moved: targets.reduce((n, t) => n + t.moved, 0),
+          requeued: targets.reduce((n, t) => n + t.requeued, 0),
+          parked: targets.reduce((n, t) => n + t.parked, 0),
+          targets,
+        };
+        report.passed(summary);
+        return summary;
+      },
+      async close() {
+        await slots.close();
+        const limit = concurrencyLimit(settings.targetConcurrency);
+        await Promise.all(
+          [...held].map((target) =>
+            limit(() =>
+              // An unreleased lease only delays the next execution until it expires.
+              deps.leases.releaseLease(target, owner).then(
+                () => held.delete(target),
+                (error: unknown) => report.leaseNotReleased(target, error),
+              ),
+            ),
+          ),
+        );
+      },
+    };
+  }
+
+  return {
+    session,
+    async runPass(remainingMs, request) {
+      const single = session(remainingMs);
+      try {
+        return await single.pass(request ? { targets: [request.target], version: 0 } : undefined);
+      } finally {
+        await single.close();
+      }
     },
   };
 }

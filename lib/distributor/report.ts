@@ -13,16 +13,18 @@ export interface DistributorReport {
   rotationConflict(target: string): void;
   /** The lease could not be given back; it expires by itself. */
   leaseNotReleased(target: string, error: unknown): void;
+  /** The reaper could not finish reaping a staging queue; its mark goes stale and the next backstop retries. */
+  reapFailed(target: string, queue: string, error: string): void;
   /** A closed channel or connection ended these staging queues' moves early; nothing is lost, the next pass goes on. */
   movesCutShort(target: string, queues: readonly string[]): void;
   /** The invocation has no time left beyond the safety margin: the pass plans but moves nothing. */
   noTimeToMove(remainingMs: number, safetyMarginMs: number): void;
-  /** The pass could not ask for the target's next pass; the schedule's next pass covers it. */
-  followUpFailed(target: string, error: unknown): void;
+  /** An execution could not read or write the work board, or start its successor; the schedule covers it. */
+  boardFailed(action: string, error: unknown): void;
   /** A tuned target's length this pass: applied (mode apply) or only what it would be (mode noop). */
   lengthTuned(tuned: LengthTuned): void;
-  /** A pass request asked to wait longer than the maximum (MAX_PASS_DELAY_MS): the pass waited the maximum. */
-  requestDelayClamped(requestedMs: number, maxMs: number): void;
+  /** The backstop listed the vhost (at most once a minute over every execution). */
+  backstopListed(listed: BackstopListed): void;
   /** The tenant controls could not be read: the pass used the last controls read (none in a new container). */
   controlsUnreadable(error: unknown): void;
   /** A tenant control entry is not well formed: it is left out, the others apply. */
@@ -31,6 +33,33 @@ export interface DistributorReport {
   waitsNotRecorded(target: string, error: unknown): void;
   /** A pass ended. */
   passed(summary: PassSummary): void;
+  /** An execution ended (docs/distributor.md "Run model"). */
+  executionEnded(summary: ExecutionSummary): void;
+}
+
+export interface BackstopListed {
+  queues: number;
+  /** Staging queues the listing showed that the registry did not have: recorded now. */
+  recorded: number;
+  /** Targets with listed staged messages, marked as wanting a pass. */
+  wanted: number;
+}
+
+export interface ExecutionSummary {
+  /** The slot it held; undefined when every slot was held and it ended at once. */
+  slot?: number;
+  rounds: number;
+  /** Target passes over its rounds, the messages they moved and parked. */
+  targetPasses: number;
+  moved: number;
+  parked: number;
+  /** Each round's pass (the log line of the execution leaves them out: each pass logs its own). */
+  summaries: PassSummary[];
+  durationMs: number;
+  /** How it ended: nothing due soon, every slot held, near its time limit (a successor started), or the board failed. */
+  ending: 'idle' | 'no-slot' | 'successor' | 'board-failed';
+  /** Of its time, how much it waited for a due target. */
+  waitedMs: number;
 }
 
 export interface LengthTuned {
@@ -82,14 +111,14 @@ export interface TargetSummary {
   /** Over every message moved to the target this pass that carried a staged-at stamp. */
   wait?: WaitFigures;
   error?: string;
-  /** The next pass for this target was asked for, this many ms from the end of this one. */
-  followUpMs?: number;
+  /** Messages the pass measured in the target's staging queues (paused queues not counted). */
+  staged?: number;
+  /** The target's next pass is due this many ms after this one started (work left staged). */
+  dueInMs?: number;
 }
 
 export interface PassSummary {
   owner: string;
-  /** The request that started this pass; absent for a scheduled pass. */
-  request?: { requestId: string; target: string; delayMs: number };
   planner: PlannerMode;
   durationMs: number;
   planned: number;

@@ -5,15 +5,11 @@ import { documentClient } from '../aws/dynamo';
 import { dynamoClientSettings, passRequestSettingsOf } from '../config/common';
 import type { DistributorConfig } from '../config/distributor';
 import { loadDistributorConfig } from '../config/distributor';
-import { errorText } from '../errors';
-import { lambdaPassTrigger, passRequests } from '../pass-requests/adapters';
+import { lambdaPassTrigger } from '../pass-requests/adapters';
 import { DynamoLeaseStore } from '../pass-requests/lease-store';
-import {
-  MAX_PASS_DELAY_MS,
-  type PassRequestEvent,
-  type PassTrigger,
-  parsePassRequestEvent,
-} from '../pass-requests/pass-trigger';
+import { type DistributorEvent, type PassTrigger, parseDistributorEvent } from '../pass-requests/pass-trigger';
+import { DynamoWorkBoard } from '../pass-requests/work-board-store';
+import type { StagingRegistry } from '../queues/staging-registry';
 import { amqpUser } from '../rabbitmq/amqp-url';
 import { AmqpSession } from '../rabbitmq/connection';
 import { ManagementClient, type QueueInfo } from '../rabbitmq/management';
@@ -21,74 +17,28 @@ import type { QueuePolicies } from '../rabbitmq/queue-policies';
 import type { Observability } from '../runtime/observability';
 import { rabbitmqConnections } from '../secrets/connections';
 import type { FunctionDefinition } from '../secrets/lambda-function';
+import type { ReapIdleStagingQueues } from './backstop';
+import { invocationRunner, type RunInvocation } from './execution';
 import type { OpenChannel } from './moving/channel-pair';
 import { createDistributor, type Distributor } from './pass';
-import type { DistributorReport, PassSummary } from './report';
-import type { DistributorSettings } from './settings';
+import type { DistributorReport, ExecutionSummary } from './report';
+import type { DistributorSettings, RunModelSettings } from './settings';
+import { stagingAdapters } from './staging-adapters';
+import { stagingSource } from './staging-source';
 import { DynamoRotationStore } from './stores/rotation-store';
 import { DynamoTenantControlStore } from './stores/tenant-control-store';
 import { DynamoTunedLengthStore } from './stores/tuned-length-store';
 import { DynamoWaitStore } from './stores/wait-store';
 import type { TuningDeps } from './target-pass';
 import { waitReport } from './waits';
+import { type Warn, warningReport } from './warning-report';
 
 /**
  * The distributor's composition root, the one file of the part that touches Powertools: it builds
  * the adapters from the configuration once per container and hands the distributor a report.
  */
 
-export type Warn = (message: string, details: Record<string, unknown>) => void;
-
-/** A report that words every event as one warning; a pass's end goes to `passed`, tuning to `info`. */
-export function warningReport(
-  warn: Warn,
-  passed: (summary: PassSummary) => void = () => undefined,
-  info: Warn = () => undefined,
-): DistributorReport {
-  return {
-    lengthTuned: (tuned) =>
-      info(
-        tuned.mode === 'apply'
-          ? 'Target length tuned to the processing-time goal'
-          : 'Target length tuning in noop mode: would set this length, changed nothing',
-        { ...tuned },
-      ),
-    targetFailed: (target, error) =>
-      warn('Distribution to a target failed; the next pass retries it', { target, error: errorText(error) }),
-    targetMissing: (target, staging) =>
-      warn('Staging queues have no target queue; skipped (DISTRIBUTOR_MISSING_TARGET=skip)', { target, staging }),
-    movesCutShort: (target, queues) =>
-      warn('Moves ended early: the channel or connection closed; nothing is lost, the next pass moves the rest', {
-        target,
-        queues,
-      }),
-    rotationConflict: (target) => warn("Rotation state changed under this pass; kept the other writer's", { target }),
-    waitsNotRecorded: (target, error) =>
-      warn('Could not keep the staging waits for the CLI; the next pass writes them', {
-        target,
-        error: errorText(error),
-      }),
-    leaseNotReleased: (target, error) =>
-      warn('Could not release the lease; it expires by itself', { target, error: errorText(error) }),
-    followUpFailed: (target, error) =>
-      warn("Could not ask for the target's next pass; the schedule's next pass covers it", {
-        target,
-        error: errorText(error),
-      }),
-    controlsUnreadable: (error) =>
-      warn('Could not read the tenant controls; distributed with the last ones read', { error: errorText(error) }),
-    controlSkipped: (key, problem) =>
-      warn('A tenant control entry is malformed and was skipped; the others apply', { key, problem }),
-    requestDelayClamped: (requestedMs, maxMs) =>
-      warn('A pass request asked to wait longer than the maximum; waited the maximum', { requestedMs, maxMs }),
-    noTimeToMove: (remainingMs, safetyMarginMs) =>
-      warn('No time left for moves within the safety margin; only planning this pass', {
-        remainingMs,
-        safetyMarginMs,
-      }),
-    passed,
-  };
-}
+export { type Warn, warningReport };
 
 /**
  * Warnings to the function's logger; each pass as one structured log line (every target and
@@ -152,10 +102,14 @@ export function powertoolsDistributorReport(
       report.controlSkipped(key, problem);
       metrics.addMetric('ControlEntriesSkipped', MetricUnit.Count, 1);
     },
-    followUpFailed(target, error) {
-      report.followUpFailed(target, error);
-      // The router counts its failed requests under the same name.
+    boardFailed(action, error) {
+      report.boardFailed(action, error);
+      // The router counts its failed requests under the same name (alarmed).
       metrics.addMetric('PassRequestsFailed', MetricUnit.Count, 1);
+    },
+    executionEnded(execution) {
+      report.executionEnded(execution);
+      metrics.addMetric('ExecutionWaited', MetricUnit.Milliseconds, execution.waitedMs);
     },
   };
 }
@@ -164,15 +118,21 @@ export function powertoolsDistributorReport(
 export interface DistributorAdapters {
   /** A confirm channel on the container's AMQP connection. */
   openChannel: OpenChannel;
-  /** The management API's listing of the vhost. */
+  /** The management API's listing of the vhost (the backstop's). */
   listQueues: () => Promise<QueueInfo[]>;
+  /** The management API's GET of one queue (a target's shape). */
+  getQueue: (name: string) => Promise<QueueInfo | undefined>;
+  /** The staging-queue registry (lib/queues/staging-registry.ts); without it, passes over named targets list the vhost. */
+  registry?: StagingRegistry;
+  /** The backstop's reaper of idle staging queues (staging-adapters.ts); without it nothing is reaped. */
+  reapIdleStagingQueues?: ReapIdleStagingQueues;
   /** The management API's policies and operator policies of the vhost. */
   listPolicies: () => Promise<QueuePolicies>;
   /** DynamoDB, for the leases, rotations, tenant controls and tuned lengths in DISTRIBUTOR_TABLE. */
   doc: DynamoDBDocumentClient;
   /** Messages per second a target's consumers took over a window (ManagementClient.consumptionRate). */
   consumptionRate: TuningDeps['rate'];
-  /** Starts requested passes; without it passes run on the schedule alone. */
+  /** Starts executions (a successor); without it executions run on the schedule alone. */
   trigger?: PassTrigger;
 }
 
@@ -192,6 +152,19 @@ export function distributorSettings(config: DistributorConfig): DistributorSetti
     idleStopMs: config.DISTRIBUTOR_IDLE_STOP_MS,
     followUpDelayMs: config.DISTRIBUTOR_FOLLOW_UP_DELAY_MS,
     followUpMaxDelayMs: config.DISTRIBUTOR_FOLLOW_UP_MAX_DELAY_MS,
+    targetConcurrency: config.DISTRIBUTOR_TARGET_CONCURRENCY,
+  };
+}
+
+/** How executions follow the work board, from the configuration. */
+export function runModelSettings(config: DistributorConfig): RunModelSettings {
+  return {
+    maxExecutions: config.DISTRIBUTOR_MAX_EXECUTIONS,
+    waitBoundMs: config.DISTRIBUTOR_WAIT_BOUND_MS,
+    boardPollMs: config.DISTRIBUTOR_BOARD_POLL_MS,
+    backstopIntervalMs: config.DISTRIBUTOR_BACKSTOP_INTERVAL_MS,
+    stagingCacheMs: config.DISTRIBUTOR_STAGING_CACHE_SECONDS * 1000,
+    safetyMarginMs: config.DISTRIBUTOR_SAFETY_MARGIN_MS,
   };
 }
 
@@ -200,8 +173,9 @@ export function buildDistributor(
   config: DistributorConfig,
   adapters: DistributorAdapters,
   report: DistributorReport,
-): Distributor {
-  return createDistributor({
+): Distributor & { run: RunInvocation } {
+  const runModel = runModelSettings(config);
+  const distributor = createDistributor({
     settings: distributorSettings(config),
     listQueues: adapters.listQueues,
     listPolicies: adapters.listPolicies,
@@ -216,13 +190,35 @@ export function buildDistributor(
     },
     report,
     waits: new DynamoWaitStore(adapters.doc, config.DISTRIBUTOR_TABLE),
-    requestPass: passRequests(passRequestSettingsOf(config), adapters.doc, adapters.trigger),
+    ...(adapters.registry
+      ? {
+          staging: stagingSource({
+            registry: adapters.registry,
+            getQueue: adapters.getQueue,
+            cacheMs: runModel.stagingCacheMs,
+          }),
+        }
+      : {}),
   });
+  const run = invocationRunner({
+    board: new DynamoWorkBoard(adapters.doc, config.DISTRIBUTOR_TABLE),
+    distributor,
+    settings: runModel,
+    graceMs: passRequestSettingsOf(config).graceMs,
+    report,
+    listQueues: adapters.listQueues,
+    ...(adapters.trigger ? { trigger: adapters.trigger } : {}),
+    ...(adapters.registry ? { registry: adapters.registry } : {}),
+    ...(adapters.reapIdleStagingQueues ? { reapIdleStagingQueues: adapters.reapIdleStagingQueues } : {}),
+  });
+  return { ...distributor, run };
 }
 
 export interface DistributorServiceOptions {
   /** The management API's fetch (a bench counts its requests). */
   fetch?: typeof fetch;
+  /** A staging-queue registry of a bench's or test's, read instead of STAGING_TABLE's (nothing is then reaped). */
+  registry?: StagingRegistry;
 }
 
 /**
@@ -244,7 +240,9 @@ export function createDistributorService(
     {
       openChannel: () => amqp.openConfirmChannel(),
       listQueues: () => management.listQueues(),
+      getQueue: (name) => management.getQueue(name),
       listPolicies: () => management.listPolicies(),
+      ...stagingAdapters(config, doc, amqp, report, options.registry),
       doc,
       consumptionRate: (target, windowSeconds) => management.consumptionRate(target, windowSeconds),
       trigger,
@@ -252,6 +250,7 @@ export function createDistributorService(
     report,
   );
   return {
+    run: distributor.run,
     runPass: distributor.runPass,
     async close() {
       await amqp.close();
@@ -262,32 +261,19 @@ export function createDistributorService(
 }
 
 /**
- * One invocation: one distribution pass (SPEC §3), scheduled over every target or requested over one.
- * The handler's core; the latency bench runs it without the logging middlewares.
+ * One invocation (docs/distributor.md "Run model"): a scheduled one runs the backstop, then each
+ * runs as an execution. The handler's core; the latency bench runs it without the logging middlewares.
  */
-export function distributorInvocation(
-  service: Pick<ReturnType<typeof createDistributorService>, 'runPass'>,
-  config: Pick<DistributorConfig, 'DISTRIBUTOR_SAFETY_MARGIN_MS'>,
-  report: Pick<DistributorReport, 'requestDelayClamped'>,
-) {
-  return async (event: ScheduledEvent | PassRequestEvent, context: Pick<Context, 'getRemainingTimeInMillis'>) => {
-    const request = parsePassRequestEvent(event);
-    if (request && request.delayMs > 0) {
-      if (request.delayMs > MAX_PASS_DELAY_MS) report.requestDelayClamped(request.delayMs, MAX_PASS_DELAY_MS);
-      // A follow-up waits for the workers to make room; never into the time the pass needs.
-      const budget = context.getRemainingTimeInMillis() - 2 * config.DISTRIBUTOR_SAFETY_MARGIN_MS;
-      const waitMs = Math.max(0, Math.min(request.delayMs, MAX_PASS_DELAY_MS, budget));
-      await new Promise((resolve) => setTimeout(resolve, waitMs));
-    }
-    return service.runPass(context.getRemainingTimeInMillis(), request);
-  };
+export function distributorInvocation(service: Pick<ReturnType<typeof createDistributorService>, 'run'>) {
+  return async (event: ScheduledEvent | DistributorEvent, context: Pick<Context, 'getRemainingTimeInMillis'>) =>
+    service.run(parseDistributorEvent(event), context.getRemainingTimeInMillis());
 }
 
-/** The distributor as a Lambda function (functions/distributor.ts): scheduled passes and passes on request. */
+/** The distributor as a Lambda function (functions/distributor.ts): the schedule's backstop and executions. */
 export const distributorFunction: FunctionDefinition<
   DistributorConfig,
-  ScheduledEvent | PassRequestEvent,
-  PassSummary
+  ScheduledEvent | DistributorEvent,
+  ExecutionSummary
 > = {
   name: 'distributor',
   connections: rabbitmqConnections,
@@ -295,6 +281,6 @@ export const distributorFunction: FunctionDefinition<
   build(config, observability) {
     const report = powertoolsDistributorReport(observability, { alarmSeconds: config.DISTRIBUTOR_WAIT_ALARM_SECONDS });
     const service = createDistributorService(config, report);
-    return { handle: distributorInvocation(service, config, report), close: service.close };
+    return { handle: distributorInvocation(service), close: service.close };
   },
 };

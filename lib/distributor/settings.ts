@@ -17,4 +17,21 @@ export interface DistributorSettings extends TargetPlanSettings, FollowUpSetting
   safetyMarginMs: number;
   /** A mover that received nothing for this long stops (its queue was drained by someone else). */
   idleStopMs: number;
+  /** Targets a pass works on at once (each takes its lease first, so lease requests are bounded too). */
+  targetConcurrency: number;
+}
+
+/** How executions follow the work board (docs/distributor.md "Run model"). */
+export interface RunModelSettings {
+  /** Executions in flight at most, whatever the number of busy targets. */
+  maxExecutions: number;
+  /** With nothing due now, an execution waits for a target due within this long, and ends otherwise. */
+  waitBoundMs: number;
+  /** While it waits, it reads the board this often (requests written meanwhile are served then). */
+  boardPollMs: number;
+  /** The backstop lists the vhost at most this often over every execution. */
+  backstopIntervalMs: number;
+  /** A target's registry read and shape serve the container's later passes this long. */
+  stagingCacheMs: number;
+  safetyMarginMs: number;
 }

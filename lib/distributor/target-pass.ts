@@ -1,7 +1,5 @@
 import { errorText } from '../errors';
 import type { LeaseStore } from '../pass-requests/lease-store';
-import type { PassRequestEvent } from '../pass-requests/pass-trigger';
-import { type RequestPass, schedulesOnly } from '../pass-requests/requester';
 import type { QueuePolicies } from '../rabbitmq/queue-policies';
 import type { OpenChannel } from './moving/channel-pair';
 import type { ChannelSlots } from './moving/channel-slots';
@@ -10,7 +8,6 @@ import { createQueue, readyCounts } from './moving/queue-probe';
 import { fitToBudget } from './planning/budget';
 import { untunedMaxLength } from './planning/capacity';
 import type { TargetGroup } from './planning/discovery';
-import { followUpDelay } from './planning/follow-up';
 import type { MoveCostModel } from './planning/move-costs';
 import {
   planTarget,
@@ -39,13 +36,11 @@ export interface TargetPassDeps {
   settings: DistributorSettings;
   /** A confirm channel on the pass's connection (AmqpSession.openConfirmChannel). */
   openChannel: OpenChannel;
-  /** The targets' leases, and the requests for passes on them. */
+  /** The targets' leases, held by the execution that serves them. */
   leases: LeaseStore;
   rotations: RotationStore;
   tuning: TuningDeps;
   report: DistributorReport;
-  /** Asks for a target's next pass (passRequester); by default passes run on the schedule alone. */
-  requestPass?: RequestPass;
   /** The RabbitMQ user the distributor publishes as (the user of AMQP_URL). */
   publisherUser: string;
   /** Where each target's last measured staging waits are kept for `fairway tenants`; none by default. */
@@ -59,9 +54,10 @@ export interface Pass {
   /** Epoch ms after which no mover takes a new delivery. */
   deadline: number;
   leaseUntil: number;
+  /** Targets whose lease this pass's execution holds: taken on first use, given back when the execution ends. */
+  held: Set<string>;
   /** The movers of the whole pass, each on its slot's channel pair (the move concurrency). */
   slots: ChannelSlots;
-  request?: PassRequestEvent;
   /** The vhost's policies and operator policies, listed once per pass (targets' effective limits). */
   policies: QueuePolicies;
   /** Staging queue weights: the configured rules under this pass's tenant controls (paused: 0). */
@@ -69,13 +65,12 @@ export interface Pass {
 }
 
 /**
- * One target's part of a pass (SPEC §3): lease → measure → plan → move → release → follow-up. It
+ * One target's part of a pass (SPEC §3): lease (kept for the execution) → measure → plan → move. It
  * only orchestrates: the rules are in planning/, the AMQP work in the movers, the state in the stores.
  */
 export function targetPass(deps: TargetPassDeps, moveCosts: MoveCostModel) {
   const { settings, leases, rotations, openChannel, report } = deps;
   const now = deps.now ?? Date.now;
-  const requestPass = deps.requestPass ?? schedulesOnly;
 
   /** Lease → measure → plan → move, for one target; a failure ends this target alone. */
   async function distributeTarget(group: TargetGroup, pass: Pass): Promise<TargetSummary> {
@@ -100,12 +95,10 @@ export function targetPass(deps: TargetPassDeps, moveCosts: MoveCostModel) {
     } catch (error) {
       return failed(error);
     }
-    let staged = 0;
-    let wanted = false;
     try {
       const measured = await measure(group, pass);
       // A paused queue (weight 0) waits for its tenant to be resumed, not for a follow-up.
-      staged = measured.staging.reduce((n, q) => n + (pass.weight(q.name) > 0 ? q.depth : 0), 0);
+      summary.staged = measured.staging.reduce((n, q) => n + (pass.weight(q.name) > 0 ? q.depth : 0), 0);
       const tunedMaxLength = await tune(measured);
       const plan = fitPlan(planTarget({ ...measured, tunedMaxLength }, settings, pass.weight), measured, pass);
       if (plan.outcome === 'target-missing') {
@@ -143,14 +136,6 @@ export function targetPass(deps: TargetPassDeps, moveCosts: MoveCostModel) {
       return summary;
     } catch (error) {
       return failed(error);
-    } finally {
-      // An unreleased lease only delays the next pass until it expires.
-      await leases.releaseLease(group.target, pass.owner).then(
-        (released) => (wanted = released.wanted),
-        (error: unknown) => report.leaseNotReleased(group.target, error),
-      );
-      // After the release: a request that found the lease held set `wanted`, which the release returned.
-      await followUp(summary, staged, wanted, pass);
     }
   }
 
@@ -168,25 +153,12 @@ export function targetPass(deps: TargetPassDeps, moveCosts: MoveCostModel) {
     });
   }
 
-  /** Takes the lease; a requested pass that finds it held hands its request to the holder. */
+  /** Takes the lease once per execution; a target leased by another execution is theirs to serve. */
   async function acquire(target: string, pass: Pass): Promise<boolean> {
-    const requestId = pass.request?.target === target ? pass.request.requestId : undefined;
-    if (await leases.acquireLease(target, pass.owner, now(), pass.leaseUntil, requestId)) return true;
-    // Handed over: the holder asks for the next pass. Not handed over: the lease was freed meanwhile (or the
-    // request was replaced as overdue), so try it once more.
-    if (requestId === undefined || (await leases.handOver(target, requestId, now()))) return false;
-    return leases.acquireLease(target, pass.owner, now(), pass.leaseUntil, requestId);
-  }
-
-  async function followUp(summary: TargetSummary, staged: number, wanted: boolean, pass: Pass): Promise<void> {
-    const previousDelayMs = pass.request?.target === summary.target ? pass.request.delayMs : undefined;
-    const delayMs = followUpDelay({ ...summary, staged, wanted, previousDelayMs }, settings);
-    if (delayMs === undefined) return;
-    try {
-      if ((await requestPass(summary.target, delayMs)) !== 'off') summary.followUpMs = delayMs;
-    } catch (error) {
-      report.followUpFailed(summary.target, error);
-    }
+    if (pass.held.has(target)) return true;
+    if (!(await leases.acquireLease(target, pass.owner, now(), pass.leaseUntil))) return false;
+    pass.held.add(target);
+    return true;
   }
 
   /**

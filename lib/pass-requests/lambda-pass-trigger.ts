@@ -2,12 +2,12 @@ import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { namingFailures } from '../aws/bounded-client';
 import { FairwayError } from '../errors';
 import { awsCallBoundMs, awsClientOptions, LAMBDA_INVOKE_BOUNDS } from '../network-bounds';
-import type { PassRequestEvent, PassTrigger } from './pass-trigger';
+import type { PassTrigger, WorkEvent } from './pass-trigger';
 
 /** The longest a start can take before it fails: every try timing out (LAMBDA_INVOKE_BOUNDS). */
 export const PASS_TRIGGER_BOUND_MS = awsCallBoundMs(LAMBDA_INVOKE_BOUNDS);
 
-/** Starts a pass with an asynchronous invoke of the distributor function (InvocationType Event). */
+/** Starts an execution with an asynchronous invoke of the distributor function (InvocationType Event). */
 export class LambdaPassTrigger implements PassTrigger {
   private readonly client: LambdaClient;
 
@@ -26,7 +26,7 @@ export class LambdaPassTrigger implements PassTrigger {
     );
   }
 
-  async start(event: PassRequestEvent): Promise<void> {
+  async start(event: WorkEvent): Promise<void> {
     try {
       const answer = await this.client.send(
         new InvokeCommand({
@@ -38,7 +38,7 @@ export class LambdaPassTrigger implements PassTrigger {
       if (answer.StatusCode !== 202) throw new Error(`Lambda answered ${answer.StatusCode} instead of 202`);
     } catch (error) {
       throw new FairwayError(
-        `Could not start a distributor pass for ${event.target} (async invoke of ${this.functionName}); the schedule's next pass covers it. Check the lambda:InvokeFunction permission and that the function's network reaches the Lambda API (at most ${PASS_TRIGGER_BOUND_MS} ms are spent trying).`,
+        `Could not start a distributor execution (async invoke of ${this.functionName}); the schedule's next pass covers it. Check the lambda:InvokeFunction permission and that the function's network reaches the Lambda API (at most ${PASS_TRIGGER_BOUND_MS} ms are spent trying).`,
         { cause: error },
       );
     }

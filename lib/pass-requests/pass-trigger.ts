@@ -1,27 +1,31 @@
 import { z } from 'zod';
 import { InvalidEventError } from '../errors';
 
-/** The event of a distributor invocation started on demand (by the router, or by a pass for its follow-up). */
-export interface PassRequestEvent {
-  source: 'fairway.pass-request';
-  /** The request that started this pass (its pending mark on the lease item). */
-  requestId: string;
-  target: string;
-  /** Wait this long before the pass (a follow-up gives the workers time to make room). */
-  delayMs: number;
+/** The event that starts a distributor execution on demand (docs/distributor.md "Run model"). */
+export interface WorkEvent {
+  source: 'fairway.work';
 }
 
 /**
- * The longest a requested pass waits before it runs: the largest follow-up delay the distributor
- * can be configured to (DISTRIBUTOR_FOLLOW_UP_MAX_DELAY_MS, at most 30 s). A request asking for
- * more waits this long (the wait holds an invocation, and reserved concurrency is small).
+ * The event of the earlier run model, one pass over one target; still accepted (an invoke queued
+ * before a deploy): its target is written on the work board and the invocation runs as an execution.
  */
-export const MAX_PASS_DELAY_MS = 30_000;
-
-/** Starts a distributor invocation for a request, without waiting for its pass (Lambda async invoke). */
-export interface PassTrigger {
-  start(event: PassRequestEvent): Promise<void>;
+export interface PassRequestEvent {
+  source: 'fairway.pass-request';
+  requestId: string;
+  target: string;
+  /** Ignored now: the board's due times replace the wait inside the invocation. */
+  delayMs: number;
 }
+
+export type DistributorEvent = WorkEvent | PassRequestEvent;
+
+/** Starts a distributor execution, without waiting for it (Lambda async invoke). */
+export interface PassTrigger {
+  start(event: WorkEvent): Promise<void>;
+}
+
+export const WORK_EVENT: WorkEvent = { source: 'fairway.work' };
 
 const passRequestEvent = z.strictObject({
   source: z.literal('fairway.pass-request'),
@@ -29,12 +33,19 @@ const passRequestEvent = z.strictObject({
   target: z.string().min(1),
   delayMs: z.number().int().min(0),
 });
+const workEvent = z.strictObject({ source: z.literal('fairway.work') });
 
-/** A pass request, or undefined for any other event (the schedule's); a malformed request is an InvalidEventError. */
-export function parsePassRequestEvent(event: unknown): PassRequestEvent | undefined {
-  if ((event as { source?: unknown } | null)?.source !== 'fairway.pass-request') return undefined;
-  const parsed = passRequestEvent.safeParse(event);
-  if (parsed.success) return parsed.data;
+/**
+ * A work event or an earlier pass request, or undefined for any other event (the schedule's); a
+ * malformed one is an InvalidEventError naming the field.
+ */
+export function parseDistributorEvent(event: unknown): DistributorEvent | undefined {
+  const source = (event as { source?: unknown } | null)?.source;
+  const schema =
+    source === 'fairway.work' ? workEvent : source === 'fairway.pass-request' ? passRequestEvent : undefined;
+  if (schema === undefined) return undefined;
+  const parsed = schema.safeParse(event);
+  if (parsed.success) return parsed.data as DistributorEvent;
   throw new InvalidEventError(
     parsed.error.issues.map((issue) => ({ field: issue.path.join('.') || '(event)', reason: issue.message })),
   );

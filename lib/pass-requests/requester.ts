@@ -1,40 +1,44 @@
-import { randomUUID } from 'node:crypto';
-import type { LeaseStore, PassRequestOutcome } from './lease-store';
-import { MAX_PASS_DELAY_MS, type PassTrigger } from './pass-trigger';
+import { type PassTrigger, WORK_EVENT } from './pass-trigger';
+import { needsStart } from './work-board';
+import type { DynamoWorkBoard } from './work-board-store';
 
-/** Asks for a distribution pass over one target, debounced by its lease item (docs/distributor.md "Passes on demand"). */
-export type RequestPass = (target: string, delayMs: number) => Promise<PassRequestOutcome | 'off'>;
+/**
+ * Asks for passes over the targets a router batch staged into (docs/distributor.md "Run model"):
+ * `started` when this request started an execution, `queued` when one in flight (or starting) reads
+ * it, `off` without passes on demand.
+ */
+export type RequestWork = (targets: readonly string[]) => Promise<'started' | 'queued' | 'off'>;
 
-export interface PassRequesterDeps {
-  leases: LeaseStore;
+export interface WorkRequesterDeps {
+  board: Pick<DynamoWorkBoard, 'request' | 'markStarting' | 'clearStarting'>;
   trigger: PassTrigger;
-  /** How long a started pass may take to reach the lease before a new request presumes it lost. */
+  /** How long a started execution may take to claim a slot before a new request presumes it lost. */
   graceMs: number;
   now?: () => number;
 }
 
 /**
- * Registers the request on the lease item and starts a pass only when none holds or awaits the
- * lease, so that a storm of requests starts at most one pass per target at a time. A start that
- * fails drops its pending mark, so the next request tries again at once.
+ * One board update for the whole batch; an execution is started only when none holds a slot and
+ * none is starting, so a storm of batches starts one. A start that fails clears its mark, so the
+ * next batch tries again at once.
  */
-export function passRequester({ leases, trigger, graceMs, now = Date.now }: PassRequesterDeps): RequestPass {
-  return async (target, askedMs) => {
-    // Bounded here too, so that a pending mark never blocks the target's requests for long.
-    const delayMs = Math.min(askedMs, MAX_PASS_DELAY_MS);
-    const requestId = randomUUID();
+export function workRequester({ board, trigger, graceMs, now = Date.now }: WorkRequesterDeps): RequestWork {
+  return async (targets) => {
+    if (targets.length === 0) return 'queued';
+    const after = await board.request(targets);
     const at = now();
-    const outcome = await leases.requestPass(target, requestId, at, at + delayMs + graceMs);
-    if (outcome !== 'start') return outcome;
+    if (!needsStart(after, at)) return 'queued';
+    const until = at + graceMs;
+    if (!(await board.markStarting(at, until))) return 'queued';
     try {
-      await trigger.start({ source: 'fairway.pass-request', requestId, target, delayMs });
+      await trigger.start(WORK_EVENT);
     } catch (error) {
-      await leases.dropRequest(target, requestId).catch(() => undefined);
+      await board.clearStarting(until).catch(() => undefined);
       throw error;
     }
-    return outcome;
+    return 'started';
   };
 }
 
 /** Passes on the schedule alone (no DISTRIBUTOR_FUNCTION_NAME). */
-export const schedulesOnly: RequestPass = async () => 'off';
+export const schedulesOnly: RequestWork = async () => 'off';

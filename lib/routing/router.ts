@@ -1,7 +1,7 @@
 import type { ConfirmChannel } from 'amqplib';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { InvalidEventError } from '../errors';
-import type { RequestPass } from '../pass-requests/requester';
+import type { RequestWork } from '../pass-requests/requester';
 import type { TenantCounterStore } from '../priority/counter-store';
 import { mappingFromTable } from '../priority/rules';
 import { stampStagedAt } from '../queues/staged-at';
@@ -25,8 +25,8 @@ export interface RouterDeps {
   amqp: Pick<AmqpSession, 'sharedConfirmChannel' | 'openConfirmChannel'>;
   stagingQueues: StagingQueues;
   report: RouterReport;
-  /** Asks for a distributor pass over a target that just got staged messages (docs/distributor.md). */
-  requestPass?: RequestPass;
+  /** Asks for distributor passes over the targets that just got staged messages (docs/distributor.md "Run model"). */
+  requestPass?: RequestWork;
   mutators?: readonly QueueNameMutator[];
   now?: () => number;
 }
@@ -184,12 +184,14 @@ async function ensureStagingQueues(stagingQueues: StagingQueues, pending: Pendin
   return failed;
 }
 
-/** One pass request per target that got staged messages; a failed request is reported, never thrown. */
-async function requestPasses(requestPass: RequestPass, routed: readonly Pending[], report: RouterReport) {
-  const staged = new Set(routed.filter((p) => !p.bypass).map((p) => p.message.target));
-  await Promise.all(
-    [...staged].map((target) =>
-      requestPass(target, 0).catch((error: unknown) => report.passRequestFailed(target, error)),
-    ),
-  );
+/**
+ * One request for every target that got staged messages (one work-board update per batch); a
+ * failed request is reported for each of them, never thrown.
+ */
+async function requestPasses(requestWork: RequestWork, routed: readonly Pending[], report: RouterReport) {
+  const staged = [...new Set(routed.filter((p) => !p.bypass).map((p) => p.message.target))];
+  if (staged.length === 0) return;
+  await requestWork(staged).catch((error: unknown) => {
+    for (const target of staged) report.passRequestFailed(target, error);
+  });
 }

@@ -1,7 +1,7 @@
 import { createWriteStream } from 'node:fs';
 import { connect } from 'amqplib';
 import { createCleanupOperator } from '../../lib/cleanup/operator';
-import type { PassSummary } from '../../lib/distributor/report';
+import type { ExecutionSummary } from '../../lib/distributor/report';
 import { ManagementClient } from '../../lib/rabbitmq/management';
 import { startDynamo } from '../embedded-dynamo';
 import { loadHandler } from '../functions';
@@ -113,15 +113,22 @@ async function start(options: LocalStackOptions) {
   const functions = serviceFunctions(options.stage);
   const distributorFn = functions.find((f) => f.name === 'distributor')!;
   const recentPasses: RecentPass[] = [];
-  const recordPass = (summary: PassSummary) => {
-    recentPasses.push({ at: Date.now(), summary });
+  const recordPasses = (execution: ExecutionSummary, onDemand: boolean) => {
+    // A scheduled execution's first round is the schedule's pass; its later rounds follow requests and due times.
+    for (const [round, summary] of execution.summaries.entries()) {
+      recentPasses.push({ at: Date.now(), summary, onDemand: onDemand || round > 0 });
+    }
     while (recentPasses.length && recentPasses[0]!.at < Date.now() - RECENT_PASSES_MS) recentPasses.shift();
   };
   // Passes on demand: the functions' Lambda client invokes the distributor here, as on AWS.
   const lambda = await startLambdaInvokeServer(async (_name, event) => {
     const handler = await loadHandler('distributor');
-    recordPass(
-      (await handler(event, lambdaContext(distributorFn.deployedName, distributorFn.timeoutSeconds))) as PassSummary,
+    recordPasses(
+      (await handler(
+        event,
+        lambdaContext(distributorFn.deployedName, distributorFn.timeoutSeconds),
+      )) as ExecutionSummary,
+      true,
     );
   }, recordUncaught);
   cleanups.push(() => lambda.close());
@@ -172,7 +179,7 @@ async function start(options: LocalStackOptions) {
       lambdaContext(fn.deployedName, fn.timeoutSeconds),
     );
     // A cleanup invocation answers with its steps (lib/cleanup/step-runner.ts); a fill means the stack was empty.
-    if (fn.name === 'distributor') recordPass(result as PassSummary);
+    if (fn.name === 'distributor') recordPasses(result as ExecutionSummary, false);
     for (const step of [result].flat() as Array<{ job?: string; fill?: boolean } | undefined>) {
       if (step?.fill && step.job) fills.set(step.job, (fills.get(step.job) ?? 0) + 1);
     }

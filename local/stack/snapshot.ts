@@ -77,6 +77,8 @@ export interface SnapshotSources {
 export interface RecentPass {
   at: number;
   summary: PassSummary;
+  /** The pass was not a scheduled execution's first (requests and due times asked for it). */
+  onDemand: boolean;
 }
 
 /** Which function runs which job (serverless.yml function names). */
@@ -136,7 +138,7 @@ export async function takeSnapshot(s: SnapshotSources): Promise<Snapshot> {
       };
     }),
     ...(distributor ? { distributor: { ...distributor, lastResult: undefined } } : {}),
-    passesOnDemand: s.recentPasses.filter((pass) => pass.summary.request !== undefined).length,
+    passesOnDemand: s.recentPasses.filter((pass) => pass.onDemand).length,
     jobs: stacks.map(({ job, stack, dead }) => {
       const schedule = s.schedules.get(functionOfJob[job] ?? job);
       return {

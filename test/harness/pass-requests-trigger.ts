@@ -1,12 +1,12 @@
-import type { PassRequestEvent, PassTrigger } from '../../lib/pass-requests/pass-trigger';
+import type { PassTrigger, WorkEvent } from '../../lib/pass-requests/pass-trigger';
 
 /**
- * Runs each started pass in this process, as Lambda would run an async invoke: later, on its own,
- * its outcome reported to no one but `settled`. For tests and in-process tools.
+ * Runs each started execution in this process, as Lambda would run an async invoke: later, on its
+ * own, its outcome reported to no one but `settled`. For tests and in-process tools.
  */
 export function inProcessPassTrigger(
-  run: (event: PassRequestEvent) => Promise<unknown>,
-  settled: (event: PassRequestEvent, error?: unknown) => void = () => undefined,
+  run: (event: WorkEvent) => Promise<unknown>,
+  settled: (event: WorkEvent, error?: unknown) => void = () => undefined,
 ): PassTrigger & { idle(): Promise<void> } {
   const running = new Set<Promise<void>>();
   return {
@@ -20,7 +20,7 @@ export function inProcessPassTrigger(
         .finally(() => running.delete(invocation));
       running.add(invocation);
     },
-    /** Resolves once no started pass is running (passes they start included). */
+    /** Resolves once no started execution is running (executions they start included). */
     async idle() {
       while (running.size > 0) await Promise.allSettled([...running]);
     },

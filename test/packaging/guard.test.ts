@@ -14,13 +14,20 @@ function refusal(params: Record<string, string>, base: Readonly<Record<string, s
 // infra/serverless/guard.js: checks that run before anything is bundled or written.
 describe('serverless package refuses a stage that would deploy badly', () => {
   it('routers and distributors that could open more broker connections than the budget', () => {
-    const message = refusal({ routerReservedConcurrency: '39', routerMaximumConcurrency: '39' });
+    // 38 routers and the distributor's 3 (its 2 executions and the schedule's).
+    const message = refusal({ routerReservedConcurrency: '38', routerMaximumConcurrency: '38' });
     expect(message).toContain('may open 41, above rabbitmqConnectionBudget 40');
   }, 60_000);
 
   it('an SQS event source allowed more concurrent routers than the router may run', () => {
     const message = refusal({ routerMaximumConcurrency: '12' });
     expect(message).toContain('router: its SQS event source may run 12 at once, above its reserved concurrency 10');
+  }, 60_000);
+
+  it('a distributor reserved fewer containers than its executions and the schedule need', () => {
+    expect(refusal({ distributorReservedConcurrency: '2' })).toContain(
+      'distributor: its reserved concurrency 2 is below DISTRIBUTOR_MAX_EXECUTIONS + 1 (3)',
+    );
   }, 60_000);
 
   it('a broker function without a reserved concurrency', () => {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { passRequestSettingsOf } from '../../lib/config/common';
 import { passRequests } from '../../lib/pass-requests/adapters';
 import { documentedDeployParams } from '../harness/documented-deploy';
@@ -69,7 +69,7 @@ describe("the router's grant on the distributor table", () => {
       .statement;
 
   it('is limited to items whose key the router writes (dynamodb:LeadingKeys)', () => {
-    expect(grant().Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['lease#*'] } });
+    expect(grant().Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['work-board'] } });
   });
 
   describe('covers every call the router makes when it asks for passes (real calls on dynalite)', () => {
@@ -113,16 +113,23 @@ describe("the router's grant on the distributor table", () => {
       };
       const doc = recording(dynamo.doc);
       const started = passRequests(passRequestSettingsOf(config), doc, { start: async () => undefined });
-      expect(await started('orders', 0)).toBe('start');
-      expect(await started('orders', 0)).toBe('pending');
+      expect(await started(['orders', 'invoices'])).toBe('started');
+      expect(await started(['orders'])).toBe('queued');
       const failing = passRequests(passRequestSettingsOf(config), doc, {
         start: async () => {
           throw new Error('Lambda unreachable');
         },
       });
-      await expect(failing('invoices', 0)).rejects.toThrow('Lambda unreachable');
+      await dynamo.doc.send(
+        new UpdateCommand({
+          TableName: 'DistributorStateTable',
+          Key: { pk: 'work-board' },
+          UpdateExpression: 'REMOVE starting',
+        }),
+      );
+      await expect(failing(['invoices'])).rejects.toThrow('Lambda unreachable');
 
-      expect(new Set(calls.map((c) => c.action))).toEqual(new Set(['dynamodb:GetItem', 'dynamodb:UpdateItem']));
+      expect(new Set(calls.map((c) => c.action))).toEqual(new Set(['dynamodb:UpdateItem']));
       const patterns = grant().Condition['ForAllValues:StringLike']['dynamodb:LeadingKeys'].map(
         (glob: string) => new RegExp(`^${glob.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`),
       );

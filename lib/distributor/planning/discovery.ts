@@ -13,16 +13,19 @@ export interface TargetGroup {
 }
 
 /**
- * Groups one management listing by target. Pure. The staging queues of `listedEmptyToo` are kept
- * whatever their listed count (a requested pass reads them all). The listing's counts lag about 5 s, so they
+ * Groups one management listing by target. Pure. The staging queues of the `listedEmptyToo` targets
+ * are kept whatever their listed count (a pass asked for them reads them all). The listing's counts lag about 5 s, so they
  * only decide which staging queues are worth a look: the pass reads exact depths over AMQP.
  */
-export function groupByTarget(queues: readonly QueueInfo[], listedEmptyToo?: string): TargetGroup[] {
+export function groupByTarget(
+  queues: readonly QueueInfo[],
+  listedEmptyToo: ReadonlySet<string> = new Set(),
+): TargetGroup[] {
   const byName = new Map(queues.map((q) => [q.name, q]));
   const groups = new Map<string, TargetGroup>();
   for (const queue of queues) {
     const target = parseStagingQueueName(queue.name)?.target;
-    if (target === undefined || (queue.messages_ready <= 0 && target !== listedEmptyToo)) continue;
+    if (target === undefined || (queue.messages_ready <= 0 && !listedEmptyToo.has(target))) continue;
     let group = groups.get(target);
     if (!group) {
       group = { target, targetQueue: byName.get(target), staging: [], stagedMessageBytes: 0 };

@@ -43,6 +43,10 @@ describe('a pass killed with SIGKILL at random points', () => {
           DISTRIBUTOR_MAX_PREFETCH: String(prefetch),
           DISTRIBUTOR_REFILL_THRESHOLD_PERCENT: '0',
           DISTRIBUTOR_SAFETY_MARGIN_MS: '0',
+          // Each run's backstop lists and marks the target, so every run has a pass to be killed in.
+          DISTRIBUTOR_BACKSTOP_INTERVAL_MS: '0',
+          // The execution ends after its pass instead of waiting for the target's next due time.
+          DISTRIBUTOR_WAIT_BOUND_MS: '0',
           PASS_REMAINING_MS: '20000',
           POWERTOOLS_LOG_LEVEL: 'ERROR',
         },
@@ -65,12 +69,13 @@ describe('a pass killed with SIGKILL at random points', () => {
 
     const consumed: string[] = []; // what the target's workers took between passes
     const afterPass = async () => {
-      // The killed pass's lease would only expire at its timeout; the next pass should not wait.
+      // The killed execution's lease and slot would only expire at its timeout; the next should not wait.
       await f.dynamo.doc.send(new DeleteCommand({ TableName: STATE_TABLE, Key: { pk: 'lease#crash' } }));
+      await f.dynamo.doc.send(new DeleteCommand({ TableName: STATE_TABLE, Key: { pk: 'work-board' } }));
       consumed.push(...(await f.drain('crash')));
     };
     // One whole pass per prefetch tells how long a pass takes here, so that kills land anywhere
-    // within one: start-up, listing, lease, planning or moving.
+    // within one: start-up, backstop listing, board, lease, planning or moving.
     const duration = new Map<number, number>();
     for (const prefetch of PREFETCHES) {
       duration.set(prefetch, (await runAndKill(60_000, prefetch)).ms);

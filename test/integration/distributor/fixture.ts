@@ -1,12 +1,13 @@
 import type { ConfirmChannel, Options } from 'amqplib';
 import { type DistributorConfig, loadDistributorConfig } from '../../../lib/config/distributor';
-import type { Distributor } from '../../../lib/distributor/pass';
 import { buildDistributor, warningReport } from '../../../lib/distributor/service';
+import type { PassTrigger } from '../../../lib/pass-requests/pass-trigger';
 import { AmqpSession } from '../../../lib/rabbitmq/connection';
 import { ManagementClient } from '../../../lib/rabbitmq/management';
 import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
 import { eventually } from '../../harness/eventually';
 import { createTestVhost, type TestVhost } from '../../harness/rabbit';
+import { memoryStagingRegistry } from '../../harness/staging-registry';
 
 export const STATE_TABLE = 'DistributorStateTable';
 
@@ -18,12 +19,20 @@ export interface DistributorFixture {
   /** The environment the distributor function would get for this vhost and table. */
   env: Record<string, string>;
   config(overrides?: Record<string, string>): DistributorConfig;
-  /** A distributor on this vhost and table; `openChannel` lets a test watch the channels it uses. */
+  /**
+   * A distributor on this vhost and table; `openChannel` lets a test watch the channels it uses, and
+   * `trigger` starts its executions' successors.
+   */
   distributor(
     overrides?: Record<string, string>,
     openChannel?: () => Promise<ConfirmChannel>,
     consumptionRate?: (target: string, windowSeconds: number) => Promise<number | undefined>,
-  ): Distributor;
+    trigger?: PassTrigger,
+  ): ReturnType<typeof buildDistributor>;
+  /** The staging-queue registry the router would keep: `stage` and `record` write it. */
+  registry: ReturnType<typeof memoryStagingRegistry>;
+  /** Records staging queues in the registry, as the router does before it publishes. */
+  record(target: string, staging: readonly string[]): Promise<void>;
   warnings: { message: string; details: Record<string, unknown> }[];
   /** What the report logged at info level (length tuning). */
   infos: { message: string; details: Record<string, unknown> }[];
@@ -58,6 +67,10 @@ export async function distributorFixture(): Promise<DistributorFixture> {
   await dynamo.createTables();
   const session = new AmqpSession(rabbit.amqpUrl);
   const management = new ManagementClient(rabbit.managementUrl, rabbit.vhost);
+  const registry = memoryStagingRegistry();
+  const record = async (target: string, staging: readonly string[]) => {
+    for (const queue of staging) await registry.touch(target, queue, Date.now());
+  };
   const warnings: DistributorFixture['warnings'] = [];
   const infos: DistributorFixture['infos'] = [];
   const env = {
@@ -110,19 +123,25 @@ export async function distributorFixture(): Promise<DistributorFixture> {
     warnings,
     infos,
     withChannel,
+    registry,
+    record,
     distributor: (
       overrides = {},
       openChannel = () => session.openConfirmChannel(),
       consumptionRate = (target, windowSeconds) => management.consumptionRate(target, windowSeconds),
+      trigger = undefined,
     ) =>
       buildDistributor(
         config(overrides),
         {
           openChannel,
           listQueues: () => management.listQueues(),
+          getQueue: (name) => management.getQueue(name),
           listPolicies: () => management.listPolicies(),
+          registry,
           doc: dynamo.doc,
           consumptionRate,
+          ...(trigger ? { trigger } : {}),
         },
         warningReport(
           (message, details) => warnings.push({ message, details }),
@@ -135,6 +154,7 @@ export async function distributorFixture(): Promise<DistributorFixture> {
     listed,
     async stage(target, targetArgs, staging) {
       if (targetArgs) await declare(target, targetArgs);
+      await record(target, Object.keys(staging));
       for (const [name, count] of Object.entries(staging)) {
         await declare(name);
         await publish(name, count, name);

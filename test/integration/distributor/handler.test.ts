@@ -1,8 +1,8 @@
 import type { Context, ScheduledEvent } from 'aws-lambda';
-import type { PassSummary } from '../../../lib/distributor/report';
+import type { ExecutionSummary } from '../../../lib/distributor/report';
 import { type DistributorFixture, distributorFixture } from './fixture';
 
-type Handler = (event: ScheduledEvent, context: Context) => Promise<PassSummary>;
+type Handler = (event: ScheduledEvent, context: Context) => Promise<ExecutionSummary>;
 
 describe('functions/distributor (the Lambda, in process)', () => {
   let f: DistributorFixture;
@@ -11,7 +11,14 @@ describe('functions/distributor (the Lambda, in process)', () => {
   beforeAll(async () => {
     f = await distributorFixture();
     // The SDK reads credentials when it first calls DynamoDB, so the environment stays until the end.
-    process.env = { ...saved, ...f.env, AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local' };
+    // An execution that ends after its round, rather than wait for the target's next due time.
+    process.env = {
+      ...saved,
+      ...f.env,
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+      DISTRIBUTOR_WAIT_BOUND_MS: '0',
+    };
     jest.isolateModules(() => {
       handler = (require('../../../functions/distributor') as { handler: Handler }).handler;
     });
@@ -21,7 +28,7 @@ describe('functions/distributor (the Lambda, in process)', () => {
     await f?.close();
   });
 
-  it('runs one pass, logs one structured summary and emits EMF metrics per target', async () => {
+  it('runs the backstop and one pass, logs one structured summary each and emits EMF metrics per target', async () => {
     await f.stage('lambda-target', { 'x-max-length': 30 }, { 'lambda-target»/t1': 50 });
 
     const lines: string[] = [];
@@ -34,14 +41,14 @@ describe('functions/distributor (the Lambda, in process)', () => {
       awsRequestId: 'req-1',
       getRemainingTimeInMillis: () => 60_000,
     } as unknown as Context;
-    let summary: PassSummary;
+    let summary: ExecutionSummary;
     try {
       summary = await handler({} as ScheduledEvent, context);
     } finally {
       write.mockRestore();
     }
 
-    expect(summary.moved).toBe(30);
+    expect(summary).toMatchObject({ rounds: 1, moved: 30, ending: 'idle' });
     expect(await f.depth('lambda-target')).toBe(30);
     const records = lines
       .flatMap((l) => l.split('\n'))
@@ -49,6 +56,12 @@ describe('functions/distributor (the Lambda, in process)', () => {
       .map((l) => JSON.parse(l) as Record<string, any>);
     const logged = records.filter((r) => r.message === 'Distribution pass');
     expect(logged).toHaveLength(1);
+    expect(records.filter((r) => r.message === 'Backstop listing of the vhost')).toEqual([
+      expect.objectContaining({ queues: 2, recorded: 0, wanted: 1 }),
+    ]);
+    expect(records.filter((r) => r.message === 'Distributor execution')).toEqual([
+      expect.objectContaining({ execution: expect.objectContaining({ slot: 0, rounds: 1, moved: 30 }) }),
+    ]);
     expect(logged[0]!.pass.targets).toEqual([
       expect.objectContaining({
         target: 'lambda-target',

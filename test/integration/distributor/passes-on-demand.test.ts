@@ -1,12 +1,14 @@
-import { createDistributor, type Distributor } from '../../../lib/distributor/pass';
-import type { PassSummary } from '../../../lib/distributor/report';
-import { distributorSettings, warningReport } from '../../../lib/distributor/service';
+import { invocationRunner } from '../../../lib/distributor/execution';
+import { createDistributor } from '../../../lib/distributor/pass';
+import type { ExecutionSummary } from '../../../lib/distributor/report';
+import { distributorSettings, runModelSettings, warningReport } from '../../../lib/distributor/service';
+import { stagingSource } from '../../../lib/distributor/staging-source';
 import { DynamoRotationStore } from '../../../lib/distributor/stores/rotation-store';
 import { DynamoTenantControlStore } from '../../../lib/distributor/stores/tenant-control-store';
 import { DynamoTunedLengthStore } from '../../../lib/distributor/stores/tuned-length-store';
 import { DynamoLeaseStore, type LeaseStore } from '../../../lib/pass-requests/lease-store';
-import type { PassRequestEvent } from '../../../lib/pass-requests/pass-trigger';
-import { passRequester, type RequestPass } from '../../../lib/pass-requests/requester';
+import { type RequestWork, workRequester } from '../../../lib/pass-requests/requester';
+import { DynamoWorkBoard } from '../../../lib/pass-requests/work-board-store';
 import { amqpUser } from '../../../lib/rabbitmq/amqp-url';
 import { ManagementClient } from '../../../lib/rabbitmq/management';
 import { eventually } from '../../harness/eventually';
@@ -17,98 +19,141 @@ const target = 'worker-input';
 const maxLength = 100;
 
 /**
- * The distributor as deployed with passes on demand, in process: requests go through the lease item,
- * started passes run like async invokes (each waits its delay, then runs one pass), and every lease
- * taken and given back is watched, to see how many passes hold the target at once.
+ * The distributor as deployed with passes on demand, in process: routers' requests go on the work
+ * board, started executions run like async invokes, and every lease, listing and execution is
+ * watched: how many hold a target at once, how many run at once, how many lease requests at once.
  */
 function onDemand(
   f: DistributorFixture,
-  overrides: Record<string, string>,
-  failFirst = 0,
-  openChannel = () => f.session.openConfirmChannel(),
+  overrides: Record<string, string> = {},
+  options: {
+    failStarts?: number;
+    openChannel?: () => ReturnType<DistributorFixture['session']['openConfirmChannel']>;
+  } = {},
 ) {
   const config = f.config({
     DISTRIBUTOR_FOLLOW_UP_DELAY_MS: '50',
     DISTRIBUTOR_FOLLOW_UP_MAX_DELAY_MS: '400',
     DISTRIBUTOR_REQUEST_GRACE_MS: '1000',
     DISTRIBUTOR_IDLE_STOP_MS: '200',
+    DISTRIBUTOR_BOARD_POLL_MS: '50',
+    DISTRIBUTOR_WAIT_BOUND_MS: '1000',
     ...overrides,
   });
   const inner = new DynamoLeaseStore(f.dynamo.doc, STATE_TABLE);
-  const watch = { holding: 0, maxHolding: 0, released: 0, started: 0, failed: 0, passes: [] as PassSummary[] };
-  const state: LeaseStore = {
-    ...Object.fromEntries(
-      (['requestPass', 'handOver', 'dropRequest'] as const).map((name) => [name, inner[name].bind(inner)]),
-    ),
-    async acquireLease(...args) {
-      const acquired = await inner.acquireLease(...args);
-      if (acquired) watch.maxHolding = Math.max(watch.maxHolding, ++watch.holding);
-      return acquired;
+  const watch = {
+    holding: new Map<string, number>(),
+    maxHolding: 0,
+    acquiring: 0,
+    maxAcquiring: 0,
+    executing: 0,
+    maxExecuting: 0,
+    started: 0,
+    failed: 0,
+    listings: 0,
+    targetGets: 0,
+    executions: [] as ExecutionSummary[],
+  };
+  const leases: LeaseStore = {
+    async acquireLease(t, ...rest) {
+      watch.maxAcquiring = Math.max(watch.maxAcquiring, ++watch.acquiring);
+      try {
+        const acquired = await inner.acquireLease(t, ...rest);
+        if (acquired) {
+          watch.holding.set(t, (watch.holding.get(t) ?? 0) + 1);
+          watch.maxHolding = Math.max(watch.maxHolding, watch.holding.get(t)!);
+        }
+        return acquired;
+      } finally {
+        watch.acquiring--;
+      }
     },
-    async releaseLease(...args) {
-      watch.holding--;
-      watch.released++;
-      return inner.releaseLease(...args);
+    async releaseLease(t, owner) {
+      watch.holding.set(t, (watch.holding.get(t) ?? 1) - 1);
+      return inner.releaseLease(t, owner);
     },
-  } as LeaseStore;
+  };
   const management = new ManagementClient(f.rabbit.managementUrl, f.rabbit.vhost);
-  let failuresLeft = failFirst;
-  let distributor: Distributor;
-  const trigger = inProcessPassTrigger(
-    async (event: PassRequestEvent) => {
-      watch.started++;
-      await new Promise((resolve) => setTimeout(resolve, event.delayMs));
-      watch.passes.push(await distributor.runPass(60_000, event));
-    },
-    (_event, error) => {
-      if (error) watch.failed++;
-    },
-  );
-  const requestPass: RequestPass = passRequester({
-    leases: state,
-    trigger,
-    graceMs: config.DISTRIBUTOR_REQUEST_GRACE_MS,
-  });
-  // The pass asks for its follow-ups through the same requester as the router.
-  distributor = createDistributor({
-    settings: distributorSettings(config),
+  const report = warningReport((message, details) => f.warnings.push({ message, details }));
+  const settings = distributorSettings(config);
+  const runModel = runModelSettings(config);
+  const distributor = createDistributor({
+    settings,
     publisherUser: amqpUser(config.AMQP_URL),
-    openChannel,
-    listQueues: async () => {
-      if (failuresLeft-- > 0) throw new Error('management API unavailable');
+    openChannel: options.openChannel ?? (() => f.session.openConfirmChannel()),
+    listQueues: () => {
+      watch.listings++;
       return management.listQueues();
     },
     listPolicies: () => management.listPolicies(),
-    leases: state,
+    leases,
     rotations: new DynamoRotationStore(f.dynamo.doc, STATE_TABLE),
-    report: warningReport((message, details) => f.warnings.push({ message, details })),
+    report,
     controls: new DynamoTenantControlStore(f.dynamo.doc, STATE_TABLE),
     tuning: {
       rate: (queue, windowSeconds) => management.consumptionRate(queue, windowSeconds),
       lengths: new DynamoTunedLengthStore(f.dynamo.doc, STATE_TABLE),
     },
-    requestPass,
+    staging: stagingSource({
+      registry: f.registry,
+      getQueue: (name) => {
+        watch.targetGets++;
+        return management.getQueue(name);
+      },
+      cacheMs: runModel.stagingCacheMs,
+    }),
   });
-  return { config, state, watch, trigger, requestPass, distributor };
+  const board = new DynamoWorkBoard(f.dynamo.doc, STATE_TABLE);
+  let failuresLeft = options.failStarts ?? 0;
+  const trigger = inProcessPassTrigger(
+    async (event) => {
+      watch.started++;
+      if (failuresLeft-- > 0) throw new Error('the invocation failed before it claimed a slot');
+      watch.maxExecuting = Math.max(watch.maxExecuting, ++watch.executing);
+      try {
+        watch.executions.push(await run(event, 60_000));
+      } finally {
+        watch.executing--;
+      }
+    },
+    (_event, error) => {
+      if (error) watch.failed++;
+    },
+  );
+  const run = invocationRunner({
+    board,
+    distributor,
+    settings: runModel,
+    graceMs: config.DISTRIBUTOR_REQUEST_GRACE_MS,
+    report,
+    trigger,
+    listQueues: () => {
+      watch.listings++;
+      return management.listQueues();
+    },
+    registry: f.registry,
+  });
+  const requestWork: RequestWork = workRequester({ board, trigger, graceMs: config.DISTRIBUTOR_REQUEST_GRACE_MS });
+  return { config, board, watch, trigger, requestWork, run, leases: inner };
 }
 
-describe('passes on demand (real RabbitMQ, dynalite)', () => {
+describe('passes on demand: executions that follow the work board (real RabbitMQ, dynalite)', () => {
   scenario(
-    'a storm of requests starts one pass at a time; follow-ups move every message, never overfilling',
+    'a storm of requests starts one execution; it refills the target as it drains, never overfilling, with no listing',
     async (f) => {
       await f.declare(target, { 'x-max-length': maxLength, 'x-max-priority': 9 });
+      await f.record(target, [`${target}»/a`, `${target}»/b`]);
       await f.declare(`${target}»/a`);
       await f.declare(`${target}»/b`);
       await f.publish(`${target}»/a`, 300, 'a');
       await f.publish(`${target}»/b`, 200, 'b');
-      const { watch, trigger, requestPass } = onDemand(f, {});
+      const { watch, trigger, requestWork } = onDemand(f);
 
-      // 50 routers staging at once; the listing has not even seen the messages yet.
-      const outcomes = await Promise.all(Array.from({ length: 50 }, () => requestPass(target, 0)));
-      // One start, and another only once a pass has let go of its lease (a slow machine lets one finish mid-storm).
-      expect(outcomes.filter((o) => o === 'start').length).toBeLessThanOrEqual(1 + watch.released);
+      // 50 router batches at once.
+      const outcomes = await Promise.all(Array.from({ length: 50 }, () => requestWork([target])));
+      expect(outcomes.filter((o) => o === 'started')).toEqual(['started']);
 
-      // Workers take what the passes put in, a bit at a time, while the target's depth is watched.
+      // Workers take what the execution puts in, a bit at a time, while the target's depth is watched.
       let maxDepth = 0;
       const consumed: string[] = [];
       while (consumed.length < 500) {
@@ -123,8 +168,6 @@ describe('passes on demand (real RabbitMQ, dynalite)', () => {
           return ids;
         });
         consumed.push(...taken);
-        // A burst of requests now and then, as routers would send while work is staged.
-        await Promise.all(Array.from({ length: 10 }, () => requestPass(target, 0)));
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       await trigger.idle();
@@ -135,51 +178,82 @@ describe('passes on demand (real RabbitMQ, dynalite)', () => {
       expect(maxDepth).toBeLessThanOrEqual(maxLength);
       expect(watch.maxHolding).toBe(1);
       expect(watch.failed).toBe(0);
-      // Debounced: far fewer passes than the ~1,000 requests (each pass moves up to 100).
-      expect(watch.started).toBeLessThan(200);
+      // The one execution followed the drain itself: no router request after the storm was needed.
+      expect(watch.started).toBeLessThanOrEqual(2);
+      expect(watch.executions.reduce((n, e) => n + e.rounds, 0)).toBeGreaterThanOrEqual(5);
+      // No whole-vhost listing on the hot path; the target's shape was read once (cached).
+      expect(watch.listings).toBe(0);
+      expect(watch.targetGets).toBe(1);
       expect(await f.depth(`${target}»/a`)).toBe(0);
     },
   );
 
-  scenario('a requested pass that fails does not stop the next: its request lapses after the grace', async (f) => {
+  scenario(
+    'one execution serves 60 busy targets; lease requests stay within the target concurrency',
+    async (f) => {
+      const targets = Array.from({ length: 60 }, (_, i) => `many-${String(i).padStart(2, '0')}`);
+      for (const t of targets) {
+        await f.declare(t, { 'x-max-length': 1_000 });
+        await f.record(t, [`${t}»/x`, `${t}»/y`]);
+        await f.declare(`${t}»/x`);
+        await f.declare(`${t}»/y`);
+        await f.publish(`${t}»/x`, 3, `${t}x`);
+        await f.publish(`${t}»/y`, 2, `${t}y`);
+      }
+      const { watch, trigger, requestWork } = onDemand(f, { DISTRIBUTOR_TARGET_CONCURRENCY: '8' });
+      expect(await requestWork(targets)).toBe('started');
+      await trigger.idle();
+      for (const t of targets) expect(await f.depth(t)).toBe(5);
+      expect(watch.started).toBe(1);
+      expect(watch.maxAcquiring).toBeLessThanOrEqual(8);
+      expect(watch.listings).toBe(0);
+      expect(f.warnings).toEqual([]);
+    },
+    120_000,
+  );
+
+  scenario('a started execution that failed does not stop the next: its start lapses after the grace', async (f) => {
     await f.declare(target, { 'x-max-length': maxLength });
+    await f.record(target, [`${target}»/a`]);
     await f.declare(`${target}»/a`);
     await f.publish(`${target}»/a`, 10, 'a');
-    const { watch, trigger, requestPass } = onDemand(f, {}, 1);
+    const { watch, trigger, requestWork } = onDemand(f, {}, { failStarts: 1 });
 
-    expect(await requestPass(target, 0)).toBe('start');
+    expect(await requestWork([target])).toBe('started');
     await trigger.idle();
     expect(watch.failed).toBe(1);
-    // The failed pass's request still stands until it is overdue: requests meanwhile wait for it.
-    expect(await requestPass(target, 0)).toBe('pending');
-    const restarted = await eventually(
-      async () => ((await requestPass(target, 0)) === 'start' ? true : undefined),
-      'a request to start a pass once the failed one is overdue',
+    // The failed execution's start still stands until it is overdue: requests meanwhile wait for it.
+    expect(await requestWork([target])).toBe('queued');
+    await eventually(
+      async () => ((await requestWork([target])) === 'started' ? true : undefined),
+      'a request to start an execution once the failed start is overdue',
       5_000,
     );
-    expect(restarted).toBe(true);
     await trigger.idle();
     expect(await f.depth(target)).toBe(10);
   });
 
-  scenario('a pass killed while holding the lease does not stop the next: the lease expires', async (f) => {
+  scenario('an execution killed holding its slot and a lease does not stop the next: both lapse', async (f) => {
     await f.declare(target, { 'x-max-length': maxLength });
+    await f.record(target, [`${target}»/a`]);
     await f.declare(`${target}»/a`);
     await f.publish(`${target}»/a`, 10, 'a');
-    const { state, trigger, requestPass } = onDemand(f, {});
-    // A pass that timed out: it took the lease and never gave it back.
-    const killedAt = Date.now();
-    expect(await state.acquireLease(target, 'killed-pass', killedAt, killedAt + 1_000)).toBe(true);
+    const { board, leases, trigger, requestWork } = onDemand(f, { DISTRIBUTOR_MAX_EXECUTIONS: '1' });
+    // An execution that timed out: it claimed the slot and the lease and never gave them back.
+    const lapsesAt = Date.now() + 3_000;
+    expect(await board.claimSlot(1, Date.now(), lapsesAt)).toBeDefined();
+    expect(await leases.acquireLease(target, 'killed', Date.now(), lapsesAt)).toBe(true);
 
-    expect(await requestPass(target, 0)).toBe('wanted');
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
-    expect(await requestPass(target, 0)).toBe('start');
+    expect(await requestWork([target])).toBe('queued');
+    await new Promise((resolve) => setTimeout(resolve, lapsesAt + 100 - Date.now()));
+    expect(await requestWork([target])).toBe('started');
     await trigger.idle();
     expect(await f.depth(target)).toBe(10);
   });
 
-  scenario('a pass whose moves failed asks for the next one, and that pass moves the messages', async (f) => {
+  scenario('a target whose moves failed gets a due time, and the same execution moves it then', async (f) => {
     await f.declare(target, { 'x-max-length': maxLength });
+    await f.record(target, [`${target}»/a`]);
     await f.declare(`${target}»/a`);
     await f.publish(`${target}»/a`, 10, 'a');
     // The first pass's movers cannot open a channel (its depth read opens the first one); later ones can.
@@ -192,12 +266,47 @@ describe('passes on demand (real RabbitMQ, dynalite)', () => {
       }
       return f.session.openConfirmChannel();
     };
-    const { trigger, requestPass, watch } = onDemand(f, {}, 0, openChannel);
-    expect(await requestPass(target, 0)).toBe('start');
-    await eventually(async () => ((await f.depth(target)) === 10 ? true : undefined), 'the follow-up to move them');
+    const { trigger, requestWork, watch } = onDemand(f, {}, { openChannel });
+    expect(await requestWork([target])).toBe('started');
     await trigger.idle();
-    const first = watch.passes[0]!.targets[0]!;
+    expect(await f.depth(target)).toBe(10);
+    const [execution] = watch.executions;
+    const first = execution!.summaries[0]!.targets[0]!;
     expect(first.moved).toBe(0);
-    expect(first.followUpMs).toBeGreaterThan(0);
+    expect(first.dueInMs).toBeGreaterThan(0);
+    expect(watch.started).toBe(1);
+  });
+
+  scenario(
+    'the schedule lists at most once per interval: it records a queue made elsewhere and its lost work is moved',
+    async (f) => {
+      await f.declare(target, { 'x-max-length': maxLength });
+      // Made without the router: the registry does not know it, and no request was made.
+      await f.declare(`${target}»/elsewhere`);
+      await f.publish(`${target}»/elsewhere`, 7, 'e');
+      await f.listed([`${target}»/elsewhere`]);
+      const { watch, run } = onDemand(f);
+
+      const first = await run(undefined, 60_000);
+      expect(watch.listings).toBe(1);
+      expect((await f.registry.queuesOf(target)).map((r) => r.queue)).toEqual([`${target}»/elsewhere`]);
+      expect(first.moved).toBe(7);
+      // The next minute's schedule, a few seconds later, and another container's: no listing.
+      await run(undefined, 60_000);
+      await run(undefined, 60_000);
+      expect(watch.listings).toBe(1);
+      expect(await f.depth(target)).toBe(7);
+    },
+  );
+
+  scenario('a pass request of the earlier run model is served as work', async (f) => {
+    await f.stage(target, { 'x-max-length': maxLength }, { [`${target}»/a`]: 4 });
+    const { run, watch } = onDemand(f);
+    const execution = await run(
+      { source: 'fairway.pass-request', requestId: 'queued-before-deploy', target, delayMs: 1_000 },
+      60_000,
+    );
+    expect(execution.moved).toBe(4);
+    expect(watch.listings).toBe(0);
   });
 });

@@ -47,7 +47,7 @@ describe('the Lambda pass trigger on a Lambda API that never answers (a local TC
     });
     const started = Date.now();
     try {
-      const start = trigger.start({ source: 'fairway.pass-request', requestId: 'r1', target: 'worker-in', delayMs: 0 });
+      const start = trigger.start({ source: 'fairway.work' });
       await expect(start).rejects.toThrow(FairwayError);
       await expect(start).rejects.toThrow(/fairway-test-distributor/);
       expect(errorText(await start.catch((error: unknown) => error))).toMatch(/Lambda did not answer within \d+ ms/);

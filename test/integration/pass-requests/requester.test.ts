@@ -1,10 +1,11 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { DynamoLeaseStore } from '../../../lib/pass-requests/lease-store';
-import { MAX_PASS_DELAY_MS, type PassRequestEvent } from '../../../lib/pass-requests/pass-trigger';
-import { passRequester } from '../../../lib/pass-requests/requester';
+import type { WorkEvent } from '../../../lib/pass-requests/pass-trigger';
+import { workRequester } from '../../../lib/pass-requests/requester';
+import { WORK_BOARD_KEY } from '../../../lib/pass-requests/work-board';
+import { DynamoWorkBoard } from '../../../lib/pass-requests/work-board-store';
 import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
 
-describe('passRequester (dynalite)', () => {
+describe('workRequester (dynalite)', () => {
   let dynamo: EmbeddedDynamo;
   beforeAll(async () => {
     dynamo = await startDynamo();
@@ -12,19 +13,31 @@ describe('passRequester (dynalite)', () => {
   });
   afterAll(() => dynamo?.stop());
 
-  it('asks for at most MAX_PASS_DELAY_MS, so a pending mark never blocks the target for longer than that and the grace', async () => {
-    const started: PassRequestEvent[] = [];
-    const requestPass = passRequester({
-      leases: new DynamoLeaseStore(dynamo.doc, 'DistributorStateTable'),
-      trigger: { start: async (event) => void started.push(event) },
+  it('one start for a storm of batches; a failed start is withdrawn so the next batch starts one', async () => {
+    const started: WorkEvent[] = [];
+    let fail = true;
+    const board = new DynamoWorkBoard(dynamo.doc, 'DistributorStateTable');
+    const requestWork = workRequester({
+      board,
+      trigger: {
+        start: async (event) => {
+          if (fail) throw new Error('Lambda unreachable');
+          started.push(event);
+        },
+      },
       graceMs: 1_000,
-      now: () => 5_000,
     });
-    expect(await requestPass('worker-in', 3_600_000)).toBe('start');
-    expect(started.map((event) => event.delayMs)).toEqual([MAX_PASS_DELAY_MS]);
+    await expect(requestWork(['a', 'b'])).rejects.toThrow('Lambda unreachable');
+    expect((await board.read()).starting).toBeUndefined();
+    fail = false;
+    const outcomes = await Promise.all(Array.from({ length: 20 }, (_, i) => requestWork([`t${i % 3}`])));
+    expect(outcomes.filter((o) => o === 'started')).toHaveLength(1);
+    expect(started).toEqual([{ source: 'fairway.work' }]);
     const { Item } = await dynamo.doc.send(
-      new GetCommand({ TableName: 'DistributorStateTable', Key: { pk: 'lease#worker-in' } }),
+      new GetCommand({ TableName: 'DistributorStateTable', Key: { pk: WORK_BOARD_KEY } }),
     );
-    expect(Item?.dueBy).toBe(5_000 + MAX_PASS_DELAY_MS + 1_000);
+    // Every batch counted: the failed one and the 20.
+    expect(Item?.version).toBe(21);
+    expect(Item?.starting).toBeGreaterThan(Date.now());
   });
 });

@@ -1,5 +1,6 @@
 import { createServer } from 'node:net';
-import { DynamoLeaseStore } from '../../../lib/pass-requests/lease-store';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoWorkBoard } from '../../../lib/pass-requests/work-board-store';
 import { createRouterService } from '../../../lib/routing/service';
 import { startLambdaInvokeServer } from '../../../local/lambda-invoke-server';
 import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
@@ -36,7 +37,7 @@ describe('router: asking for distributor passes (real RabbitMQ, dynalite, the La
       ROUTER_TARGETS: '{"direct":{"bypassStaging":true}}',
     });
 
-  it('starts one pass per staged target and none for a bypass target; later batches find it pending', async () => {
+  it('one board update per batch; one execution started for staged targets and none for a bypass target', async () => {
     const events: unknown[] = [];
     const lambda = await startLambdaInvokeServer(async (_name, e) => events.push(e));
     const recorded = recordingReport();
@@ -49,9 +50,11 @@ describe('router: asking for distributor passes (real RabbitMQ, dynalite, the La
       });
       await lambda.idle();
       expect(lambda.invocations.get('fairway-test-distributor')).toBe(1);
-      expect(events).toEqual([
-        { source: 'fairway.pass-request', requestId: expect.any(String), target: 'worker-in', delayMs: 0 },
-      ]);
+      expect(events).toEqual([{ source: 'fairway.work' }]);
+      const board = await new DynamoWorkBoard(dynamo.doc, 'DistributorStateTable').read();
+      // Two batches, two versions; the bypass target never goes on the board.
+      expect(board.version).toBe(2);
+      expect([...board.targets.keys()]).toEqual(['worker-in']);
       expect(recorded.passRequestFailures).toEqual([]);
     } finally {
       await service.close();
@@ -60,6 +63,8 @@ describe('router: asking for distributor passes (real RabbitMQ, dynalite, the La
   });
 
   it('keeps the records routed when the pass cannot be started, warns, and lets the next batch try again', async () => {
+    // The first test's execution was never run (the local endpoint only records it): its start is still pending.
+    await dynamo.doc.send(new DeleteCommand({ TableName: 'DistributorStateTable', Key: { pk: 'work-board' } }));
     const recorded = recordingReport();
     const service = createRouterService(config(`http://127.0.0.1:${await closedPort()}`), recorded.report);
     try {
@@ -67,9 +72,9 @@ describe('router: asking for distributor passes (real RabbitMQ, dynalite, the La
       expect(await service.route(sqsEvent([record]))).toEqual({ batchItemFailures: [] });
       expect(recorded.passRequestFailures.map((f) => f.target)).toEqual(['worker-out']);
       expect(String(recorded.passRequestFailures[0]!.error)).toMatch(/lambda:InvokeFunction/);
-      // The failed start dropped its pending mark: the next request starts a pass at once.
-      const state = new DynamoLeaseStore(dynamo.doc, 'DistributorStateTable');
-      expect(await state.requestPass('worker-out', 'next', Date.now(), Date.now() + 10_000)).toBe('start');
+      // The failed start withdrew its mark: the next batch starts an execution at once.
+      const board = new DynamoWorkBoard(dynamo.doc, 'DistributorStateTable');
+      expect(await board.markStarting(Date.now(), Date.now() + 10_000)).toBe(true);
     } finally {
       await service.close();
     }

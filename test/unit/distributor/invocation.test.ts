@@ -1,65 +1,46 @@
 import { loadDistributorConfig } from '../../../lib/config/distributor';
 import { distributorInvocation } from '../../../lib/distributor/service';
-import { MAX_PASS_DELAY_MS, type PassRequestEvent } from '../../../lib/pass-requests/pass-trigger';
+import type { DistributorEvent } from '../../../lib/pass-requests/pass-trigger';
+import { MAX_SLOTS } from '../../../lib/pass-requests/work-board';
 
-/** The invocation's wait before a requested pass, on jest's clock (the pass itself is not what is tested). */
-describe('distributorInvocation: the wait a pass request asks for (issue 23 item 9)', () => {
-  beforeEach(() => jest.useFakeTimers());
-  afterEach(() => jest.useRealTimers());
-
-  const request = (delayMs: number): PassRequestEvent => ({
-    source: 'fairway.pass-request',
-    requestId: 'r1',
-    target: 'worker-in',
-    delayMs,
-  });
-  /** A 15-minute invocation (Lambda's longest): only the bound keeps a huge delay from holding it. */
+describe('distributorInvocation: which event runs what', () => {
   const setUp = () => {
-    const runPass = jest.fn(async () => ({}) as never);
-    const clamped: [number, number][] = [];
-    const invocation = distributorInvocation(
-      { runPass },
-      { DISTRIBUTOR_SAFETY_MARGIN_MS: 10_000 },
-      { requestDelayClamped: (requestedMs, maxMs) => clamped.push([requestedMs, maxMs]) },
-    );
-    const context = { getRemainingTimeInMillis: () => 900_000 };
-    return { runPass, clamped, run: (event: PassRequestEvent) => invocation(event, context) };
+    const run = jest.fn(async () => ({}) as never);
+    const invocation = distributorInvocation({ run });
+    const context = { getRemainingTimeInMillis: () => 60_000 };
+    return { run, invoke: (event: unknown) => invocation(event as DistributorEvent, context) };
   };
 
-  it('waits a follow-up delay as asked', async () => {
-    const { runPass, clamped, run } = setUp();
-    const done = run(request(1_000));
-    await jest.advanceTimersByTimeAsync(999);
-    expect(runPass).not.toHaveBeenCalled();
-    await jest.advanceTimersByTimeAsync(1);
-    await done;
-    expect(runPass).toHaveBeenCalledTimes(1);
-    expect(clamped).toEqual([]);
+  it("the schedule's event runs the backstop (no event), a work event and an earlier pass request run as themselves", async () => {
+    const { run, invoke } = setUp();
+    await invoke({ source: 'aws.events', 'detail-type': 'Scheduled Event' });
+    await invoke({ source: 'fairway.work' });
+    const earlier = { source: 'fairway.pass-request', requestId: 'r1', target: 'worker-in', delayMs: 1_000 };
+    await invoke(earlier);
+    expect(run.mock.calls).toEqual([
+      [undefined, 60_000],
+      [{ source: 'fairway.work' }, 60_000],
+      [earlier, 60_000],
+    ]);
   });
 
-  it('waits at most MAX_PASS_DELAY_MS for a larger delay, and reports that it clamped it', async () => {
-    const { runPass, clamped, run } = setUp();
-    const done = run(request(3_600_000));
-    await jest.advanceTimersByTimeAsync(MAX_PASS_DELAY_MS);
-    await done;
-    expect(runPass).toHaveBeenCalledTimes(1);
-    expect(clamped).toEqual([[3_600_000, MAX_PASS_DELAY_MS]]);
-    expect(MAX_PASS_DELAY_MS).toBe(30_000);
-  });
-
-  it('no configured follow-up asks for more than the maximum', () => {
-    const env = { DISTRIBUTOR_TABLE: 't', AMQP_URL: 'amqp://h', RABBITMQ_MANAGEMENT_URL: 'http://h' };
-    const maxDelay = (ms: number) => () =>
-      loadDistributorConfig({ ...env, DISTRIBUTOR_FOLLOW_UP_MAX_DELAY_MS: String(ms) });
-    expect(maxDelay(MAX_PASS_DELAY_MS)).not.toThrow();
-    expect(maxDelay(MAX_PASS_DELAY_MS + 1)).toThrow(/DISTRIBUTOR_FOLLOW_UP_MAX_DELAY_MS/);
-  });
-
-  it('refuses a delay that is not a whole number of ms from 0 to 2^53 − 1, naming the field', async () => {
-    const { runPass, run } = setUp();
-    for (const delayMs of [-1, 1.5, 2 ** 53, Number.POSITIVE_INFINITY]) {
-      await expect(run(request(delayMs))).rejects.toThrow(/^delayMs: /);
+  it('refuses a malformed event naming the field', async () => {
+    const { run, invoke } = setUp();
+    await expect(invoke({ source: 'fairway.work', target: 'x' })).rejects.toThrow(/Unrecognized key/);
+    for (const delayMs of [-1, 1.5, Number.POSITIVE_INFINITY]) {
+      await expect(invoke({ source: 'fairway.pass-request', requestId: 'r', target: 't', delayMs })).rejects.toThrow(
+        /^delayMs: /,
+      );
     }
-    expect(runPass).not.toHaveBeenCalled();
+    expect(run).not.toHaveBeenCalled();
+  });
+
+  it('the execution slots a router checks bound DISTRIBUTOR_MAX_EXECUTIONS', () => {
+    const env = { DISTRIBUTOR_TABLE: 't', AMQP_URL: 'amqp://h', RABBITMQ_MANAGEMENT_URL: 'http://h' };
+    const max = (n: number) => () => loadDistributorConfig({ ...env, DISTRIBUTOR_MAX_EXECUTIONS: String(n) });
+    expect(max(MAX_SLOTS)).not.toThrow();
+    expect(max(MAX_SLOTS + 1)).toThrow(/DISTRIBUTOR_MAX_EXECUTIONS/);
+    expect(max(0)).toThrow(/DISTRIBUTOR_MAX_EXECUTIONS/);
+    expect(loadDistributorConfig(env).DISTRIBUTOR_MAX_EXECUTIONS).toBe(2);
   });
 });

@@ -25,12 +25,14 @@ describe('createDistributor: targets it cannot lease', () => {
       movesCutShort: jest.fn(),
       leaseNotReleased: jest.fn(),
       waitsNotRecorded: jest.fn(),
+      reapFailed: jest.fn(),
       noTimeToMove: jest.fn(),
-      requestDelayClamped: jest.fn(),
+      backstopListed: jest.fn(),
+      executionEnded: jest.fn(),
       controlsUnreadable: jest.fn(),
       controlSkipped: jest.fn(),
       lengthTuned: jest.fn(),
-      followUpFailed: jest.fn(),
+      boardFailed: jest.fn(),
       passed: jest.fn(),
     };
     const openChannel = jest.fn();
@@ -40,9 +42,6 @@ describe('createDistributor: targets it cannot lease', () => {
         return false;
       },
       releaseLease: jest.fn(),
-      requestPass: jest.fn(),
-      handOver: jest.fn(),
-      dropRequest: jest.fn(),
     };
     const distributor = createDistributor({
       settings: distributorSettings(

@@ -38,6 +38,7 @@ const queue = (name: string, maxMs?: number): QueueSummary => ({
 });
 const pass = (at: number, queues: QueueSummary[]): RecentPass => ({
   at,
+  onDemand: true,
   summary: { targets: [{ target: 'w', queues }] } as unknown as PassSummary,
 });
 

@@ -177,6 +177,7 @@ describe('staging waits measured at move time (real RabbitMQ)', () => {
         openChannel: () => p.session.openConfirmChannel(),
         listQueues: () => management.listQueues(),
         listPolicies: () => management.listPolicies(),
+        getQueue: (name) => management.getQueue(name),
         doc,
         consumptionRate: async () => undefined,
       },

@@ -1,0 +1,61 @@
+import type { DynamoWorkBoard } from '../pass-requests/work-board-store';
+import { parseStagingQueueName } from '../queues/staging-names';
+import type { StagingRegistry } from '../queues/staging-registry';
+import type { QueueInfo } from '../rabbitmq/management';
+import type { DistributorReport } from './report';
+
+/**
+ * The staging helper's reaper (docs/router.md "Staging-queue lifecycle"), given each backstop
+ * listing. Not wired until it lands: until then nothing is reaped.
+ */
+export type ReapIdleStagingQueues = (listing: readonly QueueInfo[], nowMs: number) => Promise<void>;
+
+export interface BackstopDeps {
+  board: Pick<DynamoWorkBoard, 'takeListing' | 'request'>;
+  /** One listing of the vhost (ManagementClient.listQueues). */
+  listQueues: () => Promise<QueueInfo[]>;
+  /** Where staging queues made elsewhere are recorded; without it the passes list the vhost themselves. */
+  registry?: Pick<StagingRegistry, 'queuesOf' | 'touch'>;
+  reapIdleStagingQueues?: ReapIdleStagingQueues;
+  /** The backstop lists at most this often over every execution. */
+  intervalMs: number;
+  report: Pick<DistributorReport, 'backstopListed'>;
+  now?: () => number;
+}
+
+/**
+ * The schedule's backstop (docs/distributor.md "Discovery"): at most one listing of the vhost per
+ * interval over every execution (the `listedAt` stamp of the work board, taken conditionally). It
+ * records staging queues the registry lacks (made by something other than the router), marks every
+ * target with listed staged messages as wanting a pass (a request that was lost), and hands the
+ * listing to the reaper. False when another execution listed within the interval.
+ */
+export async function runBackstop(deps: BackstopDeps): Promise<boolean> {
+  const now = deps.now ?? Date.now;
+  if (!(await deps.board.takeListing(now(), deps.intervalMs))) return false;
+  const listing = await deps.listQueues();
+  const byTarget = new Map<string, QueueInfo[]>();
+  for (const queue of listing) {
+    const target = parseStagingQueueName(queue.name)?.target;
+    if (target === undefined) continue;
+    byTarget.set(target, [...(byTarget.get(target) ?? []), queue]);
+  }
+  let recorded = 0;
+  if (deps.registry) {
+    const registry = deps.registry;
+    for (const [target, queues] of byTarget) {
+      const known = new Set((await registry.queuesOf(target)).map((r) => r.queue));
+      for (const queue of queues) {
+        if (known.has(queue.name)) continue;
+        // A queue being reaped answers `reaping`: the reaper's, left alone.
+        if ((await registry.touch(target, queue.name, now())) === 'recorded') recorded++;
+      }
+    }
+  }
+  const wanted = [...byTarget].filter(([, queues]) => queues.some((q) => q.messages_ready > 0)).map(([t]) => t);
+  if (wanted.length > 0) await deps.board.request(wanted);
+  // The reaper's call site: the staging helper's reaper, given this listing, once it lands.
+  await deps.reapIdleStagingQueues?.(listing, now());
+  deps.report.backstopListed({ queues: listing.length, recorded, wanted: wanted.length });
+  return true;
+}

@@ -1,0 +1,178 @@
+import { type DistributorEvent, type PassTrigger, WORK_EVENT } from '../pass-requests/pass-trigger';
+import { type Board, dueTargets, nextDueAt, type Served } from '../pass-requests/work-board';
+import type { DynamoWorkBoard } from '../pass-requests/work-board-store';
+import { type BackstopDeps, runBackstop } from './backstop';
+import type { Distributor } from './pass';
+import type { DistributorReport, ExecutionSummary } from './report';
+import type { RunModelSettings } from './settings';
+
+/** A round is not started with less time than this before the pass deadline: a successor takes it. */
+export const MIN_ROUND_MS = 2_000;
+/** The first wait for a lease another execution, now gone from the board, still holds. */
+const FIRST_RETRY_MS = 20;
+
+export interface ExecutionDeps {
+  board: Pick<
+    DynamoWorkBoard,
+    'claimSlot' | 'read' | 'writeServed' | 'leave' | 'handOff' | 'clearStarting' | 'request'
+  >;
+  distributor: Pick<Distributor, 'session'>;
+  settings: RunModelSettings;
+  /** Starts a successor near the time limit; without it (schedule alone) the schedule follows. */
+  trigger?: PassTrigger;
+  /** How long a started successor may take to claim a slot (DISTRIBUTOR_REQUEST_GRACE_MS). */
+  graceMs: number;
+  report: Pick<DistributorReport, 'boardFailed' | 'executionEnded'>;
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/**
+ * One distributor execution (docs/distributor.md "Run model"): claims a slot (none free: ends at
+ * once), then serves every due target of the work board, least recently served first, round after
+ * round, until nothing is due within the wait bound or its time runs out; it leaves only when no
+ * request can be stranded. Leases are held for the execution's life.
+ */
+export async function runExecution(deps: ExecutionDeps, remainingMs: number): Promise<ExecutionSummary> {
+  const { board, settings, report } = deps;
+  const now = deps.now ?? Date.now;
+  const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const startedAt = now();
+  const summary: ExecutionSummary = {
+    rounds: 0,
+    targetPasses: 0,
+    moved: 0,
+    parked: 0,
+    summaries: [],
+    durationMs: 0,
+    ending: 'idle',
+    waitedMs: 0,
+  };
+  const ended = (ending: ExecutionSummary['ending']) => {
+    summary.ending = ending;
+    summary.durationMs = now() - startedAt;
+    return summary;
+  };
+
+  const claim = await board.claimSlot(settings.maxExecutions, startedAt, startedAt + remainingMs);
+  if (!claim) return ended('no-slot');
+  const { slot } = claim;
+  summary.slot = slot;
+  const session = deps.distributor.session(remainingMs);
+  let state: Board = claim.board;
+  let left = false;
+  /** Targets another execution held the lease of in the last round: theirs to serve. */
+  let elsewhere = new Set<string>();
+  let retryMs = FIRST_RETRY_MS;
+  try {
+    for (;;) {
+      const at = now();
+      const due = dueTargets(state, at, elsewhere);
+      if (due.length > 0) {
+        if (session.deadline - at < MIN_ROUND_MS) return ended(await handOff());
+        [state, elsewhere] = await round(due, state);
+        continue;
+      }
+      const next = nextDueAt(state, at, elsewhere);
+      if (next !== undefined && next - at <= settings.waitBoundMs) {
+        if (next > session.deadline - MIN_ROUND_MS) return ended(await handOff());
+        const waitMs = Math.min(next - at, settings.boardPollMs);
+        await sleep(waitMs);
+        summary.waitedMs += waitMs;
+        state = await board.read();
+        continue;
+      }
+      // Leases are given back once the slot is free (finally): a leave that fails, as it does
+      // under steady traffic, keeps them for the next round. An execution started meanwhile that
+      // finds one still held waits a poll and takes it.
+      const rule = elsewhere.size > 0 ? 'others-only' : 'version-or-others';
+      if (await board.leave(slot, rule, state.version, settings.maxExecutions, now())) {
+        left = true;
+        return ended('idle');
+      }
+      // A request came in since the last read (or the holder of a target left): serve it. A
+      // holder that just left is giving its leases back within milliseconds; one that was killed
+      // holds them until they lapse: retry soon, then less often.
+      if (elsewhere.size > 0) {
+        await sleep(retryMs);
+        retryMs = Math.min(2 * retryMs, settings.boardPollMs);
+      } else retryMs = FIRST_RETRY_MS;
+      elsewhere = new Set();
+      state = await board.read();
+    }
+  } catch (error) {
+    report.boardFailed('serve the work board', error);
+    return ended('board-failed');
+  } finally {
+    await session.close();
+    // A slot left held would keep routers from starting an execution until it lapses.
+    if (!left) await board.handOff(slot).catch((error: unknown) => report.boardFailed('free its slot', error));
+  }
+
+  /** One pass over the due targets; writes what it served; answers the board then and the targets leased elsewhere. */
+  async function round(due: readonly string[], seen: Board): Promise<[Board, Set<string>]> {
+    const at = now();
+    const requests = new Map(due.map((t) => [t, seen.targets.get(t)?.req]));
+    const served = new Map(due.map((t) => [t, seen.targets.get(t)?.served]));
+    const pass = await session.pass({ targets: due, version: seen.version, requests, served });
+    summary.rounds++;
+    summary.targetPasses += pass.targets.length;
+    summary.summaries.push(pass);
+    summary.moved += pass.moved;
+    summary.parked += pass.parked;
+    const byTarget = new Map(pass.targets.map((t) => [t.target, t]));
+    const leasedElsewhere = new Set(pass.targets.filter((t) => t.outcome === 'leased-elsewhere').map((t) => t.target));
+    // A target with no staging queue recorded has nothing to do: served, with no due time.
+    const written: Served[] = due
+      .filter((t) => !leasedElsewhere.has(t))
+      .map((target) => {
+        const dueInMs = byTarget.get(target)?.dueInMs;
+        return { target, served: seen.version, ...(dueInMs === undefined ? {} : { due: at + dueInMs }) };
+      });
+    return [await board.writeServed(written), leasedElsewhere];
+  }
+
+  /** Near the time limit with work due: leases back, slot freed, a successor started. */
+  async function handOff(): Promise<ExecutionSummary['ending']> {
+    await session.close();
+    const until = deps.trigger ? now() + deps.graceMs : undefined;
+    await board.handOff(slot, until);
+    left = true;
+    if (deps.trigger && until !== undefined) {
+      try {
+        await deps.trigger.start(WORK_EVENT);
+      } catch (error) {
+        report.boardFailed('start a successor', error);
+        await board.clearStarting(until).catch(() => undefined);
+      }
+    }
+    return 'successor';
+  }
+}
+
+/** One invocation: the schedule's backstop (no event), an earlier pass request, or a work event; then an execution. */
+export type RunInvocation = (event: DistributorEvent | undefined, remainingMs: number) => Promise<ExecutionSummary>;
+
+/** The invocations of a container: executions, the scheduled ones after the backstop. */
+export function invocationRunner(
+  deps: ExecutionDeps &
+    Omit<BackstopDeps, 'board' | 'intervalMs' | 'report'> & {
+      board: ExecutionDeps['board'] & BackstopDeps['board'];
+      report: ExecutionDeps['report'] & BackstopDeps['report'];
+    },
+): RunInvocation {
+  return async (event, remainingMs) => {
+    if (event === undefined) {
+      // A failed listing only waits for the next minute's.
+      await runBackstop({ ...deps, intervalMs: deps.settings.backstopIntervalMs }).catch((error: unknown) =>
+        deps.report.boardFailed('list the vhost (backstop)', error),
+      );
+    } else if (event.source === 'fairway.pass-request') {
+      // An invoke of the earlier run model: its target goes on the board like a router's request.
+      await deps.board.request([event.target]);
+    }
+    const execution = await runExecution(deps, remainingMs);
+    deps.report.executionEnded(execution);
+    return execution;
+  };
+}

@@ -1,0 +1,50 @@
+import { randomUUID } from 'node:crypto';
+import type { LeaseStore } from '../../pass-requests/lease-store';
+import { parseStagingQueueName } from '../../queues/staging-names';
+import type { ReapingRegistry } from '../../queues/staging-registry';
+import type { QueueInfo } from '../../rabbitmq/management';
+import type { ReapIdleStagingQueues } from '../backstop';
+import { type QueueDeleter, type ReaperReport, reapStagingQueues } from './reaper';
+
+export interface BackstopReaperDeps {
+  registry: ReapingRegistry;
+  queues: QueueDeleter;
+  leases: Pick<LeaseStore, 'acquireLease' | 'releaseLease'>;
+  /** DISTRIBUTOR_REAP_AFTER_SECONDS in ms; 0 reaps nothing. */
+  reapAfterMs: number;
+  /** How long the reaper holds a target's lease at most (it releases it when done). */
+  leaseMs: number;
+  report: ReaperReport & { leaseNotReleased(target: string, error: unknown): void };
+  now?: () => number;
+}
+
+/**
+ * The backstop's reaper (docs/router.md "Staging-queue lifecycle"): for each target whose listing
+ * shows an idle staging queue, it takes the target's lease (a target an execution holds is left for
+ * a later backstop: its passes may hold that queue's messages unacknowledged), reaps, and releases.
+ * It runs before the invocation's own passes, so none of its channels holds a staging message.
+ */
+export function backstopReaper(deps: BackstopReaperDeps): ReapIdleStagingQueues {
+  const now = deps.now ?? Date.now;
+  return async (listing: readonly QueueInfo[]) => {
+    if (deps.reapAfterMs === 0) return;
+    const byTarget = new Map<string, QueueInfo[]>();
+    for (const queue of listing) {
+      const target = parseStagingQueueName(queue.name)?.target;
+      if (target === undefined) continue;
+      byTarget.set(target, [...(byTarget.get(target) ?? []), queue]);
+    }
+    for (const [target, queues] of byTarget) {
+      if (!queues.some((q) => q.messages === 0)) continue;
+      const owner = randomUUID();
+      if (!(await deps.leases.acquireLease(target, owner, now(), now() + deps.leaseMs))) continue;
+      try {
+        await reapStagingQueues(deps, target, queues, now());
+      } finally {
+        await deps.leases
+          .releaseLease(target, owner)
+          .catch((error: unknown) => deps.report.leaseNotReleased(target, error));
+      }
+    }
+  };
+}

@@ -1,0 +1,86 @@
+import type { StagingRegistry } from '../queues/staging-registry';
+import type { QueueInfo } from '../rabbitmq/management';
+import type { QueuePolicies } from '../rabbitmq/queue-policies';
+import type { TargetGroup } from './planning/discovery';
+
+/**
+ * Where a pass over named targets finds their staging queues and their own shape, without listing
+ * the vhost (docs/distributor.md "Discovery"): the staging-queue registry, the management API's
+ * single-queue GET of the target and its policies, all cached per container.
+ */
+export interface StagingSourceDeps {
+  registry: Pick<StagingRegistry, 'queuesOf'>;
+  /** The management API's GET of one queue (ManagementClient.getQueue). */
+  getQueue: (name: string) => Promise<QueueInfo | undefined>;
+  /** How long a target's registry read and its shape serve later passes of the container. */
+  cacheMs: number;
+  now?: () => number;
+}
+
+/** A target's group, `version` = the work board's version read before the pass (see `groupOf`). */
+export function stagingSource({ registry, getQueue, cacheMs, now = Date.now }: StagingSourceDeps) {
+  const queues = new Map<string, { names: string[]; until: number; version: number }>();
+  const shapes = new Map<string, { info: QueueInfo; until: number }>();
+  let policies: { read: QueuePolicies; until: number } | undefined;
+
+  /**
+   * The target's staging queues. A cached read stands only if it was taken at a board version at
+   * least the target's latest request (`requestVersion`): a router records a new staging queue
+   * before it publishes and asks, so a newer request may name a queue the cache has not seen.
+   */
+  async function stagingOf(target: string, version: number, requestVersion: number | undefined): Promise<string[]> {
+    const cached = queues.get(target);
+    if (cached && cached.until > now() && cached.version >= (requestVersion ?? Number.POSITIVE_INFINITY)) {
+      return cached.names;
+    }
+    const names = (await registry.queuesOf(target)).filter((r) => r.reapingAt === undefined).map((r) => r.queue);
+    queues.set(target, { names, until: now() + cacheMs, version });
+    return names;
+  }
+
+  /**
+   * The target as the API shows it. Its arguments and type change rarely: cached. A target with a
+   * byte limit is read each pass, since its held bytes (the listing's ~5 s lag at most) size its room.
+   */
+  async function shapeOf(target: string, policies: QueuePolicies): Promise<QueueInfo | undefined> {
+    const cached = shapes.get(target);
+    if (cached && cached.until > now() && !byteLimited(cached.info, policies)) return cached.info;
+    const info = await getQueue(target);
+    // A missing target is not cached: the pass may create it.
+    if (info) shapes.set(target, { info, until: now() + cacheMs });
+    else shapes.delete(target);
+    return info;
+  }
+
+  return {
+    /** The vhost's policies, listed once per cache period (definitions an operator rarely changes). */
+    async policies(list: () => Promise<QueuePolicies>): Promise<QueuePolicies> {
+      if (policies && policies.until > now()) return policies.read;
+      const read = await list();
+      policies = { read, until: now() + cacheMs };
+      return read;
+    },
+    /** The target's group for a pass, or undefined when the registry names no staging queue for it. */
+    async groupOf(
+      target: string,
+      policies: QueuePolicies,
+      version: number,
+      requestVersion: number | undefined,
+    ): Promise<TargetGroup | undefined> {
+      const staging = await stagingOf(target, version, requestVersion);
+      if (staging.length === 0) return undefined;
+      const targetQueue = await shapeOf(target, policies);
+      // No per-queue byte counts without a listing: the movers' byte budget still holds the limit.
+      return { target, ...(targetQueue ? { targetQueue } : {}), staging: [...staging].sort(), stagedMessageBytes: 0 };
+    },
+  };
+}
+
+export type StagingSource = ReturnType<typeof stagingSource>;
+
+function byteLimited(info: QueueInfo, policies: QueuePolicies): boolean {
+  if (info.arguments['x-max-length-bytes'] !== undefined) return true;
+  return [...policies.policies, ...policies.operatorPolicies].some(
+    (policy) => policy.definition['max-length-bytes'] !== undefined,
+  );
+}

@@ -1,0 +1,109 @@
+/**
+ * The work board (docs/distributor.md "Run model"): one item of DISTRIBUTOR_TABLE, `pk` =
+ * `work-board`, that says which targets have work and which distributor executions are in flight.
+ * Routers write requests on it, executions read it and write what they served. Pure: the rules
+ * over a board read; the DynamoDB side is work-board-store.ts.
+ *
+ * Attributes (top level, so that a write touches only its own):
+ * - `version`: a counter every request adds to; a request's `req:<target>` is the version it made.
+ * - `req:<target>`: the version of the latest request for the target (a router staged into it).
+ * - `served:<target>`: the version an execution read before the target's latest pass: every
+ *   request up to it was staged before that pass measured.
+ * - `due:<target>`: epoch ms when the target's next pass is wanted (work was left staged).
+ * - `exec:<i>`: epoch ms until which execution slot i is held (the holder's invocation end).
+ * - `starting`: epoch ms until which a started execution is expected to claim a slot.
+ * - `listedAt`: epoch ms of the latest backstop listing of the vhost.
+ */
+export const WORK_BOARD_KEY = 'work-board';
+
+/** Execution slots at most (DISTRIBUTOR_MAX_EXECUTIONS' ceiling): a router's start checks every one. */
+export const MAX_SLOTS = 10;
+
+export interface BoardTarget {
+  req?: number;
+  served?: number;
+  due?: number;
+}
+
+export interface Board {
+  version: number;
+  targets: Map<string, BoardTarget>;
+  /** Slot index → held until (epoch ms). */
+  slots: Map<number, number>;
+  starting?: number;
+  listedAt?: number;
+}
+
+export const EMPTY_BOARD: Board = { version: 0, targets: new Map(), slots: new Map() };
+
+const PREFIXES = { 'req:': 'req', 'served:': 'served', 'due:': 'due' } as const;
+
+/** The board as its item holds it; attributes that are not numbers are ignored (a hand edit). */
+export function parseBoard(item: Record<string, unknown> | undefined): Board {
+  const board: Board = { version: 0, targets: new Map(), slots: new Map() };
+  for (const [name, value] of Object.entries(item ?? {})) {
+    if (typeof value !== 'number') continue;
+    if (name === 'version') board.version = value;
+    else if (name === 'starting') board.starting = value;
+    else if (name === 'listedAt') board.listedAt = value;
+    else if (name.startsWith('exec:')) {
+      const slot = Number(name.slice(5));
+      if (Number.isInteger(slot) && slot >= 0) board.slots.set(slot, value);
+    } else {
+      for (const [prefix, field] of Object.entries(PREFIXES)) {
+        if (!name.startsWith(prefix)) continue;
+        const target = name.slice(prefix.length);
+        const entry = board.targets.get(target) ?? {};
+        entry[field] = value;
+        board.targets.set(target, entry);
+      }
+    }
+  }
+  return board;
+}
+
+/** Slots held beyond `now` (a killed execution's slot lapses at its invocation's end). */
+export function liveSlots(board: Board, now: number): number[] {
+  return [...board.slots].filter(([, until]) => until > now).map(([slot]) => slot);
+}
+
+/** Whether a router that just wrote its request must start an execution: none holds a slot, none is starting. */
+export function needsStart(board: Board, now: number): boolean {
+  return liveSlots(board, now).length === 0 && (board.starting ?? 0) <= now;
+}
+
+/**
+ * Whether a target wants a pass now. A target with a due time waits for it (its next pass reads
+ * every staging queue, new requests included: a request does not make a backlogged target's pass
+ * come sooner); without one, a request newer than its last pass makes it due.
+ */
+export function isDue(entry: BoardTarget, now: number): boolean {
+  if (entry.due !== undefined) return entry.due <= now;
+  return entry.req !== undefined && entry.req > (entry.served ?? -1);
+}
+
+/** Targets due now, least recently served first (never served first), then by name. */
+export function dueTargets(board: Board, now: number, skip: ReadonlySet<string> = new Set()): string[] {
+  return [...board.targets]
+    .filter(([target, entry]) => !skip.has(target) && isDue(entry, now))
+    .sort(([a, x], [b, y]) => (x.served ?? -1) - (y.served ?? -1) || (a < b ? -1 : 1))
+    .map(([target]) => target);
+}
+
+/** The earliest time a target not due now becomes due, or undefined when none has a due time. */
+export function nextDueAt(board: Board, now: number, skip: ReadonlySet<string> = new Set()): number | undefined {
+  let next: number | undefined;
+  for (const [target, entry] of board.targets) {
+    if (skip.has(target) || entry.due === undefined || entry.due <= now) continue;
+    next = next === undefined ? entry.due : Math.min(next, entry.due);
+  }
+  return next;
+}
+
+/** What a round of passes leaves on the board for one target: the version it read, and its next due time. */
+export interface Served {
+  target: string;
+  served: number;
+  /** Epoch ms of the next pass wanted; undefined: none (nothing left staged). */
+  due?: number;
+}

@@ -1,0 +1,222 @@
+import { type ExecutionDeps, MIN_ROUND_MS, runExecution } from '../../../lib/distributor/execution';
+import type { PassOver } from '../../../lib/distributor/pass';
+import type { PassSummary, TargetSummary } from '../../../lib/distributor/report';
+import { type Board, EMPTY_BOARD, type Served } from '../../../lib/pass-requests/work-board';
+import type { LeaveRule } from '../../../lib/pass-requests/work-board-store';
+
+/**
+ * runExecution over an in-memory board with the DynamoDB adapter's conditions
+ * (test/integration/pass-requests/work-board-store.test.ts checks those on dynalite) and passes
+ * that only report, on a clock the test moves.
+ */
+function world(options: { remainingMs?: number; maxExecutions?: number; waitBoundMs?: number } = {}) {
+  let clock = 1_000_000;
+  const board: Board = { ...EMPTY_BOARD, targets: new Map(), slots: new Map() };
+  const copy = (): Board => ({
+    ...board,
+    targets: new Map([...board.targets].map(([t, e]) => [t, { ...e }])),
+    slots: new Map(board.slots),
+  });
+  /** Runs before each `leave` is evaluated (a router writing at that instant). */
+  let beforeLeave: (() => void) | undefined;
+  /** What each target's pass reports: its outcome and when it is due next. */
+  const outcomes = new Map<string, Partial<TargetSummary>>();
+  const passes: PassOver[] = [];
+  /** Changes each pass's report, by its round (1, 2, …). */
+  let script: ((round: number, summary: PassSummary) => void) | undefined;
+  const started: unknown[] = [];
+  const request = (targets: string[]) => {
+    board.version++;
+    for (const t of targets) board.targets.set(t, { ...board.targets.get(t), req: board.version });
+  };
+  const deps: ExecutionDeps = {
+    board: {
+      async claimSlot(max, now, until) {
+        for (let slot = 0; slot < max; slot++) {
+          if ((board.slots.get(slot) ?? 0) <= now) {
+            board.slots.set(slot, until);
+            delete board.starting;
+            return { slot, board: copy() };
+          }
+        }
+        return undefined;
+      },
+      read: async () => copy(),
+      async writeServed(served: readonly Served[]) {
+        for (const s of served) {
+          const entry = { ...board.targets.get(s.target), served: s.served };
+          if (s.due === undefined) delete entry.due;
+          else entry.due = s.due;
+          board.targets.set(s.target, entry);
+        }
+        return copy();
+      },
+      async leave(slot: number, rule: LeaveRule, version: number, max: number, now: number) {
+        beforeLeave?.();
+        beforeLeave = undefined;
+        const others = [...board.slots].some(([s, until]) => s !== slot && s < max && until > now);
+        if ((rule === 'version-or-others' && board.version === version) || others) {
+          board.slots.delete(slot);
+          return true;
+        }
+        return false;
+      },
+      async handOff(slot, until) {
+        board.slots.delete(slot);
+        if (until !== undefined) board.starting = until;
+      },
+      async clearStarting() {},
+      async request(targets) {
+        request([...targets]);
+        return copy();
+      },
+    },
+    distributor: {
+      session: () => ({
+        deadline: clock + (options.remainingMs ?? 60_000) - 10_000,
+        async pass(over) {
+          passes.push(over!);
+          clock += 100;
+          const targets = over!.targets.map(
+            (target): TargetSummary => ({
+              target,
+              outcome: 'distributed',
+              created: false,
+              planned: 0,
+              moved: 1,
+              requeued: 0,
+              parked: 0,
+              queues: [],
+              ...outcomes.get(target),
+            }),
+          );
+          const summary = { targets, moved: targets.length } as unknown as PassSummary;
+          script?.(passes.length, summary);
+          return summary;
+        },
+        close: async () => undefined,
+      }),
+    },
+    settings: {
+      maxExecutions: options.maxExecutions ?? 2,
+      waitBoundMs: options.waitBoundMs ?? 6_000,
+      boardPollMs: 250,
+      backstopIntervalMs: 60_000,
+      stagingCacheMs: 60_000,
+      safetyMarginMs: 10_000,
+    },
+    trigger: { start: async (event) => void started.push(event) },
+    graceMs: 10_000,
+    report: { boardFailed: (action, error) => void started.push({ action, error }), executionEnded: () => undefined },
+    now: () => clock,
+    sleep: async (ms) => {
+      clock += ms;
+    },
+  };
+  return {
+    deps,
+    board: () => board,
+    request,
+    outcomes,
+    passes,
+    started,
+    now: () => clock,
+    holdSlot: (slot: number, until: number) => board.slots.set(slot, until),
+    script: (change: typeof script) => {
+      script = change;
+    },
+    onLeave: (hook: () => void) => {
+      beforeLeave = hook;
+    },
+    run: () => runExecution(deps, options.remainingMs ?? 60_000),
+  };
+}
+
+describe('runExecution: one execution over the work board', () => {
+  it('serves the requested targets in one round, least recently served first, and leaves with its slot freed', async () => {
+    const w = world();
+    w.request(['b']);
+    w.board().targets.set('b', { req: 1, served: 0 });
+    w.request(['a']);
+    const summary = await w.run();
+    expect(w.passes.map((p) => p.targets)).toEqual([['a', 'b']]);
+    expect(summary).toMatchObject({ slot: 0, rounds: 1, targetPasses: 2, ending: 'idle', waitedMs: 0 });
+    expect(w.board().slots.size).toBe(0);
+    expect(w.board().targets.get('a')).toEqual({ req: 2, served: 2 });
+  });
+
+  it('a request written after its last read, as it leaves, is served before it ends (no request stranded)', async () => {
+    const w = world();
+    w.request(['a']);
+    w.onLeave(() => w.request(['late']));
+    const summary = await w.run();
+    expect(w.passes.map((p) => p.targets)).toEqual([['a'], ['late']]);
+    expect(summary.rounds).toBe(2);
+    expect(w.board().slots.size).toBe(0);
+  });
+
+  it('waits for a target due within the bound, reading the board meanwhile, and ends when nothing is left', async () => {
+    const w = world();
+    w.request(['t']);
+    // Due again after the first two passes; the third leaves nothing.
+    w.script((round, summary) => {
+      summary.targets[0]!.dueInMs = round < 3 ? 1_000 : undefined;
+    });
+    const summary = await w.run();
+    expect(summary.rounds).toBe(3);
+    // Due 1 s after each pass began; each took 100 ms.
+    expect(summary.waitedMs).toBe(1_800);
+    expect(summary.ending).toBe('idle');
+  });
+
+  it('ends instead of waiting for a target due beyond the bound (the schedule or the next batch reach it)', async () => {
+    const w = world({ waitBoundMs: 6_000 });
+    w.request(['slow']);
+    w.outcomes.set('slow', { dueInMs: 20_000 });
+    const summary = await w.run();
+    expect(summary).toMatchObject({ rounds: 1, ending: 'idle', waitedMs: 0 });
+    expect(w.board().targets.get('slow')?.due).toBeGreaterThan(w.now() + 19_000);
+  });
+
+  it('near its time limit with work due it frees its slot and starts a successor', async () => {
+    const w = world({ remainingMs: 10_000 + MIN_ROUND_MS - 1 });
+    w.request(['a']);
+    const summary = await w.run();
+    expect(summary.ending).toBe('successor');
+    expect(w.passes).toEqual([]);
+    expect(w.started).toEqual([{ source: 'fairway.work' }]);
+    expect(w.board().slots.size).toBe(0);
+    expect(w.board().starting).toBe(w.now() + 10_000);
+  });
+
+  it('every slot held: it ends at once', async () => {
+    const w = world({ maxExecutions: 2 });
+    w.holdSlot(0, w.now() + 5_000);
+    w.holdSlot(1, w.now() + 5_000);
+    w.request(['a']);
+    expect(await w.run()).toMatchObject({ ending: 'no-slot', rounds: 0 });
+    expect(w.passes).toEqual([]);
+  });
+
+  it('a target another execution holds is left to it: it leaves relying on that execution', async () => {
+    const w = world();
+    w.holdSlot(1, w.now() + 50_000); // the holder
+    w.request(['held']);
+    w.outcomes.set('held', { outcome: 'leased-elsewhere' });
+    const summary = await w.run();
+    expect(summary).toMatchObject({ slot: 0, rounds: 1, ending: 'idle' });
+    // Not marked served: the holder's round writes it.
+    expect(w.board().targets.get('held')?.served).toBeUndefined();
+  });
+
+  it('a target leased by an execution that is gone is taken again once its lease lapses', async () => {
+    const w = world();
+    w.request(['orphan']);
+    w.script((round, summary) => {
+      if (round === 1) summary.targets[0]!.outcome = 'leased-elsewhere';
+    });
+    const summary = await w.run();
+    expect(summary.rounds).toBe(2);
+    expect(w.board().targets.get('orphan')?.served).toBe(1);
+  });
+});
