@@ -124,6 +124,17 @@ export const distributorSettingsSchema = z.object({
   DISTRIBUTOR_FOLLOW_UP_DELAY_MS: setting.int(1_000, 0, 30_000),
   /** A follow-up after a pass that moved nothing waits twice as long as the last, up to this. */
   DISTRIBUTOR_FOLLOW_UP_MAX_DELAY_MS: setting.int(20_000, 0, 30_000),
+
+  // Quiet tenants first (docs/distributor.md): these three settings only.
+  /**
+   * `keep`: a moved message keeps the router's priority (SPEC §1). `backlog`: on a target with
+   * `x-max-priority`, its priority comes from its staging queue's backlog, and quiet queues may fill the reserve.
+   */
+  DISTRIBUTOR_MOVE_PRIORITY: choice(['keep', 'backlog'] as const, 'keep'),
+  /** A staging queue holding at most this many messages is quiet: top priority, and it may fill the reserve. */
+  DISTRIBUTOR_QUIET_BACKLOG: setting.int(10, 1, 1_000_000),
+  /** In backlog mode, this percentage of a target's max length only quiet staging queues may fill. */
+  DISTRIBUTOR_QUIET_RESERVE_PERCENT: setting.int(5, 0, 50),
 });
 
 /**
@@ -142,5 +153,12 @@ export const distributorConfigSchema = distributorSettingsSchema.superRefine((co
 });
 
 export type DistributorConfig = z.infer<typeof distributorConfigSchema>;
+
+/** Quiet tenants first's settings as the planner reads them (planning/quiet-first.ts QuietFirstSettings). */
+export const quietFirstSettingsOf = (config: DistributorConfig) => ({
+  movePriority: config.DISTRIBUTOR_MOVE_PRIORITY,
+  quietBacklog: config.DISTRIBUTOR_QUIET_BACKLOG,
+  reservePercent: config.DISTRIBUTOR_QUIET_RESERVE_PERCENT,
+});
 
 export const loadDistributorConfig = (env: Env): DistributorConfig => parseEnv(distributorConfigSchema, env);

@@ -17,6 +17,8 @@ export interface MoveRequest {
   publisherUser: string;
   /** With a target byte limit: the body bytes its movers may still publish, shared by them all. */
   byteBudget?: ByteBudget;
+  /** The AMQP priority every message moved to the target gets (quiet tenants first); absent: each keeps its own. */
+  priority?: number;
 }
 
 /** What is left of a target's byte room (`max-length-bytes`) this pass; movers take from it before each publish. */
