@@ -1,0 +1,108 @@
+import type { ScheduledEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { loadDistributorConfig } from '../../lib/config/distributor';
+import { loadRouterConfig } from '../../lib/config/router';
+import type { PassSummary } from '../../lib/distributor/report';
+import { createDistributorService, distributorInvocation, warningReport } from '../../lib/distributor/service';
+import type { PassRequestEvent } from '../../lib/pass-requests/pass-trigger';
+import { createRouterService } from '../../lib/routing/service';
+import { lambdaContext, scheduledEvent } from '../../local/lambda-events';
+import { startLambdaInvokeServer } from '../../local/lambda-invoke-server';
+import { serviceFunctions } from '../../local/service';
+import { Scheduler } from '../../local/stack/scheduler';
+
+/**
+ * The flood bench's one coupling to how Fairway is deployed and run (the run model may change
+ * under it; this file follows): the router's and distributor's handler cores built from their
+ * config loaders, the distributor's schedule from serverless.yml ('dev'), passes on demand through
+ * the real Lambda client against a local async-invoke endpoint.
+ */
+
+const functionName = 'fairway-bench-distributor';
+
+export interface Invocations {
+  scheduled: number;
+  requested: number;
+  failed: number;
+  busyMs: number;
+}
+
+export interface Deployment {
+  route(event: SQSEvent): Promise<SQSBatchResponse>;
+  invocations: Invocations;
+  /** Stops the schedule and the invoke endpoint, waits for the invocations in flight, closes the clients. */
+  stop(): Promise<void>;
+}
+
+export interface DeployOptions {
+  /** Connections and tables, for both functions. */
+  env: Record<string, string>;
+  /** The router's own settings on top (ROUTER_TARGETS, TENANT_PRIORITY_…). */
+  routerEnv: Record<string, string>;
+  /** Absent: the router alone, publishing straight to the target. */
+  distributor?: { onDemand: boolean; env: Record<string, string> };
+  progress(line: string): void;
+}
+
+export async function deploy(options: DeployOptions): Promise<Deployment> {
+  const { progress } = options;
+  const invocations: Invocations = { scheduled: 0, requested: 0, failed: 0, busyMs: 0 };
+  const closers: (() => Promise<unknown>)[] = [];
+  let onDemandEnv: Record<string, string> = {};
+
+  if (options.distributor) {
+    const distributorFn = serviceFunctions('dev').find((fn) => fn.name === 'distributor')!;
+    let runInvocation: (event: ScheduledEvent | PassRequestEvent) => Promise<PassSummary> = async () => {
+      throw new Error('distributor not ready');
+    };
+    const invokeServer = await startLambdaInvokeServer(
+      async (_name, event) => {
+        invocations.requested++;
+        return runInvocation(event as PassRequestEvent);
+      },
+      () => invocations.failed++,
+    );
+    if (options.distributor.onDemand)
+      onDemandEnv = { DISTRIBUTOR_FUNCTION_NAME: functionName, LAMBDA_ENDPOINT: invokeServer.endpoint };
+    const warn = warningReport((message, details) => progress(`distributor: ${message} ${JSON.stringify(details)}`));
+    const config = loadDistributorConfig({ ...options.env, ...onDemandEnv, ...options.distributor.env });
+    const service = createDistributorService(config, warn);
+    const invocation = distributorInvocation(service, config, warn);
+    runInvocation = async (event) => {
+      const started = performance.now();
+      try {
+        return await invocation(event, lambdaContext(distributorFn.deployedName, distributorFn.timeoutSeconds));
+      } finally {
+        invocations.busyMs += performance.now() - started;
+      }
+    };
+    const scheduler = new Scheduler([distributorFn], 1, async () => {
+      invocations.scheduled++;
+      return runInvocation(scheduledEvent(`${distributorFn.deployedName}-schedule`));
+    });
+    scheduler.start();
+    closers.push(
+      () => scheduler.stop(),
+      () => invokeServer.close(),
+      () => service.close(),
+    );
+  }
+
+  const router = createRouterService(loadRouterConfig({ ...options.env, ...onDemandEnv, ...options.routerEnv }), {
+    failed: (failure) => progress(`router: not routed ${failure.kind} ${failure.reason}`),
+    counted: () => undefined,
+    tenantRouted: () => undefined,
+    stagingQueueKept: () => undefined,
+    tenantlessRouted: () => undefined,
+    nameShortened: () => undefined,
+    passRequestFailed: (target, error) => progress(`router: pass request failed for ${target}: ${String(error)}`),
+  });
+  closers.unshift(() => router.close());
+
+  return {
+    route: (event) => router.route(event),
+    invocations,
+    async stop() {
+      for (const close of closers) await close().catch((error) => progress(`stopping: ${String(error)}`));
+    },
+  };
+}
