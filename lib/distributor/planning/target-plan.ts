@@ -73,8 +73,8 @@ export interface TargetShares {
   limits: LengthLimits;
   /** With a byte limit: the bytes the movers may publish to the target (its limit less what it holds). */
   byteRoom?: number;
-  /** The non-empty staging queues, with their weights. */
-  queues: PlanQueue[];
+  /** The non-empty staging queues, with their weights (and backlog priorities, quiet tenants first). */
+  queues: StagedQueue[];
   /**
    * How many messages to move from each queue, in name order; empty when nothing moves. With
    * `priority`, every message moved from that queue gets it (quiet tenants first, backlog mode).
@@ -82,6 +82,11 @@ export interface TargetShares {
   shares: PlannedShare[];
   /** The rotation cursor to store, when the plan moved it. */
   rotationCursor?: string;
+}
+
+/** A non-empty staging queue as planned; `priority` is what its moved messages get (backlog mode). */
+export interface StagedQueue extends PlanQueue {
+  priority?: number;
 }
 
 export interface PlannedShare {
@@ -151,7 +156,13 @@ export function planTarget(
     );
     if (shares.shares.some((s) => s.share > 0)) plan.outcome = 'distributed';
     const top = targetTopPriority(createWith ?? measured.targetQueue?.arguments);
-    if (top !== undefined) shares = { ...shares, shares: stampBacklog(shares.shares, plan.queues, top, quietFirst) };
+    if (top !== undefined) {
+      plan.queues = plan.queues.map((q) => ({
+        ...q,
+        priority: backlogPriority(q.depth, top, quietFirst.quietBacklog),
+      }));
+      shares = { ...shares, shares: stampBacklog(shares.shares, plan.queues) };
+    }
   }
   plan.shares = shares.shares;
   if (shares.rotationCursor !== undefined && shares.rotationCursor !== measured.rotationCursor) {
@@ -160,17 +171,16 @@ export function planTarget(
   return plan;
 }
 
-/** Each moving share with the priority of its queue's backlog, measured exactly before the move. */
+/** Each moving share with its queue's backlog priority, from its depth measured exactly before the move. */
 function stampBacklog(
   shares: readonly { name: string; share: number }[],
-  queues: readonly PlanQueue[],
-  top: number,
-  settings: QuietFirstSettings,
+  queues: readonly StagedQueue[],
 ): PlannedShare[] {
-  const depths = new Map(queues.map((q) => [q.name, q.depth]));
-  return shares.map((s) =>
-    s.share > 0 ? { ...s, priority: backlogPriority(depths.get(s.name) ?? 0, top, settings.quietBacklog) } : s,
-  );
+  const priorities = new Map(queues.map((q) => [q.name, q.priority]));
+  return shares.map((s) => {
+    const priority = priorities.get(s.name);
+    return s.share > 0 && priority !== undefined ? { ...s, priority } : s;
+  });
 }
 
 /**

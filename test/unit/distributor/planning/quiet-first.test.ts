@@ -138,6 +138,11 @@ describe('planTarget, quiet tenants first', () => {
       { name: noisy, share: 947, priority: 1 },
       { name: quiet, share: 3, priority: 10 },
     ]);
+    // The pass's log shows each queue's stamped priority beside its depth.
+    expect(stamped.queues).toEqual([
+      { name: noisy, depth: 5000, weight: 1, priority: 1 },
+      { name: quiet, depth: 3, weight: 1, priority: 10 },
+    ]);
   });
 
   it('backlog: a target kept full by the noisy queue (below the refill threshold) still takes the quiet messages', () => {
