@@ -2,7 +2,7 @@ import { connect } from 'amqplib';
 import { stagingQueueName } from '../lib/queues/staging-names';
 import { routerEventSource } from '../local/sqs/settings';
 import { type Benchmark, textFlag } from './lib/benchmark';
-import { deploy } from './lib/fairway-deploy';
+import { checkSettings, deploy } from './lib/fairway-deploy';
 import {
   type Accounting,
   account,
@@ -69,6 +69,8 @@ interface RunResult {
   accounting: Accounting;
   series: string;
   passes: string;
+  /** Records the router failed (or whose invocation threw), handed to it again. */
+  routerRetries: number;
 }
 
 /**
@@ -155,6 +157,8 @@ export async function runFlood(
     const delayed = await delayedVhost(vhost, 1);
     closers.unshift(() => delayed.stopDelay());
     const model = await connect(vhost.amqpUrl);
+    // A dropped connection ends the run with its error (the next call on it fails), not the process.
+    model.on('error', (error) => progress(`bench connection: ${String(error)}`));
     closers.unshift(() => model.close().catch(() => undefined));
     const baseEnv = {
       AMQP_URL: delayed.amqpUrl,
@@ -165,6 +169,8 @@ export async function runFlood(
       DISTRIBUTOR_TABLE: 'DistributorStateTable',
       DISTRIBUTOR_SAFETY_MARGIN_MS: '10000', // as serverless.yml sets it
     };
+
+    checkSettings({ env: baseEnv, routerEnv: options.routerEnv, distributorEnv: options.distributorEnv });
 
     const results: RunResult[] = [];
     let runIndex = 0;
@@ -344,6 +350,7 @@ export async function runFlood(
         accounting: account(sentAt.keys(), workers.deliveries, queued),
         series: depthSeries(samples, 5_000),
         passes: fairway ? `${invocations.scheduled} / ${invocations.requested}` : '–',
+        routerRetries: sqs.retried,
       };
     }
   } finally {
@@ -376,6 +383,7 @@ function report(
     duplicates: r.accounting.duplicates,
     'still queued': r.accounting.waiting,
     'passes sched / on demand': r.passes,
+    'router retries': r.routerRetries,
   }));
 
   const summary: Row[] = [];
@@ -506,7 +514,8 @@ function report(
           'staged: of the samples (every 200 ms) with work in staging, those with 0 ready in the target and none in the ' +
           "workers' hands. Overfill: samples above x-max-length (the default overflow drops the head, which shows as lost). " +
           'Lost: sent and found neither delivered nor in any queue at the end; duplicates: copies beyond the first, ' +
-          'delivered or queued.',
+          'delivered or queued. Router retries: records the router failed (a confirm timeout under load, say) and was ' +
+          'handed again.',
         ...results.map(
           (r) => `Target depth, largest per 5 s, ${r.scenario} / ${r.delivery} / round ${r.round}: ${r.series}`,
         ),

@@ -80,6 +80,23 @@ describe('flood bench parts', () => {
     expect(sqs.waiting()).toEqual([]);
   });
 
+  it('refuses a misspelled distributor setting before any run', async () => {
+    const progress: string[] = [];
+    await expect(
+      runFlood(
+        tinyFlags(floodBench),
+        {
+          distributorEnv: { DISTRIBUTOR_SAFETY_MARGIN: '1' },
+          routerEnv: {},
+          scenarios: ['flood'],
+          deliveries: ['fifo'],
+        },
+        (line) => progress.push(line),
+      ),
+    ).rejects.toThrow(/DISTRIBUTOR_SAFETY_MARGIN: is not a variable Fairway reads/);
+    expect(progress).toEqual([]);
+  });
+
   it('runs the Fairway delivery with tiny sizes and loses nothing', async () => {
     expect(floodBench.textFlags).toHaveProperty('distributor-env');
     const tables = await runFlood(
