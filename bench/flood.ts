@@ -1,4 +1,4 @@
-import { connect } from 'amqplib';
+import { type ChannelModel, connect } from 'amqplib';
 import { stagingQueueName } from '../lib/queues/staging-names';
 import { routerEventSource } from '../local/sqs/settings';
 import { type Benchmark, textFlag } from './lib/benchmark';
@@ -14,7 +14,7 @@ import {
   quantile,
   ratePerSecond,
 } from './lib/flood-metrics';
-import { DepthReader, drainIds, RateWorkers, SqsBatches, sleep } from './lib/flood-traffic';
+import { type BatchSettings, DepthReader, drainIds, RateWorkers, SqsBatches, sleep } from './lib/flood-traffic';
 import { delayedVhost, startBenchDynamo } from './lib/hops';
 import { type Goal, goalsTable, median, type Row, type Table } from './lib/report';
 import { createBenchVhost } from './lib/services';
@@ -171,6 +171,7 @@ export async function runFlood(
     };
 
     checkSettings({ env: baseEnv, routerEnv: options.routerEnv, distributorEnv: options.distributorEnv });
+    const context: RunContext = { model, baseEnv, flags, options, batches, progress };
 
     const results: RunResult[] = [];
     let runIndex = 0;
@@ -180,7 +181,7 @@ export async function runFlood(
         const order = [...options.deliveries.slice(start), ...options.deliveries.slice(0, start)];
         for (const delivery of order) {
           progress(`${scenario.name}, round ${round + 1}: ${delivery}`);
-          const result = await runOnce({ flags, options, scenario, delivery, round, run: runIndex++, batches });
+          const result = await runOnce(context, scenario, delivery, round, runIndex++);
           results.push(result);
           progress(
             `  quiet p50 ${result.quiet.p50} p99 ${result.quiet.p99}, noisy ${result.noisyRatio.toFixed(3)} ×, ` +
@@ -190,179 +191,184 @@ export async function runFlood(
       }
     }
     return report(results, scenarios, flags, batches, options);
-
-    async function runOnce(run: {
-      flags: Record<Flags, number>;
-      options: FloodOptions;
-      scenario: Scenario;
-      delivery: DeliveryName;
-      round: number;
-      run: number;
-      batches: typeof batches;
-    }): Promise<RunResult> {
-      const { scenario, delivery } = run;
-      const fairway = delivery === 'on-demand' || delivery === 'schedule';
-      const target = `flood-target-${run.run}`;
-      const noisy = Array.from({ length: scenario.noisy }, (_, i) => `r${run.run}-noisy${i}`);
-      const quiet = Array.from({ length: flags['quiet-tenants'] }, (_, i) => `r${run.run}-quiet${i}`);
-      const staging = [...noisy, ...quiet].map((tenantId) =>
-        stagingQueueName({ target, tenantId, workflowName: 'flow' }),
-      );
-      const setup = await model.createChannel();
-      await setup.assertQueue(target, {
-        durable: true,
-        arguments: { 'x-max-priority': 10, ...(fairway ? { 'x-max-length': flags['max-length'] } : {}) },
-      });
-      await setup.close();
-
-      const deployment = await deploy({
-        env: baseEnv,
-        routerEnv: fairway
-          ? options.routerEnv
-          : {
-              ROUTER_TARGETS: JSON.stringify({ [target]: { bypassStaging: true } }),
-              ...(delivery === 'fifo' ? { TENANT_PRIORITY_AMQP_PRIORITIES: samePriority } : {}),
-            },
-        ...(fairway ? { distributor: { onDemand: delivery === 'on-demand', env: options.distributorEnv } } : {}),
-        progress,
-      });
-      const t0 = Date.now();
-      const workers = new RateWorkers(model, target, scenario.workers, t0);
-      await workers.start();
-      const sqs = new SqsBatches(deployment.route, run.batches, (error) => progress(`router threw: ${String(error)}`));
-      const sentAt = new Map<string, number>();
-      const send = (tenantId: string, n: number) => {
-        const messageId = `${tenantId}#${n}`;
-        sentAt.set(messageId, Date.now());
-        sqs.send(
-          messageId,
-          JSON.stringify({
-            target,
-            tenantId,
-            workflowName: 'flow',
-            message: { body: '{"task":"bench"}', properties: { messageId, contentType: 'application/json' } },
-          }),
-        );
-      };
-
-      // The floods, one tenant's after another's (as floods that start a moment apart), then the quiet trickle.
-      for (const tenant of noisy) for (let n = 0; n < scenario.perNoisy; n++) send(tenant, n);
-      sqs.start();
-      const quietMs = flags.quiet * 1000;
-      const everyMs = 1000 / flags['quiet-rate'];
-      const quietIds: string[] = [];
-      const senders = quiet.map((tenant, i) => {
-        let n = 0;
-        const tick = () => {
-          if (Date.now() - t0 >= quietMs) return;
-          send(tenant, n);
-          quietIds.push(`${tenant}#${n++}`);
-        };
-        const timers: { start?: NodeJS.Timeout; every?: NodeJS.Timeout } = {};
-        timers.start = setTimeout(
-          () => {
-            tick();
-            timers.every = setInterval(tick, everyMs);
-          },
-          (i * everyMs) / quiet.length,
-        );
-        return timers;
-      });
-
-      const samples: DepthSample[] = [];
-      const reader = new DepthReader(model);
-      let sampling = true;
-      const sampler = (async () => {
-        while (sampling) {
-          const at = Date.now() - t0;
-          const held = workers.held();
-          const depth = await reader.depth(target);
-          let staged = 0;
-          if (fairway) for (const name of staging) staged += await reader.depth(name);
-          samples.push({ at, depth, staged, held });
-          await sleep(200);
-        }
-      })();
-
-      await sleep(quietMs);
-      for (const timers of senders) {
-        clearTimeout(timers.start);
-        clearInterval(timers.every);
-      }
-      const graceEnds = Date.now() + flags.grace * 1000;
-      while (Date.now() < graceEnds && quietIds.some((id) => !workers.firstDelivery.has(id))) await sleep(100);
-      const end = Date.now();
-      sampling = false;
-      await sampler;
-      await reader.close();
-      await sqs.stop();
-      await deployment.stop();
-      await workers.stop();
-      const queued = [...sqs.waiting(), ...(await drainIds(model, [target, ...staging]))];
-
-      // Latency: router invocation → first delivery; a quiet message never delivered counts with its wait so far.
-      const waits = quietIds.map(
-        (id) => (workers.firstDelivery.get(id) ?? end) - (sqs.handedAt.get(id) ?? sentAt.get(id)!),
-      );
-      const censoredWaits = quietIds
-        .filter((id) => !workers.firstDelivery.has(id))
-        .map((id) => end - (sqs.handedAt.get(id) ?? sentAt.get(id)!));
-      const lowestCensored = Math.min(...censoredWaits);
-      const seconds = (ms: number) => `${ms >= lowestCensored ? '≥ ' : ''}${(ms / 1000).toFixed(3)} s`;
-      const p50 = quantile(waits, 0.5);
-      const p99 = quantile(waits, 0.99);
-
-      // A noisy tenant is backlogged until its last message is delivered; together, until the last of them is.
-      const doneAt = new Map(
-        noisy.map((tenant) => {
-          let last = 0;
-          for (let n = 0; n < scenario.perNoisy; n++) {
-            const at = workers.firstDelivery.get(`${tenant}#${n}`);
-            if (at === undefined) return [tenant, Number.POSITIVE_INFINITY];
-            last = Math.max(last, at - t0);
-          }
-          return [tenant, last];
-        }),
-      );
-      const backloggedUntil = Math.min(quietMs, Math.max(...doneAt.values()));
-      const warmUp = Math.min(5_000, quietMs / 4);
-      const noisyRate = ratePerSecond(workers.acks, new Set(noisy), warmUp, backloggedUntil);
-      const windowMs = flags.window * 1000;
-      const jain = noisy.length > 1 ? jainPerWindow(workers.acks, doneAt, windowMs, windowMs, quietMs) : [];
-      const { invocations } = deployment;
-      return {
-        scenario: scenario.name,
-        delivery,
-        round: run.round + 1,
-        quiet: {
-          p50: seconds(p50),
-          p99: seconds(p99),
-          max: seconds(Math.max(0, ...waits)),
-          p50Ms: p50,
-          p99Ms: p99,
-          count: quietIds.length,
-          censored: censoredWaits.length,
-        },
-        noisyRatio: noisyRate / scenario.workers,
-        jain,
-        idle: idleWhileStaged(samples),
-        overfill: fairway ? overfilled(samples, flags['max-length']) : undefined,
-        accounting: account(sentAt.keys(), workers.deliveries, queued),
-        series: depthSeries(samples, 5_000),
-        passes: fairway ? `${invocations.scheduled} / ${invocations.requested}` : '–',
-        routerRetries: sqs.retried,
-      };
-    }
   } finally {
     for (const close of closers) await close().catch(() => undefined);
   }
+}
+
+interface RunContext {
+  model: ChannelModel;
+  baseEnv: Record<string, string>;
+  flags: Record<Flags, number>;
+  options: FloodOptions;
+  batches: BatchSettings;
+  progress: (line: string) => void;
+}
+
+/** One delivery of one scenario: a target of its own, the deployment, the traffic, and what it measured. */
+async function runOnce(
+  { model, baseEnv, flags, options, batches, progress }: RunContext,
+  scenario: Scenario,
+  delivery: DeliveryName,
+  round: number,
+  run: number,
+): Promise<RunResult> {
+  const fairway = delivery === 'on-demand' || delivery === 'schedule';
+  const target = `flood-target-${run}`;
+  const noisy = Array.from({ length: scenario.noisy }, (_, i) => `r${run}-noisy${i}`);
+  const quiet = Array.from({ length: flags['quiet-tenants'] }, (_, i) => `r${run}-quiet${i}`);
+  const staging = [...noisy, ...quiet].map((tenantId) => stagingQueueName({ target, tenantId, workflowName: 'flow' }));
+  const setup = await model.createChannel();
+  await setup.assertQueue(target, {
+    durable: true,
+    arguments: { 'x-max-priority': 10, ...(fairway ? { 'x-max-length': flags['max-length'] } : {}) },
+  });
+  await setup.close();
+
+  const deployment = await deploy({
+    env: baseEnv,
+    routerEnv: fairway
+      ? options.routerEnv
+      : {
+          ROUTER_TARGETS: JSON.stringify({ [target]: { bypassStaging: true } }),
+          ...(delivery === 'fifo' ? { TENANT_PRIORITY_AMQP_PRIORITIES: samePriority } : {}),
+        },
+    ...(fairway ? { distributor: { onDemand: delivery === 'on-demand', env: options.distributorEnv } } : {}),
+    progress,
+  });
+  const t0 = Date.now();
+  const workers = new RateWorkers(model, target, scenario.workers, t0);
+  await workers.start();
+  const sqs = new SqsBatches(deployment.route, batches, (error) => progress(`router threw: ${String(error)}`));
+  const sentAt = new Map<string, number>();
+  const send = (tenantId: string, n: number) => {
+    const messageId = `${tenantId}#${n}`;
+    sentAt.set(messageId, Date.now());
+    sqs.send(
+      messageId,
+      JSON.stringify({
+        target,
+        tenantId,
+        workflowName: 'flow',
+        message: { body: '{"task":"bench"}', properties: { messageId, contentType: 'application/json' } },
+      }),
+    );
+  };
+
+  // The floods, one tenant's after another's (as floods that start a moment apart), then the quiet trickle.
+  for (const tenant of noisy) for (let n = 0; n < scenario.perNoisy; n++) send(tenant, n);
+  sqs.start();
+  const quietMs = flags.quiet * 1000;
+  const everyMs = 1000 / flags['quiet-rate'];
+  const quietIds: string[] = [];
+  const senders = quiet.map((tenant, i) => {
+    let n = 0;
+    const tick = () => {
+      if (Date.now() - t0 >= quietMs) return;
+      send(tenant, n);
+      quietIds.push(`${tenant}#${n++}`);
+    };
+    const timers: { start?: NodeJS.Timeout; every?: NodeJS.Timeout } = {};
+    timers.start = setTimeout(
+      () => {
+        tick();
+        timers.every = setInterval(tick, everyMs);
+      },
+      (i * everyMs) / quiet.length,
+    );
+    return timers;
+  });
+
+  const samples: DepthSample[] = [];
+  const reader = new DepthReader(model);
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      const at = Date.now() - t0;
+      const held = workers.held();
+      const depth = await reader.depth(target);
+      let staged = 0;
+      if (fairway) for (const name of staging) staged += await reader.depth(name);
+      samples.push({ at, depth, staged, held });
+      await sleep(200);
+    }
+  })();
+
+  await sleep(quietMs);
+  for (const timers of senders) {
+    clearTimeout(timers.start);
+    clearInterval(timers.every);
+  }
+  const graceEnds = Date.now() + flags.grace * 1000;
+  while (Date.now() < graceEnds && quietIds.some((id) => !workers.firstDelivery.has(id))) await sleep(100);
+  const end = Date.now();
+  sampling = false;
+  await sampler;
+  await reader.close();
+  await sqs.stop();
+  await deployment.stop();
+  await workers.stop();
+  const queued = [...sqs.waiting(), ...(await drainIds(model, [target, ...staging]))];
+
+  // Latency: router invocation → first delivery; a quiet message never delivered counts with its wait so far.
+  const waits = quietIds.map(
+    (id) => (workers.firstDelivery.get(id) ?? end) - (sqs.handedAt.get(id) ?? sentAt.get(id)!),
+  );
+  const censoredWaits = quietIds
+    .filter((id) => !workers.firstDelivery.has(id))
+    .map((id) => end - (sqs.handedAt.get(id) ?? sentAt.get(id)!));
+  const lowestCensored = Math.min(...censoredWaits);
+  const seconds = (ms: number) => `${ms >= lowestCensored ? '≥ ' : ''}${(ms / 1000).toFixed(3)} s`;
+  const p50 = quantile(waits, 0.5);
+  const p99 = quantile(waits, 0.99);
+
+  // A noisy tenant is backlogged until its last message is delivered; together, until the last of them is.
+  const doneAt = new Map(
+    noisy.map((tenant) => {
+      let last = 0;
+      for (let n = 0; n < scenario.perNoisy; n++) {
+        const at = workers.firstDelivery.get(`${tenant}#${n}`);
+        if (at === undefined) return [tenant, Number.POSITIVE_INFINITY];
+        last = Math.max(last, at - t0);
+      }
+      return [tenant, last];
+    }),
+  );
+  const backloggedUntil = Math.min(quietMs, Math.max(...doneAt.values()));
+  const warmUp = Math.min(5_000, quietMs / 4);
+  const noisyRate = ratePerSecond(workers.acks, new Set(noisy), warmUp, backloggedUntil);
+  const windowMs = flags.window * 1000;
+  const jain = noisy.length > 1 ? jainPerWindow(workers.acks, doneAt, windowMs, windowMs, quietMs) : [];
+  const { invocations } = deployment;
+  return {
+    scenario: scenario.name,
+    delivery,
+    round: round + 1,
+    quiet: {
+      p50: seconds(p50),
+      p99: seconds(p99),
+      max: seconds(Math.max(0, ...waits)),
+      p50Ms: p50,
+      p99Ms: p99,
+      count: quietIds.length,
+      censored: censoredWaits.length,
+    },
+    noisyRatio: noisyRate / scenario.workers,
+    jain,
+    idle: idleWhileStaged(samples),
+    overfill: fairway ? overfilled(samples, flags['max-length']) : undefined,
+    accounting: account(sentAt.keys(), workers.deliveries, queued),
+    series: depthSeries(samples, 5_000),
+    passes: fairway ? `${invocations.scheduled} / ${invocations.requested}` : '–',
+    routerRetries: sqs.retried,
+  };
 }
 
 function report(
   results: RunResult[],
   scenarios: Scenario[],
   flags: Record<Flags, number>,
-  batches: { batchSize: number; windowMs: number; concurrency: number },
+  batches: BatchSettings,
   options: FloodOptions,
 ): Table[] {
   const percent = (share: number | undefined) => (share === undefined ? '–' : `${(share * 100).toFixed(1)} %`);
@@ -499,7 +505,9 @@ function report(
         `Events reach the router from one in-memory queue in order, in batches of up to ${batches.batchSize} gathered for at ` +
           `most ${batches.windowMs} ms (serverless.yml), ${batches.concurrency} router invocations at once; AMQP, the ` +
           'management API and DynamoDB behind a ~1 ms delay proxy. Latency: router invocation → first delivery to a worker; ' +
-          '"≥" marks a figure that includes quiet messages not delivered by the end, counted with their wait so far.' +
+          '"≥" marks a figure that includes quiet messages not delivered by the end, counted with their wait so far. ' +
+          'Both Fairway deliveries run the distributor schedule of serverless.yml (every minute, the first pass at deploy, ' +
+          'before the flood): a phase shorter than a minute gives "schedule only" no pass that moves anything.' +
           env('Distributor settings:', options.distributorEnv) +
           env('Router settings:', options.routerEnv),
       ],
