@@ -1,6 +1,7 @@
 import type { ScheduledEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { loadDistributorConfig } from '../../lib/config/distributor';
 import { loadRouterConfig } from '../../lib/config/router';
+import { checkVariableNames } from '../../lib/config/variables';
 import type { PassSummary } from '../../lib/distributor/report';
 import { createDistributorService, distributorInvocation, warningReport } from '../../lib/distributor/service';
 import type { PassRequestEvent } from '../../lib/pass-requests/pass-trigger';
@@ -41,6 +42,17 @@ export interface DeployOptions {
   /** Absent: the router alone, publishing straight to the target. */
   distributor?: { onDemand: boolean; env: Record<string, string> };
   progress(line: string): void;
+}
+
+/** Loads both configurations once, so that a bad setting fails before a run rather than minutes into it. */
+export function checkSettings(
+  options: Pick<DeployOptions, 'env' | 'routerEnv'> & { distributorEnv: Record<string, string> },
+) {
+  const onDemand = { DISTRIBUTOR_FUNCTION_NAME: functionName, LAMBDA_ENDPOINT: 'http://127.0.0.1:9' };
+  // As at cold start: a misspelled setting is refused, not ignored.
+  checkVariableNames({ ...options.distributorEnv, ...options.routerEnv });
+  loadDistributorConfig({ ...options.env, ...onDemand, ...options.distributorEnv });
+  loadRouterConfig({ ...options.env, ...onDemand, ...options.routerEnv });
 }
 
 export async function deploy(options: DeployOptions): Promise<Deployment> {
@@ -87,8 +99,14 @@ export async function deploy(options: DeployOptions): Promise<Deployment> {
     );
   }
 
+  // A failure repeats for every record of a batch: each reason is said once, with its count at the end.
+  const failures = new Map<string, number>();
   const router = createRouterService(loadRouterConfig({ ...options.env, ...onDemandEnv, ...options.routerEnv }), {
-    failed: (failure) => progress(`router: not routed ${failure.kind} ${failure.reason}`),
+    failed: (failure) => {
+      const reason = `${failure.kind} ${failure.reason}`;
+      if (!failures.has(reason)) progress(`router: not routed ${reason}`);
+      failures.set(reason, (failures.get(reason) ?? 0) + 1);
+    },
     counted: () => undefined,
     tenantRouted: () => undefined,
     stagingQueueKept: () => undefined,
@@ -103,6 +121,7 @@ export async function deploy(options: DeployOptions): Promise<Deployment> {
     invocations,
     async stop() {
       for (const close of closers) await close().catch((error) => progress(`stopping: ${String(error)}`));
+      for (const [reason, count] of failures) progress(`router: ${count} records not routed: ${reason}`);
     },
   };
 }

@@ -27,12 +27,14 @@ export function ratePerSecond(arrivals: readonly Arrival[], tenants: ReadonlySet
 
 /**
  * Jain's index of what each tenant got in each `windowMs` window from `from` up to `to` (a window
- * that would end past `to` is left out): the fairness among tenants that all still had messages
- * waiting. One index per window, in order.
+ * that would end past `to` is left out), among the tenants still backlogged when the window ends
+ * (`doneAt`: when each had its last message delivered, Infinity if never): a tenant that ran out
+ * has nothing left to be treated fairly with. Windows with fewer than two such tenants are left
+ * out. One index per window, in order.
  */
 export function jainPerWindow(
   arrivals: readonly Arrival[],
-  tenants: readonly string[],
+  doneAt: ReadonlyMap<string, number>,
   windowMs: number,
   from: number,
   to: number,
@@ -40,10 +42,11 @@ export function jainPerWindow(
   if (!(windowMs > 0)) throw new RangeError(`windowMs must be positive, got ${windowMs}`);
   const indices: number[] = [];
   for (let start = from; start + windowMs <= to; start += windowMs) {
-    const counts = new Map(tenants.map((t) => [t, 0]));
+    const end = start + windowMs;
+    const counts = new Map([...doneAt].filter(([, done]) => done >= end).map(([tenant]) => [tenant, 0]));
+    if (counts.size < 2) continue;
     for (const a of arrivals)
-      if (a.at >= start && a.at < start + windowMs && counts.has(a.tenant))
-        counts.set(a.tenant, counts.get(a.tenant)! + 1);
+      if (a.at >= start && a.at < end && counts.has(a.tenant)) counts.set(a.tenant, counts.get(a.tenant)! + 1);
     indices.push(jainIndex([...counts.values()]));
   }
   return indices;
@@ -57,17 +60,20 @@ export interface DepthSample {
   depth: number;
   /** Messages in the staging queues. */
   staged: number;
+  /** Messages the workers held (delivered, not yet processed). */
+  held: number;
 }
 
 /**
- * The share of the samples with staged work in which the target was empty (its workers about to
- * run dry while Fairway held work back), and how many samples had staged work; undefined share
- * when none had.
+ * The share of the samples with staged work in which the target was idle: nothing ready in it and
+ * nothing left in its workers' hands, so they had nothing to do while Fairway held work back (a
+ * target whose ready count is 0 while its workers still work through their prefetch is not idle).
+ * Also how many samples had staged work; the share is undefined when none had.
  */
 export function idleWhileStaged(samples: readonly DepthSample[]): { share: number | undefined; samples: number } {
   const staged = samples.filter((s) => s.staged > 0);
   if (staged.length === 0) return { share: undefined, samples: 0 };
-  return { share: staged.filter((s) => s.depth === 0).length / staged.length, samples: staged.length };
+  return { share: staged.filter((s) => s.depth === 0 && s.held === 0).length / staged.length, samples: staged.length };
 }
 
 /** Samples in which the target held more than `maxLength` ready messages. */

@@ -112,6 +112,11 @@ export class RateWorkers {
     private readonly t0: number,
   ) {}
 
+  /** Delivered and not yet acked. */
+  held(): number {
+    return this.pending.size;
+  }
+
   async start(): Promise<void> {
     const channel = await this.model.createChannel();
     this.channel = channel;
