@@ -96,6 +96,7 @@ export const distributorSettingsSchema = z.object({
   DISTRIBUTOR_TABLE: setting.text(),
   /** `fair`: max-min water-filling; `reference`: ceil(capacity / N) per queue, as the reference implementation. */
   DISTRIBUTOR_PLANNER: choice(['fair', 'reference'] as const, 'fair'),
+  ...quietFirstEnv(),
   DISTRIBUTOR_DEFAULT_MAX_LENGTH: setting.int(1000, 0),
   DISTRIBUTOR_TARGETS: setting.json(targetSettings, {}),
   DISTRIBUTOR_WEIGHTS: setting.json(weightSettings, []),
@@ -124,17 +125,6 @@ export const distributorSettingsSchema = z.object({
   DISTRIBUTOR_FOLLOW_UP_DELAY_MS: setting.int(1_000, 0, 30_000),
   /** A follow-up after a pass that moved nothing waits twice as long as the last, up to this. */
   DISTRIBUTOR_FOLLOW_UP_MAX_DELAY_MS: setting.int(20_000, 0, 30_000),
-
-  // Quiet tenants first (docs/distributor.md): these three settings only.
-  /**
-   * `keep`: a moved message keeps the router's priority (SPEC §1). `backlog`: on a target with
-   * `x-max-priority`, its priority comes from its staging queue's backlog, and quiet queues may fill the reserve.
-   */
-  DISTRIBUTOR_MOVE_PRIORITY: choice(['keep', 'backlog'] as const, 'keep'),
-  /** A staging queue holding at most this many messages is quiet: top priority, and it may fill the reserve. */
-  DISTRIBUTOR_QUIET_BACKLOG: setting.int(10, 1, 1_000_000),
-  /** In backlog mode, this percentage of a target's max length only quiet staging queues may fill. */
-  DISTRIBUTOR_QUIET_RESERVE_PERCENT: setting.int(5, 0, 50),
 });
 
 /**
@@ -153,6 +143,23 @@ export const distributorConfigSchema = distributorSettingsSchema.superRefine((co
 });
 
 export type DistributorConfig = z.infer<typeof distributorConfigSchema>;
+
+// Quiet tenants first (docs/distributor.md): its three settings, and their translation for the planner.
+
+/** Declared as a function so that this block stays apart; the schema calls it once, when it is built. */
+function quietFirstEnv() {
+  return {
+    /**
+     * `keep`: a moved message keeps the router's priority (SPEC §1). `backlog`: on a target with
+     * `x-max-priority`, its priority comes from its staging queue's backlog, and quiet queues may fill the reserve.
+     */
+    DISTRIBUTOR_MOVE_PRIORITY: choice(['keep', 'backlog'] as const, 'keep'),
+    /** A staging queue holding at most this many messages is quiet: top priority, and it may fill the reserve. */
+    DISTRIBUTOR_QUIET_BACKLOG: setting.int(10, 1, 1_000_000),
+    /** In backlog mode, this percentage of a target's max length only quiet staging queues may fill. */
+    DISTRIBUTOR_QUIET_RESERVE_PERCENT: setting.int(5, 0, 50),
+  };
+}
 
 /** Quiet tenants first's settings as the planner reads them (planning/quiet-first.ts QuietFirstSettings). */
 export const quietFirstSettingsOf = (config: DistributorConfig) => ({
