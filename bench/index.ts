@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { projectRoot } from '../local/paths';
 import { benchmarks } from './benchmarks';
-import { type Benchmark, flagsFromArgv } from './lib/benchmark';
+import { type Benchmark, flagsFromArgv, textFlag } from './lib/benchmark';
 import { type Goal, goalRow, machineLine, printReport } from './lib/report';
 
 /**
- * `npm run bench [-- <name…>] [--<flag> N…] [--tiny]`
+ * `npm run bench [-- <name…>] [--<flag> N…] [--tiny | --full]`
  *
  * With no name, runs every benchmark in turn, each in a child process of its own (so one
  * bench's memory and sockets do not skew the next, and peak memory is measured in a clean
@@ -17,11 +17,15 @@ import { type Goal, goalRow, machineLine, printReport } from './lib/report';
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   if (args.includes('--help')) return usage();
-  const named = args.filter((arg, i) => !arg.startsWith('--') && !args[i - 1]?.match(/^--(?!tiny$)/));
+  const named = args.filter((arg, i) => !arg.startsWith('--') && !args[i - 1]?.match(/^--(?!(tiny|full)$)/));
   const unknown = named.filter((name) => !benchmarks.some((b) => b.name === name));
   if (unknown.length > 0)
     throw new Error(`Unknown benchmark ${unknown.join(', ')}; known: ${benchmarks.map((b) => b.name).join(', ')}`);
-  const known = new Set(['tiny', ...benchmarks.flatMap((b) => Object.keys(b.flags))]);
+  const known = new Set([
+    'tiny',
+    'full',
+    ...benchmarks.flatMap((b) => [...Object.keys(b.flags), ...Object.keys(b.textFlags ?? {})]),
+  ]);
   const typos = args.filter((arg) => arg.startsWith('--') && !known.has(arg.slice(2)));
   if (typos.length > 0) throw new Error(`Unknown flag ${typos.join(', ')}; see npm run bench -- --help`);
 
@@ -45,7 +49,12 @@ async function runHere(bench: Benchmark): Promise<void> {
   console.log(
     `flags: ${Object.entries(flags)
       .map(([k, v]) => `--${k} ${v}`)
-      .join(' ')}`,
+      .join(' ')}${Object.keys(bench.textFlags ?? {})
+      .flatMap((name) => {
+        const value = textFlag(name);
+        return value === undefined ? [] : [` --${name} ${value}`];
+      })
+      .join('')}`,
   );
   const started = Date.now();
   const tables = await bench.run(flags, (line) => console.error(`[${bench.name}] ${line}`));
@@ -81,11 +90,14 @@ function runInChild(name: string, args: string[], goalsFile: string): Promise<nu
 }
 
 function usage(): void {
-  console.log('npm run bench [-- <name…>] [--<flag> N…] [--tiny]\n');
+  console.log('npm run bench [-- <name…>] [--<flag> N…] [--tiny | --full]\n');
   for (const bench of benchmarks) {
     console.log(`${bench.name}: ${bench.summary}`);
     for (const [flag, spec] of Object.entries(bench.flags))
-      console.log(`  --${flag} N  ${spec.help} (quick ${spec.quick}, tiny ${spec.tiny})`);
+      console.log(
+        `  --${flag} N  ${spec.help} (quick ${spec.quick}, tiny ${spec.tiny}${spec.full === undefined ? '' : `, full ${spec.full}`})`,
+      );
+    for (const [flag, help] of Object.entries(bench.textFlags ?? {})) console.log(`  --${flag} TEXT  ${help}`);
   }
 }
 

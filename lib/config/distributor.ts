@@ -113,6 +113,7 @@ export const distributorSettingsSchema = z.object({
   DISTRIBUTOR_TABLE: setting.text(),
   /** `fair`: max-min water-filling; `reference`: ceil(capacity / N) per queue, as the reference implementation. */
   DISTRIBUTOR_PLANNER: choice(['fair', 'reference'] as const, 'fair'),
+  ...quietFirstEnv(),
   DISTRIBUTOR_DEFAULT_MAX_LENGTH: setting.int(1000, 0),
   DISTRIBUTOR_TARGETS: setting.json(targetSettings, {}),
   DISTRIBUTOR_WEIGHTS: setting.json(weightSettings, []),
@@ -181,5 +182,29 @@ export const distributorConfigSchema = distributorSettingsSchema.superRefine((co
 });
 
 export type DistributorConfig = z.infer<typeof distributorConfigSchema>;
+
+// Quiet tenants first (docs/distributor.md): its three settings, and their translation for the planner.
+
+/** Declared as a function so that this block stays apart; the schema calls it once, when it is built. */
+function quietFirstEnv() {
+  return {
+    /**
+     * `keep`: a moved message keeps the router's priority (SPEC §1). `backlog`: on a target with
+     * `x-max-priority`, its priority comes from its staging queue's backlog, and quiet queues may fill the reserve.
+     */
+    DISTRIBUTOR_MOVE_PRIORITY: choice(['keep', 'backlog'] as const, 'keep'),
+    /** A staging queue holding at most this many messages is quiet: top priority, and it may fill the reserve. */
+    DISTRIBUTOR_QUIET_BACKLOG: setting.int(10, 1, 1_000_000),
+    /** In backlog mode, this percentage of a target's max length only quiet staging queues may fill. */
+    DISTRIBUTOR_QUIET_RESERVE_PERCENT: setting.int(5, 0, 50),
+  };
+}
+
+/** Quiet tenants first's settings as the planner reads them (planning/quiet-first.ts QuietFirstSettings). */
+export const quietFirstSettingsOf = (config: DistributorConfig) => ({
+  movePriority: config.DISTRIBUTOR_MOVE_PRIORITY,
+  quietBacklog: config.DISTRIBUTOR_QUIET_BACKLOG,
+  reservePercent: config.DISTRIBUTOR_QUIET_RESERVE_PERCENT,
+});
 
 export const loadDistributorConfig = (env: Env): DistributorConfig => parseEnv(distributorConfigSchema, env);

@@ -4,7 +4,7 @@ import type { Context, ScheduledEvent } from 'aws-lambda';
 import { documentClient } from '../aws/dynamo';
 import { dynamoClientSettings, passRequestSettingsOf } from '../config/common';
 import type { DistributorConfig } from '../config/distributor';
-import { loadDistributorConfig } from '../config/distributor';
+import { loadDistributorConfig, quietFirstSettingsOf } from '../config/distributor';
 import { lambdaPassTrigger } from '../pass-requests/adapters';
 import { DynamoLeaseStore } from '../pass-requests/lease-store';
 import { type DistributorEvent, type PassTrigger, parseDistributorEvent } from '../pass-requests/pass-trigger';
@@ -153,6 +153,7 @@ export function distributorSettings(config: DistributorConfig): DistributorSetti
     followUpDelayMs: config.DISTRIBUTOR_FOLLOW_UP_DELAY_MS,
     followUpMaxDelayMs: config.DISTRIBUTOR_FOLLOW_UP_MAX_DELAY_MS,
     targetConcurrency: config.DISTRIBUTOR_TARGET_CONCURRENCY,
+    quietFirst: quietFirstSettingsOf(config),
   };
 }
 

@@ -14,6 +14,8 @@ export interface MoveRequest {
   deadline: number;
   /** Stop when no delivery came for this long (the queue held less than planned). */
   idleStopMs: number;
+  /** The AMQP priority every message moved to the target gets (quiet tenants first); absent: each keeps its own. */
+  priority?: number;
   /** The RabbitMQ user the distributor publishes as: a message with another `user-id` is parked. */
   publisherUser: string;
   /** With a target byte limit: the body bytes its movers may still publish, shared by them all. */

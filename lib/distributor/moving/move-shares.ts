@@ -17,7 +17,7 @@ export interface ShareMoves extends Omit<MoveRequest, 'source' | 'count' | 'pref
  */
 export function moveShares(
   slots: ChannelSlots,
-  shares: readonly { name: string; share: number }[],
+  shares: readonly { name: string; share: number; priority?: number }[],
   moves: ShareMoves,
   learn: (share: number, ms: number) => void,
   now: () => number,
@@ -25,13 +25,14 @@ export function moveShares(
   const { maxPrefetch, ...request } = moves;
   const late: MoveResult = { moved: 0, requeued: 0, parked: 0, stopReason: 'deadline' };
   return Promise.all(
-    shares.map(({ name, share }) =>
+    shares.map(({ name, share, priority }) =>
       slots
         .use(async (pair) => {
           if (now() >= moves.deadline) return { value: late, reusable: true };
           const started = now();
           const prefetch = Math.min(share, maxPrefetch);
-          const moved = await moveOn(pair, { ...request, source: name, count: share, prefetch }, now);
+          const source = { source: name, count: share, prefetch, ...(priority === undefined ? {} : { priority }) };
+          const moved = await moveOn(pair, { ...request, ...source }, now);
           learn(share, now() - started);
           return { value: moved.result, reusable: moved.reusable };
         })

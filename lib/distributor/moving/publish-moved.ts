@@ -36,7 +36,9 @@ export function publishMoved(
   settled: (outcome: ConfirmOutcome) => void,
 ): void {
   if (!mustPark(message, request)) {
-    const publication = { queue: request.target, body: message.content, options: publishOptions(message.properties) };
+    const options = publishOptions(message.properties);
+    if (request.priority !== undefined) options.priority = request.priority;
+    const publication = { queue: request.target, body: message.content, options };
     pair.confirms.publish(publication, settled);
     return;
   }

@@ -6,9 +6,9 @@ export interface Share {
   share: number;
 }
 
-export interface FittedPlan {
-  /** Every input share, in the input order; a deferred one is 0. */
-  shares: Share[];
+export interface FittedPlan<S extends Share = Share> {
+  /** Every input share, in the input order (with its other fields); a deferred one is 0. */
+  shares: S[];
   /** Queues whose share waits for the next pass. */
   deferred: number;
   /** When something was deferred: the last queue kept, so that the next pass starts with the first deferred. */
@@ -21,12 +21,12 @@ export interface FittedPlan {
  * one stopped: a pass over more queues than its budget allows never overruns and never starves
  * the queues at the end of the name order. Pure.
  */
-export function fitToBudget(
-  shares: readonly Share[],
+export function fitToBudget<S extends Share>(
+  shares: readonly S[],
   cursor: string | undefined,
   budgetMs: number,
   costs: MoveCosts,
-): FittedPlan {
+): FittedPlan<S> {
   const moving = shares.filter((s) => s.share > 0).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const order = rotateAfter(moving, cursor);
   const room = Math.max(0, budgetMs) * Math.max(1, costs.slots);
@@ -41,7 +41,7 @@ export function fitToBudget(
   }
   const deferred = moving.length - kept.size;
   return {
-    shares: shares.map((s) => ({ name: s.name, share: kept.has(s.name) ? s.share : 0 })),
+    shares: shares.map((s) => ({ ...s, share: kept.has(s.name) ? s.share : 0 })),
     deferred,
     ...(deferred > 0 && last !== undefined ? { rotationCursor: last } : {}),
   };

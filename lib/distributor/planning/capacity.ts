@@ -15,6 +15,11 @@ export interface CapacityInput {
   refillThresholdPercent: number;
   /** The target's byte limit (`max-length-bytes`), when it has one: its room, and the size of a staged message. */
   bytes?: { room: number; perMessage: number };
+  /**
+   * This percentage of the max length (rounded down) only quiet staging queues may fill (quiet
+   * tenants first): the room the planner shares is that much smaller.
+   */
+  reservePercent?: number;
 }
 
 export interface Capacity {
@@ -25,8 +30,13 @@ export interface Capacity {
   room: number;
   /** True when room is below the refill threshold: nothing moves this pass, to limit churn. */
   belowThreshold: boolean;
-  /** What the planner may hand out: room (and no more staged messages than fit the byte room), or 0 below the threshold. */
+  /**
+   * What the planner may hand out: room less the reserve (and no more staged messages than fit the
+   * byte room), or 0 below the threshold.
+   */
   capacity: number;
+  /** What quiet staging queues may fill in all: the whole room (byte room too), threshold or not. */
+  quietCapacity: number;
 }
 
 const isLength = (value: unknown): value is number =>
@@ -54,10 +64,13 @@ export function targetCapacity(input: CapacityInput): Capacity {
           ? [input.configuredMaxLength, 'configuration']
           : [input.defaultMaxLength, 'default'];
   const room = Math.max(0, maxLength - Math.max(0, input.depth));
-  const belowThreshold = room * 100 < maxLength * input.refillThresholdPercent;
+  const reserve = Math.floor((maxLength * Math.max(0, input.reservePercent ?? 0)) / 100);
+  const sharedRoom = Math.max(0, room - reserve);
+  const belowThreshold = sharedRoom * 100 < maxLength * input.refillThresholdPercent;
   const fitBytes = input.bytes
     ? Math.floor(Math.max(0, input.bytes.room) / Math.max(1, input.bytes.perMessage))
     : Number.POSITIVE_INFINITY;
-  const capacity = belowThreshold ? 0 : Math.min(room, fitBytes);
-  return { maxLength, maxLengthFrom, depth: input.depth, room, belowThreshold, capacity };
+  const capacity = belowThreshold ? 0 : Math.min(sharedRoom, fitBytes);
+  const quietCapacity = Math.min(room, fitBytes);
+  return { maxLength, maxLengthFrom, depth: input.depth, room, belowThreshold, capacity, quietCapacity };
 }

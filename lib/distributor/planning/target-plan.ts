@@ -2,6 +2,14 @@ import type { QueueInfo } from '../../rabbitmq/management';
 import { effectiveLengthLimits, type LengthLimits, type QueuePolicies } from '../../rabbitmq/queue-policies';
 import { targetCapacity } from './capacity';
 import { type PlannerMode, type PlanQueue, planShares } from './planner';
+import {
+  backlogPriority,
+  keepPriorities,
+  type QuietFirstSettings,
+  reservePercent,
+  targetTopPriority,
+  topUpQuiet,
+} from './quiet-first';
 import type { TunedTargetSettings } from './tuned-length';
 
 /** What the distributor knows of one target from its configuration (DISTRIBUTOR_TARGETS). */
@@ -25,6 +33,8 @@ export interface TargetPlanSettings {
   missingTarget: 'skip' | 'create';
   /** Arguments of a created target, unless its TargetSettings name some. */
   newTargetArguments: Record<string, unknown>;
+  /** Quiet tenants first (planning/quiet-first.ts); absent: every message keeps its priority, no reserve. */
+  quietFirst?: QuietFirstSettings;
 }
 
 /** What a pass measured of one target while holding its lease: exact depths (AMQP) and the rotation. */
@@ -63,12 +73,26 @@ export interface TargetShares {
   limits: LengthLimits;
   /** With a byte limit: the bytes the movers may publish to the target (its limit less what it holds). */
   byteRoom?: number;
-  /** The non-empty staging queues, with their weights. */
-  queues: PlanQueue[];
-  /** How many messages to move from each queue, in name order; empty when nothing moves. */
-  shares: { name: string; share: number }[];
+  /** The non-empty staging queues, with their weights (and backlog priorities, quiet tenants first). */
+  queues: StagedQueue[];
+  /**
+   * How many messages to move from each queue, in name order; empty when nothing moves. With
+   * `priority`, every message moved from that queue gets it (quiet tenants first, backlog mode).
+   */
+  shares: PlannedShare[];
   /** The rotation cursor to store, when the plan moved it. */
   rotationCursor?: string;
+}
+
+/** A non-empty staging queue as planned; `priority` is what its moved messages get (backlog mode). */
+export interface StagedQueue extends PlanQueue {
+  priority?: number;
+}
+
+export interface PlannedShare {
+  name: string;
+  share: number;
+  priority?: number;
 }
 
 export type TargetPlan = SkipMissingTarget | TargetShares;
@@ -86,6 +110,7 @@ export function planTarget(
     createWith = configured?.arguments ?? settings.newTargetArguments;
   }
   const depth = measured.depth ?? 0;
+  const quietFirst = settings.quietFirst ?? keepPriorities;
   const limits = targetLimits(measured, createWith);
   const byteRoom =
     limits.maxLengthBytes === undefined ? undefined : Math.max(0, limits.maxLengthBytes - heldBytes(measured, depth));
@@ -97,6 +122,7 @@ export function planTarget(
     ...(measured.tunedMaxLength === undefined ? {} : { tunedMaxLength: measured.tunedMaxLength }),
     depth,
     refillThresholdPercent: settings.refillThresholdPercent,
+    reservePercent: reservePercent(quietFirst),
   });
   const plan: TargetShares = {
     outcome: capacity.belowThreshold ? 'below-threshold' : 'distributed',
@@ -109,20 +135,52 @@ export function planTarget(
     queues: [],
     shares: [],
   };
-  if (capacity.capacity === 0) return plan;
+  const backlog = quietFirst.movePriority === 'backlog';
+  if (capacity.capacity === 0 && !(backlog && capacity.quietCapacity > 0)) return plan;
 
   plan.queues = measured.staging.filter((q) => q.depth > 0).map((q) => ({ ...q, weight: weight(q.name) }));
-  const shares = planShares({
+  let shares = planShares({
     capacity: capacity.capacity,
     queues: plan.queues,
     mode: settings.planner,
     rotationCursor: measured.rotationCursor,
   });
+  if (backlog) {
+    // Quiet queues may also fill the reserve and room below the refill threshold: their messages enter now.
+    shares = topUpQuiet(
+      plan.queues,
+      shares.shares,
+      capacity.quietCapacity,
+      quietFirst.quietBacklog,
+      shares.rotationCursor,
+    );
+    if (shares.shares.some((s) => s.share > 0)) plan.outcome = 'distributed';
+    const top = targetTopPriority(createWith ?? measured.targetQueue?.arguments);
+    if (top !== undefined) {
+      plan.queues = plan.queues.map((q) => ({
+        ...q,
+        priority: backlogPriority(q.depth, top, quietFirst.quietBacklog),
+      }));
+      shares = { ...shares, shares: stampBacklog(shares.shares, plan.queues) };
+    }
+  }
   plan.shares = shares.shares;
   if (shares.rotationCursor !== undefined && shares.rotationCursor !== measured.rotationCursor) {
     plan.rotationCursor = shares.rotationCursor;
   }
   return plan;
+}
+
+/** Each moving share with its queue's backlog priority, from its depth measured exactly before the move. */
+function stampBacklog(
+  shares: readonly { name: string; share: number }[],
+  queues: readonly StagedQueue[],
+): PlannedShare[] {
+  const priorities = new Map(queues.map((q) => [q.name, q.priority]));
+  return shares.map((s) => {
+    const priority = priorities.get(s.name);
+    return s.share > 0 && priority !== undefined ? { ...s, priority } : s;
+  });
 }
 
 /**

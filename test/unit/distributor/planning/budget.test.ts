@@ -33,6 +33,18 @@ describe('fitToBudget', () => {
     expect(served.size).toBe(10);
   });
 
+  it("keeps each share's other fields (a stamped priority) when it defers some", () => {
+    const stamped = shares.map((s, i) => ({ ...s, priority: i }));
+    const fitted = fitToBudget(stamped, undefined, 20, costs);
+    expect(fitted.shares.map((s) => [s.share, s.priority])).toEqual([
+      [10, 0],
+      [10, 1],
+      [0, 2],
+      [0, 3],
+      [0, 4],
+    ]);
+  });
+
   it('leaves zero shares alone and does not count them', () => {
     const fitted = fitToBudget(
       [

@@ -1,0 +1,129 @@
+import type { ScheduledEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { loadDistributorConfig } from '../../lib/config/distributor';
+import { loadRouterConfig } from '../../lib/config/router';
+import { checkVariableNames } from '../../lib/config/variables';
+import type { ExecutionSummary } from '../../lib/distributor/report';
+import { createDistributorService, distributorInvocation, warningReport } from '../../lib/distributor/service';
+import type { DistributorEvent } from '../../lib/pass-requests/pass-trigger';
+import { createRouterService } from '../../lib/routing/service';
+import { lambdaContext, scheduledEvent } from '../../local/lambda-events';
+import { startLambdaInvokeServer } from '../../local/lambda-invoke-server';
+import { serviceFunctions } from '../../local/service';
+import { Scheduler } from '../../local/stack/scheduler';
+
+/**
+ * The flood bench's one coupling to how Fairway is deployed and run (the run model may change
+ * under it; this file follows): the router's and distributor's handler cores built from their
+ * config loaders, the distributor's schedule from serverless.yml ('dev'), passes on demand through
+ * the real Lambda client against a local async-invoke endpoint.
+ */
+
+const functionName = 'fairway-bench-distributor';
+
+export interface Invocations {
+  scheduled: number;
+  requested: number;
+  failed: number;
+  busyMs: number;
+}
+
+export interface Deployment {
+  route(event: SQSEvent): Promise<SQSBatchResponse>;
+  invocations: Invocations;
+  /** Stops the schedule and the invoke endpoint, waits for the invocations in flight, closes the clients. */
+  stop(): Promise<void>;
+}
+
+export interface DeployOptions {
+  /** Connections and tables, for both functions. */
+  env: Record<string, string>;
+  /** The router's own settings on top (ROUTER_TARGETS, TENANT_PRIORITY_…). */
+  routerEnv: Record<string, string>;
+  /** Absent: the router alone, publishing straight to the target. */
+  distributor?: { onDemand: boolean; env: Record<string, string> };
+  progress(line: string): void;
+}
+
+/** Loads both configurations once, so that a bad setting fails before a run rather than minutes into it. */
+export function checkSettings(
+  options: Pick<DeployOptions, 'env' | 'routerEnv'> & { distributorEnv: Record<string, string> },
+) {
+  const onDemand = { DISTRIBUTOR_FUNCTION_NAME: functionName, LAMBDA_ENDPOINT: 'http://127.0.0.1:9' };
+  // As at cold start: a misspelled setting is refused, not ignored.
+  checkVariableNames({ ...options.distributorEnv, ...options.routerEnv });
+  loadDistributorConfig({ ...options.env, ...onDemand, ...options.distributorEnv });
+  loadRouterConfig({ ...options.env, ...onDemand, ...options.routerEnv });
+}
+
+export async function deploy(given: DeployOptions): Promise<Deployment> {
+  // As deployed: the router records its staging queues and the distributor's passes read them there.
+  const options = { ...given, env: { STAGING_TABLE: 'StagingQueuesTable', ...given.env } };
+  const { progress } = options;
+  const invocations: Invocations = { scheduled: 0, requested: 0, failed: 0, busyMs: 0 };
+  const closers: (() => Promise<unknown>)[] = [];
+  let onDemandEnv: Record<string, string> = {};
+
+  if (options.distributor) {
+    const distributorFn = serviceFunctions('dev').find((fn) => fn.name === 'distributor')!;
+    let runInvocation: (event: ScheduledEvent | DistributorEvent) => Promise<ExecutionSummary> = async () => {
+      throw new Error('distributor not ready');
+    };
+    const invokeServer = await startLambdaInvokeServer(
+      async (_name, event) => {
+        invocations.requested++;
+        return runInvocation(event as DistributorEvent);
+      },
+      () => invocations.failed++,
+    );
+    if (options.distributor.onDemand)
+      onDemandEnv = { DISTRIBUTOR_FUNCTION_NAME: functionName, LAMBDA_ENDPOINT: invokeServer.endpoint };
+    const warn = warningReport((message, details) => progress(`distributor: ${message} ${JSON.stringify(details)}`));
+    const config = loadDistributorConfig({ ...options.env, ...onDemandEnv, ...options.distributor.env });
+    const service = createDistributorService(config, warn);
+    const invocation = distributorInvocation(service);
+    runInvocation = async (event) => {
+      const started = performance.now();
+      try {
+        return await invocation(event, lambdaContext(distributorFn.deployedName, distributorFn.timeoutSeconds));
+      } finally {
+        invocations.busyMs += performance.now() - started;
+      }
+    };
+    const scheduler = new Scheduler([distributorFn], 1, async () => {
+      invocations.scheduled++;
+      return runInvocation(scheduledEvent(`${distributorFn.deployedName}-schedule`));
+    });
+    scheduler.start();
+    closers.push(
+      () => scheduler.stop(),
+      () => invokeServer.close(),
+      () => service.close(),
+    );
+  }
+
+  // A failure repeats for every record of a batch: each reason is said once, with its count at the end.
+  const failures = new Map<string, number>();
+  const router = createRouterService(loadRouterConfig({ ...options.env, ...onDemandEnv, ...options.routerEnv }), {
+    failed: (failure) => {
+      const reason = `${failure.kind} ${failure.reason}`;
+      if (!failures.has(reason)) progress(`router: not routed ${reason}`);
+      failures.set(reason, (failures.get(reason) ?? 0) + 1);
+    },
+    counted: () => undefined,
+    tenantRouted: () => undefined,
+    stagingQueueKept: () => undefined,
+    tenantlessRouted: () => undefined,
+    nameShortened: () => undefined,
+    passRequestFailed: (target, error) => progress(`router: pass request failed for ${target}: ${String(error)}`),
+  });
+  closers.unshift(() => router.close());
+
+  return {
+    route: (event) => router.route(event),
+    invocations,
+    async stop() {
+      for (const close of closers) await close().catch((error) => progress(`stopping: ${String(error)}`));
+      for (const [reason, count] of failures) progress(`router: ${count} records not routed: ${reason}`);
+    },
+  };
+}

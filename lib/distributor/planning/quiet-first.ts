@@ -1,0 +1,67 @@
+import { type PlanQueue, planShares } from './planner';
+
+/**
+ * Quiet tenants first (docs/distributor.md): the priority a moved message gets from its staging
+ * queue's exact backlog, and the reserve of a target's room that only quiet queues may fill.
+ */
+export interface QuietFirstSettings {
+  /**
+   * `keep`: every moved message keeps the priority the router stamped (SPEC §1's counter).
+   * `backlog`: on a target with `x-max-priority`, a moved message's priority comes from its
+   * staging queue's backlog, and quiet queues may fill the reserve.
+   */
+  movePriority: 'keep' | 'backlog';
+  /** A staging queue holding at most this many messages is quiet: top priority, and the reserve. */
+  quietBacklog: number;
+  /** This percentage of the target's max length only quiet queues may fill (backlog mode). */
+  reservePercent: number;
+}
+
+export const keepPriorities: QuietFirstSettings = { movePriority: 'keep', quietBacklog: 10, reservePercent: 0 };
+
+/** A target's highest priority: its `x-max-priority` (1–255), else undefined (the target orders none). */
+export function targetTopPriority(args: Record<string, unknown> | undefined): number | undefined {
+  const top = args?.['x-max-priority'];
+  return typeof top === 'number' && Number.isInteger(top) && top >= 1 && top <= 255 ? top : undefined;
+}
+
+/**
+ * The priority for a message moved from a staging queue holding `backlog` messages: `top` up to
+ * `quietBacklog`, then one lower each time the backlog doubles, down to 0. Log bands: a backlog of
+ * 20 and one of 10,000 differ, and two noisy queues of 3,000 and 5,000 differ by at most one. Pure.
+ */
+export function backlogPriority(backlog: number, top: number, quietBacklog: number): number {
+  if (backlog <= quietBacklog) return top;
+  return Math.max(0, top - Math.ceil(Math.log2(backlog / quietBacklog)));
+}
+
+/** The percentage of a target's max length only quiet queues may fill: none unless in backlog mode. */
+export const reservePercent = (settings: QuietFirstSettings): number =>
+  settings.movePriority === 'backlog' ? settings.reservePercent : 0;
+
+/**
+ * Tops up the shares of quiet queues (weight > 0, depth ≤ quietBacklog) from `room` left after the
+ * fair plan (the reserve, and room below the refill threshold): they get the rest of what they hold,
+ * water-filled among them when it does not all fit. Never more than `room` in all. Pure.
+ */
+export function topUpQuiet(
+  queues: readonly PlanQueue[],
+  shares: readonly { name: string; share: number }[],
+  room: number,
+  quietBacklog: number,
+  rotationCursor?: string,
+): { shares: { name: string; share: number }[]; rotationCursor?: string } {
+  const planned = new Map(shares.map((s) => [s.name, s.share]));
+  const left = room - shares.reduce((n, s) => n + s.share, 0);
+  const wanting = queues
+    .filter((q) => q.weight > 0 && q.depth <= quietBacklog)
+    .map((q) => ({ ...q, depth: q.depth - (planned.get(q.name) ?? 0) }))
+    .filter((q) => q.depth > 0);
+  if (left <= 0 || wanting.length === 0) return { shares: [...shares], rotationCursor };
+  const extra = planShares({ capacity: left, queues: wanting, mode: 'fair', rotationCursor });
+  for (const { name, share } of extra.shares) planned.set(name, (planned.get(name) ?? 0) + share);
+  return {
+    shares: [...planned].map(([name, share]) => ({ name, share })).sort((a, b) => (a.name < b.name ? -1 : 1)),
+    rotationCursor: extra.rotationCursor,
+  };
+}

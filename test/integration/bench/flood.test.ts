@@ -1,0 +1,112 @@
+import { type ChannelModel, connect } from 'amqplib';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { floodBench, runFlood } from '../../../bench/flood';
+import { tinyFlags } from '../../../bench/lib/benchmark';
+import { account } from '../../../bench/lib/flood-metrics';
+import { DepthReader, drainIds, RateWorkers, SqsBatches, sleep } from '../../../bench/lib/flood-traffic';
+import { createTestVhost, type TestVhost } from '../../harness/rabbit';
+
+/**
+ * The flood bench's parts that decide its "nothing lost" and latency figures, against the real
+ * broker: what the accounting finds must be what happened.
+ */
+describe('flood bench parts', () => {
+  let rabbit: TestVhost;
+  let model: ChannelModel;
+
+  beforeAll(async () => {
+    rabbit = await createTestVhost();
+    model = await connect(rabbit.amqpUrl);
+  });
+
+  afterAll(async () => {
+    await model.close();
+    await rabbit.delete();
+  });
+
+  it('counts the messages a drop-head target dropped as lost, and what waits as waiting', async () => {
+    const channel = await model.createConfirmChannel();
+    await channel.assertQueue('dropping', { arguments: { 'x-max-length': 5 } });
+    const sent = Array.from({ length: 10 }, (_, i) => `t#${i}`);
+    for (const id of sent) channel.sendToQueue('dropping', Buffer.from('{}'), { messageId: id });
+    await channel.waitForConfirms();
+    await channel.close();
+    const queued = await drainIds(model, ['dropping', 'never-declared']);
+    expect(queued).toEqual(['t#5', 't#6', 't#7', 't#8', 't#9']);
+    expect(account(sent, [], queued)).toMatchObject({ sent: 10, delivered: 0, waiting: 5, lost: 5, duplicates: 0 });
+    await expect(new DepthReader(model).depth('dropping')).resolves.toBe(0); // deleted, read as empty
+  });
+
+  it('has the workers record every delivery and ack what they hold when stopped', async () => {
+    const channel = await model.createConfirmChannel();
+    await channel.assertQueue('work');
+    for (let i = 0; i < 20; i++) channel.sendToQueue('work', Buffer.from('{}'), { messageId: `w#${i}` });
+    await channel.waitForConfirms();
+    const workers = new RateWorkers(model, 'work', 1, Date.now());
+    await workers.start();
+    while (workers.deliveries.length < 20) await sleep(10);
+    await workers.stop(); // at 1 msg/s nearly all are still held
+    expect(new Set(workers.deliveries).size).toBe(20);
+    expect(workers.acks.length).toBeLessThan(20);
+    expect((await channel.checkQueue('work')).messageCount).toBe(0); // acked, not requeued
+    await channel.deleteQueue('work');
+    await channel.close();
+  });
+
+  it('hands the router batches of at most batchSize, in order, and sends the records it fails again', async () => {
+    const batches: string[][] = [];
+    let failedOnce = false;
+    const route = async (event: SQSEvent): Promise<SQSBatchResponse> => {
+      batches.push(event.Records.map((r) => r.body));
+      const second = event.Records.find((r) => r.body === 'b');
+      if (second && !failedOnce) {
+        failedOnce = true;
+        return { batchItemFailures: [{ itemIdentifier: second.messageId }] };
+      }
+      return { batchItemFailures: [] };
+    };
+    const sqs = new SqsBatches(route, { batchSize: 2, windowMs: 0, concurrency: 1 }, () => undefined);
+    for (const id of ['a', 'b', 'c']) sqs.send(id, id);
+    sqs.start();
+    while (batches.flat().length < 4) await sleep(5);
+    const firstHanded = sqs.handedAt.get('b');
+    await sqs.stop();
+    expect(batches).toEqual([
+      ['a', 'b'],
+      ['c', 'b'],
+    ]);
+    expect(sqs.retried).toBe(1);
+    expect(sqs.handedAt.get('b')).toBe(firstHanded); // latency counts from the first hand-over
+    expect(sqs.waiting()).toEqual([]);
+  });
+
+  it('refuses a misspelled distributor setting before any run', async () => {
+    const progress: string[] = [];
+    await expect(
+      runFlood(
+        tinyFlags(floodBench),
+        {
+          distributorEnv: { DISTRIBUTOR_SAFETY_MARGIN: '1' },
+          routerEnv: {},
+          scenarios: ['flood'],
+          deliveries: ['fifo'],
+        },
+        (line) => progress.push(line),
+      ),
+    ).rejects.toThrow(/DISTRIBUTOR_SAFETY_MARGIN: is not a variable Fairway reads/);
+    expect(progress).toEqual([]);
+  });
+
+  it('runs the Fairway delivery with tiny sizes and loses nothing', async () => {
+    expect(floodBench.textFlags).toHaveProperty('distributor-env');
+    const tables = await runFlood(
+      tinyFlags(floodBench),
+      { distributorEnv: {}, routerEnv: {}, scenarios: ['five-noisy'], deliveries: ['on-demand'] },
+      () => undefined,
+    );
+    const runs = tables.find((t) => t.title === 'Flood: every run')!.rows;
+    expect(runs).toHaveLength(1);
+    expect(runs[0]).toMatchObject({ scenario: 'five-noisy', lost: 0 });
+    expect(runs[0]!.sent).toBeGreaterThan(60); // 2 noisy tenants × 30, and the quiet tenants'
+  }, 120_000);
+});

@@ -1,0 +1,201 @@
+import { loadDistributorConfig, quietFirstSettingsOf } from '../../../../lib/config/distributor';
+import { targetCapacity } from '../../../../lib/distributor/planning/capacity';
+import {
+  backlogPriority,
+  type QuietFirstSettings,
+  targetTopPriority,
+  topUpQuiet,
+} from '../../../../lib/distributor/planning/quiet-first';
+import {
+  planTarget,
+  type TargetMeasurement,
+  type TargetShares,
+} from '../../../../lib/distributor/planning/target-plan';
+import { distributorSettings } from '../../../../lib/distributor/service';
+
+const config = (env: Record<string, string> = {}) =>
+  loadDistributorConfig({ DISTRIBUTOR_TABLE: 't', AMQP_URL: 'amqp://h', RABBITMQ_MANAGEMENT_URL: 'http://h', ...env });
+
+describe('backlogPriority (log bands of a staging queue backlog)', () => {
+  it.each<[number, number, number, number]>([
+    // backlog, top, quietBacklog, priority
+    [0, 10, 10, 10],
+    [1, 10, 10, 10],
+    [10, 10, 10, 10],
+    [11, 10, 10, 9],
+    [20, 10, 10, 9],
+    [21, 10, 10, 8],
+    [40, 10, 10, 8],
+    [80, 10, 10, 7],
+    [640, 10, 10, 4],
+    [1_280, 10, 10, 3],
+    [5_000, 10, 10, 1],
+    [5_120, 10, 10, 1],
+    [5_121, 10, 10, 0],
+    [1_000_000, 10, 10, 0],
+    [3, 9, 1, 7],
+    [2, 1, 1, 0],
+    [200, 255, 100, 254],
+  ])('backlog %d, top %d, quiet up to %d: priority %d', (backlog, top, quietBacklog, priority) => {
+    expect(backlogPriority(backlog, top, quietBacklog)).toBe(priority);
+  });
+
+  it('never rises with the backlog', () => {
+    let last = Number.POSITIVE_INFINITY;
+    for (let backlog = 0; backlog < 20_000; backlog += 7) {
+      const priority = backlogPriority(backlog, 10, 10);
+      expect(priority).toBeLessThanOrEqual(last);
+      last = priority;
+    }
+  });
+});
+
+describe('targetTopPriority', () => {
+  it.each<[Record<string, unknown> | undefined, number | undefined]>([
+    [{ 'x-max-priority': 10 }, 10],
+    [{ 'x-max-priority': 255 }, 255],
+    [{ 'x-max-priority': 0 }, undefined],
+    [{ 'x-max-priority': 256 }, undefined],
+    [{ 'x-max-priority': '10' }, undefined],
+    [{ 'x-queue-type': 'quorum' }, undefined],
+    [undefined, undefined],
+  ])('%j → %s', (args, top) => expect(targetTopPriority(args)).toBe(top));
+});
+
+describe('topUpQuiet (the reserve goes to quiet queues only)', () => {
+  const q = (name: string, depth: number, weight = 1) => ({ name, depth, weight });
+  it.each<[string, ReturnType<typeof q>[], number[], number, number[]]>([
+    ['quiet queues get what the fair plan left them, from the room', [q('a', 3), q('b', 5000)], [0, 0], 10, [3, 0]],
+    ['a noisy queue (above quietBacklog) gets nothing more', [q('a', 11), q('b', 5000)], [0, 0], 100, [0, 0]],
+    ['only the room left after the plan', [q('a', 5), q('b', 5000)], [2, 6], 10, [4, 6]],
+    [
+      'quiet queues share a room too small for all, fairly',
+      [q('a', 8), q('b', 8), q('c', 5000)],
+      [0, 0, 0],
+      6,
+      [3, 3, 0],
+    ],
+    ['a paused quiet queue (weight 0) stays', [q('a', 3, 0), q('b', 3)], [0, 0], 10, [0, 3]],
+    ['no room: unchanged', [q('a', 3)], [0], 0, [0]],
+    ['a quiet queue planned in full: unchanged', [q('a', 3)], [3], 10, [3]],
+  ])('%s', (_name, queues, planned, room, expected) => {
+    const shares = queues.map((queue, i) => ({ name: queue.name, share: planned[i]! }));
+    const result = topUpQuiet(queues, shares, room, 10);
+    expect(result.shares.map((s) => s.share)).toEqual(expected);
+    expect(result.shares.reduce((n, s) => n + s.share, 0)).toBeLessThanOrEqual(Math.max(room, 0));
+  });
+});
+
+describe('targetCapacity with a reserve', () => {
+  const base = { queueMaxLength: 1000, defaultMaxLength: 1000, refillThresholdPercent: 10 };
+  it.each<[number, number, { capacity: number; quietCapacity: number; belowThreshold: boolean }]>([
+    [0, 0, { capacity: 1000, quietCapacity: 1000, belowThreshold: false }],
+    [0, 5, { capacity: 950, quietCapacity: 1000, belowThreshold: false }],
+    [850, 5, { capacity: 100, quietCapacity: 150, belowThreshold: false }],
+    [851, 5, { capacity: 0, quietCapacity: 149, belowThreshold: true }],
+    [960, 5, { capacity: 0, quietCapacity: 40, belowThreshold: true }],
+    [1000, 5, { capacity: 0, quietCapacity: 0, belowThreshold: true }],
+    [1200, 5, { capacity: 0, quietCapacity: 0, belowThreshold: true }],
+  ])('depth %d, reserve %d %%', (depth, reservePercent, expected) => {
+    expect(targetCapacity({ ...base, depth, reservePercent })).toMatchObject(expected);
+  });
+});
+
+describe('planTarget, quiet tenants first', () => {
+  const quiet = 'work»/quiet';
+  const noisy = 'work»/noisy';
+  const measured = (depth: number, args: Record<string, unknown>, staging = [3, 5000]): TargetMeasurement => ({
+    target: 'work',
+    targetQueue: { arguments: args, messages_ready: depth, message_bytes_ready: 0 },
+    policies: { policies: [], operatorPolicies: [] },
+    stagedMessageBytes: 0,
+    depth,
+    staging: [
+      { name: noisy, depth: staging[1]! },
+      { name: quiet, depth: staging[0]! },
+    ],
+  });
+  const priorityTarget = { 'x-max-length': 1000, 'x-max-priority': 10 };
+  const plan = (env: Record<string, string>, m: TargetMeasurement) => {
+    const settings = distributorSettings(config(env));
+    return planTarget(m, { ...settings, quietFirst: quietFirstSettingsOf(config(env)) }, () => 1) as TargetShares;
+  };
+  const backlog = { DISTRIBUTOR_MOVE_PRIORITY: 'backlog' };
+
+  it('keep (the default): shares as before, no priority stamped, no reserve', () => {
+    const kept = plan({}, measured(0, priorityTarget));
+    expect(kept.shares).toEqual([
+      { name: noisy, share: 997 },
+      { name: quiet, share: 3 },
+    ]);
+    expect(kept.capacity).toBe(1000);
+  });
+
+  it('backlog: the quiet queue gets the top priority, the noisy one its band, and the noisy share leaves the reserve', () => {
+    const stamped = plan(backlog, measured(0, priorityTarget));
+    expect(stamped).toMatchObject({ outcome: 'distributed', capacity: 950 });
+    expect(stamped.shares).toEqual([
+      { name: noisy, share: 947, priority: 1 },
+      { name: quiet, share: 3, priority: 10 },
+    ]);
+    // The pass's log shows each queue's stamped priority beside its depth.
+    expect(stamped.queues).toEqual([
+      { name: noisy, depth: 5000, weight: 1, priority: 1 },
+      { name: quiet, depth: 3, weight: 1, priority: 10 },
+    ]);
+  });
+
+  it('backlog: a target kept full by the noisy queue (below the refill threshold) still takes the quiet messages', () => {
+    const full = plan(backlog, measured(950, priorityTarget));
+    expect(full.outcome).toBe('distributed');
+    expect(full.shares).toEqual([
+      { name: noisy, share: 0 },
+      { name: quiet, share: 3, priority: 10 },
+    ]);
+    expect(plan({}, measured(950, priorityTarget))).toMatchObject({ outcome: 'below-threshold', shares: [] });
+  });
+
+  it('backlog: never past the max length, even for quiet messages', () => {
+    const full = plan(backlog, measured(999, priorityTarget));
+    expect(full.shares).toEqual([
+      { name: noisy, share: 0 },
+      { name: quiet, share: 1, priority: 10 },
+    ]);
+    expect(plan(backlog, measured(1000, priorityTarget))).toMatchObject({ outcome: 'below-threshold', shares: [] });
+  });
+
+  it('backlog on a target without x-max-priority (a quorum queue on RabbitMQ 3.x): the reserve, no stamping', () => {
+    const quorum = plan(backlog, measured(950, { 'x-max-length': 1000, 'x-queue-type': 'quorum' }));
+    expect(quorum.shares).toEqual([
+      { name: noisy, share: 0 },
+      { name: quiet, share: 3 },
+    ]);
+  });
+
+  it('backlog: a quiet queue bigger than the quiet backlog is banded like any other', () => {
+    const busy = plan({ ...backlog, DISTRIBUTOR_QUIET_BACKLOG: '2' }, measured(0, priorityTarget));
+    expect(busy.shares).toEqual([
+      { name: noisy, share: 947, priority: 0 },
+      { name: quiet, share: 3, priority: 9 },
+    ]);
+  });
+
+  it('backlog with a 0 % reserve: the noisy queue may fill the whole room', () => {
+    const noReserve = plan({ ...backlog, DISTRIBUTOR_QUIET_RESERVE_PERCENT: '0' }, measured(0, priorityTarget));
+    expect(noReserve).toMatchObject({ capacity: 1000 });
+    expect(noReserve.shares.map((s) => s.share)).toEqual([997, 3]);
+  });
+
+  it.each([
+    ['DISTRIBUTOR_MOVE_PRIORITY', 'counter'],
+    ['DISTRIBUTOR_QUIET_BACKLOG', '0'],
+    ['DISTRIBUTOR_QUIET_RESERVE_PERCENT', '51'],
+  ])('%s=%s is a cold-start error', (name, value) => {
+    expect(() => config({ [name]: value })).toThrow(name);
+  });
+
+  it('the defaults', () => {
+    const defaults: QuietFirstSettings = { movePriority: 'keep', quietBacklog: 10, reservePercent: 5 };
+    expect(quietFirstSettingsOf(config())).toEqual(defaults);
+  });
+});
