@@ -2,6 +2,7 @@ import { cleanupBench } from './cleanup';
 import { discoveryBench } from './discovery';
 import { distributorBench } from './distributor';
 import { fairnessBench } from './fairness';
+import { fleetBench } from './fleet';
 import { latencyBench } from './latency';
 import type { Benchmark } from './lib/benchmark';
 import { routerBench } from './router';
@@ -17,4 +18,5 @@ export const benchmarks: Benchmark<any>[] = [
   discoveryBench,
   cleanupBench,
   latencyBench,
+  fleetBench,
 ];
