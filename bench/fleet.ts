@@ -5,7 +5,13 @@ import { paramResolver } from '../local/service';
 import { publishConfirmed } from './lib/amqp';
 import type { Benchmark } from './lib/benchmark';
 import { queueProcsBytes } from './lib/broker-memory';
-import { afterProcessBody, deployFleet, type FleetDeployment, stagingQueueName } from './lib/fleet-deployment';
+import {
+  afterProcessBody,
+  deployFleet,
+  type FleetDeployment,
+  stagingArguments,
+  stagingQueueName,
+} from './lib/fleet-deployment';
 import {
   addUsage,
   IdleWhileStaged,
@@ -42,6 +48,7 @@ type Flags =
 
 /** Target queues as the fleet's are declared: priorities, the router's staging queues copy them. */
 const targetArguments = { 'x-max-priority': 9 };
+const stagingQueueArguments = stagingArguments(targetArguments);
 /** A serverless.yml param's value on the dev stage. */
 const param = (name: string) => paramResolver('dev')(`$\{param:${name}}`);
 const BATCH_SIZE = Number(param('routerBatchSize'));
@@ -110,7 +117,7 @@ interface Stack {
 
 async function inStack<T>(name: string, delay: number, work: (stack: Stack) => Promise<T>): Promise<T> {
   const direct = await createBenchVhost(name);
-  const closers: (() => Promise<unknown>)[] = [() => direct.delete()];
+  const closers: (() => Promise<unknown>)[] = [() => deleteVhost(direct)];
   try {
     const dynamo = await startBenchDynamo(delay);
     closers.unshift(() => dynamo.stop());
@@ -127,6 +134,13 @@ async function inStack<T>(name: string, delay: number, work: (stack: Stack) => P
   } finally {
     for (const close of closers) await close().catch(() => undefined);
   }
+}
+
+/** The broker may refuse a vhost's deletion while it is busy; a left-over bench vhost is named for its bench. */
+async function deleteVhost(vhost: BenchVhost) {
+  await vhost
+    .delete()
+    .catch((error: Error) => console.error(`could not delete vhost ${vhost.vhost}: ${error.message}`));
 }
 
 /** DynamoDB usage of one caller ('router' or 'distributor') since the last reset. */
@@ -149,16 +163,20 @@ async function usageOf(fleet: FleetDeployment, dynamo: BenchDynamo) {
   return { router: usage(lambda(fleet.router), router), distributor: usage(lambda(fleet.distributor), distributor) };
 }
 
-async function declareTargets(model: ChannelModel, targets: readonly string[]) {
+async function declareQueues(
+  model: ChannelModel,
+  names: readonly string[],
+  args: Record<string, unknown> = targetArguments,
+) {
   const channel = await model.createChannel();
-  for (const target of targets) await channel.assertQueue(target, { durable: true, arguments: targetArguments });
+  for (const name of names) await channel.assertQueue(name, { durable: true, arguments: args });
   await channel.close();
 }
 
 /** Broker memory per staging queue: queue_procs before and after the router declared `memoryQueues` of them. */
 async function brokerMemory(stack: Stack, flags: Record<Flags, number>, progress: (line: string) => void) {
   const target = 'memory-target';
-  await declareTargets(stack.model, [target]);
+  await declareQueues(stack.model, [target]);
   const fleet = await stack.deploy({ schedule: false, onDemand: false }, progress);
   const tenants = Array.from({ length: flags.memoryQueues }, (_, i) => `mem${i}`);
   const before = await queueProcsBytes(stack.direct);
@@ -211,20 +229,28 @@ async function routerWrites(flags: Record<Flags, number>, progress: (line: strin
   const model = await connect(direct.amqpUrl);
   try {
     const targets = Array.from({ length: flags.targets }, (_, i) => `writes-target-${i}`);
-    await declareTargets(model, targets);
+    await declareQueues(model, targets);
     // Declared ahead, as a fleet's are: thousands of first declares at once would time the broker out, not the router.
-    await declareTargets(
+    await declareQueues(
       model,
       Array.from({ length: flags.tenants }, (_, t) =>
         stagingQueueName({ target: targets[t % targets.length]!, tenantId: `tenant${t}`, workflowName: 'flow' }),
       ),
+      stagingQueueArguments,
     );
     for (const [mix, s, bound] of [
       ['Zipf (s = 1)', 1, 0.1],
       ['uniform', 0, 0.2],
     ] as const) {
       const dynamo = await startBenchDynamo(flags.delay);
-      const fleet = await deployFleet({ vhost: delayed, dynamoEndpoint: dynamo.endpoint, schedule: true, progress });
+      // Passes asked for and not run: the router's requests as deployed, without moves into targets nobody consumes.
+      const fleet = await deployFleet({
+        vhost: delayed,
+        dynamoEndpoint: dynamo.endpoint,
+        schedule: false,
+        passes: 'skip',
+        progress,
+      });
       try {
         const weights = tenantWeights(flags.tenants, s);
         const random = seededRandom(24);
@@ -246,7 +272,6 @@ async function routerWrites(flags: Record<Flags, number>, progress: (line: strin
         for (let i = 0; i < flags.writeBatches; i++) await fleet.route(batch());
         const events = flags.writeBatches * BATCH_SIZE;
         const router = await dynamoOf(dynamo, 'router');
-        const distributor = await dynamoOf(dynamo, 'distributor');
         const notRouted = fleet.notRouted() - failedBefore;
         progress(`router writes, ${mix}: ${(router.writes / events).toFixed(3)} per event`);
         rows.push({
@@ -255,8 +280,6 @@ async function routerWrites(flags: Record<Flags, number>, progress: (line: strin
           events,
           'router writes/event': router.writes / events,
           'router reads/event': router.reads / events,
-          'distributor writes/event': distributor.writes / events,
-          'distributor reads/event': distributor.reads / events,
           'not routed': notRouted,
         });
         goals.push({
@@ -273,7 +296,7 @@ async function routerWrites(flags: Record<Flags, number>, progress: (line: strin
   } finally {
     await model.close().catch(() => undefined);
     await delayed.stopDelay();
-    await direct.delete();
+    await deleteVhost(direct);
   }
   return {
     goals,
@@ -282,8 +305,8 @@ async function routerWrites(flags: Record<Flags, number>, progress: (line: strin
       rows,
       notes: [
         'Each mix on a fresh DynamoDB, after a warm-up (every staging queue declared, every tenant routed once by ' +
-          "this container), so the counted batches are a warm router's. The distributor " +
-          'runs as deployed (its schedule, passes on demand); its requests in the same window are shown beside.',
+          "this container), so the counted batches are a warm router's. The router asks for passes as deployed " +
+          '(through the async-invoke endpoint, which accepts them and runs none: nothing consumes these targets).',
       ],
     } satisfies Table,
   };
@@ -292,7 +315,7 @@ async function routerWrites(flags: Record<Flags, number>, progress: (line: strin
 /** 10 msg/s from 5 tenants: US$ per million messages beside the plain path, and listings of an on-demand pass. */
 async function lightLoad(stack: Stack, flags: Record<Flags, number>, progress: (line: string) => void) {
   const target = 'light-target';
-  await declareTargets(stack.model, [target]);
+  await declareQueues(stack.model, [target]);
   const workers = new TargetWorkers(stack.model, target, 200);
   await workers.start();
   try {
@@ -386,7 +409,7 @@ async function lightLoad(stack: Stack, flags: Record<Flags, number>, progress: (
 /** M backlogged targets, K staging queues each (one backlogged tenant, the rest quiet), traffic at --rate. */
 async function busyFleet(stack: Stack, flags: Record<Flags, number>, progress: (line: string) => void) {
   const targets = Array.from({ length: flags.targets }, (_, i) => `busy-target-${i}`);
-  await declareTargets(stack.model, targets);
+  await declareQueues(stack.model, targets);
   const tenantsOf = (t: number) => Array.from({ length: flags.queues }, (_, q) => `t${t}q${q}`);
   const stagingOf = (t: number) =>
     tenantsOf(t).map((tenantId) => stagingQueueName({ target: targets[t]!, tenantId, workflowName: 'flow' }));
@@ -394,7 +417,8 @@ async function busyFleet(stack: Stack, flags: Record<Flags, number>, progress: (
   const backlog = Math.ceil(flags.workers * (flags.busy + 20) * 1.2);
   const channel = await stack.model.createConfirmChannel();
   for (let t = 0; t < targets.length; t++) {
-    for (const name of stagingOf(t)) await channel.assertQueue(name, { durable: true, arguments: targetArguments });
+    for (const name of stagingOf(t))
+      await channel.assertQueue(name, { durable: true, arguments: stagingQueueArguments });
     await publishConfirmed(
       channel,
       Array.from({ length: backlog }, (_, i) => ({
@@ -558,14 +582,14 @@ async function busyFleet(stack: Stack, flags: Record<Flags, number>, progress: (
 /** 200 targets × 10 one-message staging queues: one scheduled pass. */
 async function onePass(stack: Stack, flags: Record<Flags, number>, progress: (line: string) => void) {
   const targets = Array.from({ length: flags.passTargets }, (_, i) => `pass-target-${i}`);
-  await declareTargets(stack.model, targets);
+  await declareQueues(stack.model, targets);
   const staging = targets.flatMap((target, t) =>
     Array.from({ length: flags.passQueues }, (_, q) =>
       stagingQueueName({ target, tenantId: `p${t}q${q}`, workflowName: 'flow' }),
     ),
   );
   const channel = await stack.model.createConfirmChannel();
-  for (const name of staging) await channel.assertQueue(name, { durable: true, arguments: targetArguments });
+  for (const name of staging) await channel.assertQueue(name, { durable: true, arguments: stagingQueueArguments });
   await publishConfirmed(
     channel,
     staging.map((queue) => ({ queue, content: Buffer.from('{"task":"pass"}') })),

@@ -6,6 +6,7 @@ import type { PassSummary } from '../../lib/distributor/report';
 import { createDistributorService, distributorInvocation, warningReport } from '../../lib/distributor/service';
 import type { PassRequestEvent } from '../../lib/pass-requests/pass-trigger';
 import { createRouterService } from '../../lib/routing/service';
+import { STAGING_OVERFLOW } from '../../lib/routing/staging-limits';
 import { lambdaContext, scheduledEvent, sqsEvent } from '../../local/lambda-events';
 import { startLambdaInvokeServer } from '../../local/lambda-invoke-server';
 import { serviceFunctions } from '../../local/service';
@@ -93,6 +94,11 @@ export interface FleetOptions {
   schedule: boolean;
   /** Passes on demand (the router's requests and the distributor's follow-ups), as deployed; off, the schedule alone. */
   onDemand?: boolean;
+  /**
+   * 'skip': the async-invoke endpoint accepts the invocations and runs no pass, so the router asks for
+   * passes (and writes their marks) as deployed while nothing moves (its DynamoDB writes, apart).
+   */
+  passes?: 'run' | 'skip';
   progress: (line: string) => void;
 }
 
@@ -112,7 +118,7 @@ export async function deployFleet(options: FleetOptions) {
 
   let run: (event: ScheduledEvent | PassRequestEvent) => Promise<PassSummary>;
   const invokeServer = await startLambdaInvokeServer(
-    (_name, event) => run(event as PassRequestEvent),
+    (_name, event) => (options.passes === 'skip' ? Promise.resolve() : run(event as PassRequestEvent)),
     (error) => {
       failed++;
       progress(`distributor invocation failed: ${String(error)}`);
@@ -171,7 +177,8 @@ export async function deployFleet(options: FleetOptions) {
       },
       counted: () => undefined,
       tenantRouted: () => undefined,
-      stagingQueueKept: () => undefined,
+      stagingQueueKept: (kept) =>
+        progress(`router: staging queue kept with arguments unlike its target ${JSON.stringify(kept)}`),
       tenantlessRouted: () => undefined,
       nameShortened: () => undefined,
       passRequestFailed: (target, error) => progress(`router: pass request failed for ${target}: ${String(error)}`),
@@ -224,6 +231,12 @@ export function afterProcessBody(target: string, tenantId: string, messageId: st
     message: { body, properties: { messageId, contentType: 'application/json' } },
   });
 }
+
+/** A staging queue's arguments as the router declares it for a target declared with `targetArguments`. */
+export const stagingArguments = (targetArguments: Record<string, unknown>) => ({
+  ...targetArguments,
+  ...STAGING_OVERFLOW,
+});
 
 /** The staging queue the router stages `tenantId`'s events to `target` in. */
 export { stagingQueueName } from '../../lib/queues/staging-names';
