@@ -71,14 +71,14 @@ export const fleetBench: Benchmark<Flags> = {
   summary: 'the deployed fleet: management requests, broker memory, executions in flight, DynamoDB, idle workers, US$',
   flags: {
     tenants: { quick: 2_000, tiny: 20, help: 'tenants of the router-writes runs (Zipf and uniform)' },
-    writeBatches: { quick: 20, tiny: 2, help: 'SQS batches of 100 events routed per tenant mix' },
+    writeBatches: { quick: 10, tiny: 2, help: 'SQS batches of 100 events routed per tenant mix' },
     targets: { quick: 10, tiny: 2, help: 'busy targets (M), each backlogged, with workers at --workers' },
     queues: { quick: 4, tiny: 2, help: "staging queues per busy target (K): one backlogged tenant's, the rest quiet" },
     workers: { quick: 20, tiny: 50, help: "each busy target's workers, messages per second" },
     rate: { quick: 150, tiny: 20, help: 'events per second through the router in the busy run' },
-    busy: { quick: 60, tiny: 3, help: 'seconds of the busy run (measured after a warm-up)' },
+    busy: { quick: 45, tiny: 3, help: 'seconds of the busy run (measured after a warm-up)' },
     light: { quick: 60, tiny: 3, help: 'seconds of light load (10 msg/s from 5 tenants) and its plain path' },
-    memoryQueues: { quick: 500, tiny: 10, help: 'staging queues declared to measure broker memory per queue' },
+    memoryQueues: { quick: 300, tiny: 10, help: 'staging queues declared to measure broker memory per queue' },
     passTargets: { quick: 200, tiny: 3, help: 'targets of the one-pass run' },
     passQueues: { quick: 10, tiny: 2, help: 'one-message staging queues per target of the one-pass run' },
     delay: { quick: 1, tiny: 1, help: 'ms added to every round trip to RabbitMQ and DynamoDB (a delay proxy)' },
@@ -566,6 +566,14 @@ async function busyFleet(stack: Stack, flags: Record<Flags, number>, progress: (
         ],
       } satisfies Table,
       extra: [
+        {
+          title: 'Busy fleet: each target, while its staging queues held messages',
+          rows: targets.map((target) => ({
+            target,
+            'samples with staged work': idle.samples(target),
+            'idle (workers held nothing)': `${((fractions.get(target) ?? 0) * 100).toFixed(1)} %`,
+          })),
+        } satisfies Table,
         {
           title: 'Busy fleet: management API requests by caller',
           rows: callerRows.length
