@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type ChannelModel, connect } from 'amqplib';
+import { managementPath } from '../lib/rabbitmq/api-path';
 import { ManagementClient } from '../lib/rabbitmq/management';
 import { paramResolver } from '../local/service';
 import { publishConfirmed } from './lib/amqp';
@@ -136,11 +137,28 @@ async function inStack<T>(name: string, delay: number, work: (stack: Stack) => P
   }
 }
 
-/** The broker may refuse a vhost's deletion while it is busy; a left-over bench vhost is named for its bench. */
+/**
+ * Deleting a vhost of thousands of queues can outlast the management client's timeout while the
+ * broker goes on deleting it: wait for it to be gone, asking again, for up to two minutes.
+ */
 async function deleteVhost(vhost: BenchVhost) {
-  await vhost
-    .delete()
-    .catch((error: Error) => console.error(`could not delete vhost ${vhost.vhost}: ${error.message}`));
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const error = await vhost.delete().then(
+      () => undefined,
+      (failure: Error) => failure,
+    );
+    const gone = await vhost.api('GET', managementPath('api', 'vhosts', vhost.vhost)).then(
+      () => false,
+      (failure: Error) => failure.message.includes('404'),
+    );
+    if (!error || gone) return;
+    if (Date.now() > deadline) {
+      console.error(`could not delete vhost ${vhost.vhost}: ${error.message}`);
+      return;
+    }
+    await sleep(5_000);
+  }
 }
 
 /** DynamoDB usage of one caller ('router' or 'distributor') since the last reset. */
@@ -168,9 +186,15 @@ async function declareQueues(
   names: readonly string[],
   args: Record<string, unknown> = targetArguments,
 ) {
-  const channel = await model.createChannel();
-  for (const name of names) await channel.assertQueue(name, { durable: true, arguments: args });
-  await channel.close();
+  // Eight channels at once: a channel waits for each declare's answer before it sends the next.
+  const queue = [...names];
+  const declarer = async () => {
+    const channel = await model.createChannel();
+    for (let name = queue.shift(); name !== undefined; name = queue.shift())
+      await channel.assertQueue(name, { durable: true, arguments: args });
+    await channel.close();
+  };
+  await Promise.all(Array.from({ length: Math.min(8, names.length) }, declarer));
 }
 
 /** Broker memory per staging queue: queue_procs before and after the router declared `memoryQueues` of them. */
@@ -188,7 +212,7 @@ async function brokerMemory(stack: Stack, flags: Record<Flags, number>, progress
   // The control: as many queues without x-max-priority, declared directly, one message each.
   const channel = await stack.model.createConfirmChannel();
   const plain = tenants.map((t) => `plain-${t}`);
-  for (const name of plain) await channel.assertQueue(name, { durable: true });
+  await declareQueues(stack.model, plain, {});
   await publishConfirmed(
     channel,
     plain.map((queue) => ({ queue, content: Buffer.from('{"task":"bench"}') })),
@@ -597,7 +621,7 @@ async function onePass(stack: Stack, flags: Record<Flags, number>, progress: (li
     ),
   );
   const channel = await stack.model.createConfirmChannel();
-  for (const name of staging) await channel.assertQueue(name, { durable: true, arguments: stagingQueueArguments });
+  await declareQueues(stack.model, staging, stagingQueueArguments);
   await publishConfirmed(
     channel,
     staging.map((queue) => ({ queue, content: Buffer.from('{"task":"pass"}') })),
