@@ -75,7 +75,7 @@ export const fleetBench: Benchmark<Flags> = {
     writeBatches: { quick: 10, tiny: 2, help: 'SQS batches of 100 events routed per tenant mix' },
     targets: { quick: 10, tiny: 2, help: 'busy targets (M), each backlogged, with workers at --workers' },
     queues: { quick: 4, tiny: 2, help: "staging queues per busy target (K): one backlogged tenant's, the rest quiet" },
-    workers: { quick: 20, tiny: 50, help: "each busy target's workers, messages per second" },
+    workers: { quick: 20, tiny: 20, help: "each busy target's workers, messages per second" },
     rate: { quick: 150, tiny: 20, help: 'events per second through the router in the busy run' },
     busy: { quick: 45, tiny: 3, help: 'seconds of the busy run (measured after a warm-up)' },
     light: { quick: 60, tiny: 3, help: 'seconds of light load (10 msg/s from 5 tenants) and its plain path' },
@@ -262,42 +262,19 @@ async function routerWrites(flags: Record<Flags, number>, progress: (line: strin
       ),
       stagingQueueArguments,
     );
-    for (const [mix, s, bound] of [
-      ['Zipf (s = 1)', 1, 0.1],
-      ['uniform', 0, 0.2],
-    ] as const) {
-      const dynamo = await startBenchDynamo(flags.delay);
-      // Passes asked for and not run: the router's requests as deployed, without moves into targets nobody consumes.
-      const fleet = await deployFleet({
-        vhost: delayed,
-        dynamoEndpoint: dynamo.endpoint,
-        schedule: false,
-        passes: 'skip',
-        progress,
-      });
-      try {
-        const weights = tenantWeights(flags.tenants, s);
-        const random = seededRandom(24);
-        const batch = () =>
-          Array.from({ length: BATCH_SIZE }, () => {
-            const tenant = pick(weights, random());
-            return afterProcessBody(targets[tenant % targets.length]!, `tenant${tenant}`, randomUUID());
-          });
-        // Steady state: every tenant's staging queue exists and the container has seen each once.
-        const tenants = Array.from({ length: flags.tenants }, (_, i) => i);
-        for (let i = 0; i < tenants.length; i += BATCH_SIZE)
-          await fleet.route(
-            tenants
-              .slice(i, i + BATCH_SIZE)
-              .map((t) => afterProcessBody(targets[t % targets.length]!, `tenant${t}`, randomUUID())),
-          );
-        await dynamo.reset();
-        const failedBefore = fleet.notRouted();
-        for (let i = 0; i < flags.writeBatches; i++) await fleet.route(batch());
-        const events = flags.writeBatches * BATCH_SIZE;
+    const dynamo = await startBenchDynamo(flags.delay);
+    // Passes asked for and not run: the router's requests as deployed, without moves into targets nobody consumes.
+    const fleet = await deployFleet({
+      vhost: delayed,
+      dynamoEndpoint: dynamo.endpoint,
+      schedule: false,
+      passes: 'skip',
+      progress,
+    });
+    try {
+      const row = async (mix: string, events: number, failedBefore: number) => {
         const router = await dynamoOf(dynamo, 'router');
         const notRouted = fleet.notRouted() - failedBefore;
-        progress(`router writes, ${mix}: ${(router.writes / events).toFixed(3)} per event`);
         rows.push({
           'tenant mix': mix,
           tenants: flags.tenants,
@@ -306,16 +283,43 @@ async function routerWrites(flags: Record<Flags, number>, progress: (line: strin
           'router reads/event': router.reads / events,
           'not routed': notRouted,
         });
+        await dynamo.reset();
+        return { writes: router.writes / events, notRouted };
+      };
+      // Warm-up, its own row: each tenant's first event (the container declares or checks its staging queue).
+      await dynamo.reset();
+      for (let i = 0; i < flags.tenants; i += BATCH_SIZE)
+        await fleet.route(
+          Array.from({ length: Math.min(BATCH_SIZE, flags.tenants - i) }, (_, k) =>
+            afterProcessBody(targets[(i + k) % targets.length]!, `tenant${i + k}`, randomUUID()),
+          ),
+        );
+      await row("cold: each tenant's first event, in turn", flags.tenants, 0);
+      for (const [mix, s, bound] of [
+        ['Zipf (s = 1)', 1, 0.1],
+        ['uniform', 0, 0.2],
+      ] as const) {
+        const weights = tenantWeights(flags.tenants, s);
+        const random = seededRandom(24);
+        const batch = () =>
+          Array.from({ length: BATCH_SIZE }, () => {
+            const tenant = pick(weights, random());
+            return afterProcessBody(targets[tenant % targets.length]!, `tenant${tenant}`, randomUUID());
+          });
+        const failedBefore = fleet.notRouted();
+        for (let i = 0; i < flags.writeBatches; i++) await fleet.route(batch());
+        const { writes, notRouted } = await row(mix, flags.writeBatches * BATCH_SIZE, failedBefore);
+        progress(`router writes, ${mix}: ${writes.toFixed(3)} per event`);
         goals.push({
           goal: `router DynamoDB writes per event, ${flags.tenants} tenants ${mix}, batches of ${BATCH_SIZE}`,
           target: `≤ ${bound}`,
-          measured: (router.writes / events).toFixed(3),
-          met: router.writes / events <= bound && notRouted === 0,
+          measured: writes.toFixed(3),
+          met: writes <= bound && notRouted === 0,
         });
-      } finally {
-        await fleet.stop();
-        await dynamo.stop();
       }
+    } finally {
+      await fleet.stop();
+      await dynamo.stop();
     }
   } finally {
     await model.close().catch(() => undefined);
@@ -328,8 +332,8 @@ async function routerWrites(flags: Record<Flags, number>, progress: (line: strin
       title: `DynamoDB requests per event: ${flags.tenants} tenants over ${flags.targets} targets, batches of ${BATCH_SIZE}`,
       rows,
       notes: [
-        'Each mix on a fresh DynamoDB, after a warm-up (every staging queue declared, every tenant routed once by ' +
-          "this container), so the counted batches are a warm router's. The router asks for passes as deployed " +
+        'The staging queues are declared ahead; the first row routes each tenant once (a cold container and cold ' +
+          "counters), then each mix's batches are a warm router's (one container, the mixes one after the other). The router asks for passes as deployed " +
           '(through the async-invoke endpoint, which accepts them and runs none: nothing consumes these targets).',
       ],
     } satisfies Table,
