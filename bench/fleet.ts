@@ -10,6 +10,7 @@ import {
   afterProcessBody,
   deployFleet,
   type FleetDeployment,
+  MEMORY_MB,
   stagingArguments,
   stagingQueueName,
 } from './lib/fleet-deployment';
@@ -508,6 +509,8 @@ async function busyFleet(stack: Stack, flags: Record<Flags, number>, progress: (
     const requestsPerMin = perMinute(management.total(management.requests), elapsed);
     const listingsPerMin = perMinute(management.total(management.listings), elapsed);
     const byKind = new Map(fleet.distributor.byKind);
+    // The share of billed time the invocations waited before their pass (billed seconds = GB-s ÷ GB).
+    const waiting = fleet.waitedSeconds() / Math.max(1e-9, (fleet.distributor.gbSeconds * 1024) / MEMORY_MB);
     await traffic.stop();
     const end = Date.now() + 5_000;
     const arrived = (id: string) => workers.some((w) => w.arrived.has(id));
@@ -571,6 +574,7 @@ async function busyFleet(stack: Stack, flags: Record<Flags, number>, progress: (
             'executions in flight, max': inFlight.max,
             'in flight, mean': inFlight.mean,
             'distributor GB-s': usage.distributor.gbSeconds,
+            'billed time waiting': `${(waiting * 100).toFixed(0)} %`,
             'router DDB writes/event': usage.router.dynamoWrites / events,
             'router DDB reads/event': usage.router.dynamoReads / events,
             'distributor DDB writes/event': distributorPerEvent.w,

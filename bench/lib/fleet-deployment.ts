@@ -113,6 +113,8 @@ export async function deployFleet(options: FleetOptions) {
   const distributor = new LambdaUsage();
   const inFlight = new InFlight();
   let failed = 0;
+  /** Distributor time spent before its pass began (a follow-up's delay, waited inside the invocation). */
+  let waitedMs = 0;
   /** Router records reported failed (the first few are logged). */
   let notRouted = 0;
 
@@ -151,7 +153,19 @@ export async function deployFleet(options: FleetOptions) {
   const distributorService = createDistributorService(distributorConfig, warn, {
     fetch: management.fetchFor(() => caller.getStore() ?? 'distributor, outside a run'),
   });
-  const invocation = distributorInvocation(distributorService, distributorConfig, warn);
+  // When each invocation's pass begins: the time before it is the follow-up delay waited inside the invocation.
+  const passBegins = new AsyncLocalStorage<{ at?: number }>();
+  const invocation = distributorInvocation(
+    {
+      runPass: (...args: Parameters<typeof distributorService.runPass>) => {
+        const record = passBegins.getStore();
+        if (record) record.at = performance.now();
+        return distributorService.runPass(...args);
+      },
+    },
+    distributorConfig,
+    warn,
+  );
   run = (event) => {
     const kind: Caller =
       (event as { source?: string }).source === 'fairway.pass-request'
@@ -160,10 +174,15 @@ export async function deployFleet(options: FleetOptions) {
     return caller.run(kind, () =>
       distributor.time(kind, async () => {
         inFlight.started();
+        const started = performance.now();
+        const record: { at?: number } = {};
         try {
-          return await invocation(event, lambdaContext(distributorFn.deployedName, distributorFn.timeoutSeconds));
+          return await passBegins.run(record, () =>
+            invocation(event, lambdaContext(distributorFn.deployedName, distributorFn.timeoutSeconds)),
+          );
         } finally {
           inFlight.ended();
+          waitedMs += (record.at ?? performance.now()) - started;
         }
       }),
     );
@@ -198,6 +217,8 @@ export async function deployFleet(options: FleetOptions) {
     /** The distributor's warnings by message, since deploy. */
     warnings,
     failedInvocations: () => failed,
+    /** Seconds of the distributor's billed time spent waiting before its passes, since the last reset. */
+    waitedSeconds: () => waitedMs / 1000,
     notRouted: () => notRouted,
     /** One router invocation: an SQS batch of after-process event bodies. */
     route: (bodies: readonly string[]) =>
@@ -212,6 +233,7 @@ export async function deployFleet(options: FleetOptions) {
       router.reset();
       distributor.reset();
       inFlight.reset();
+      waitedMs = 0;
     },
     async stop() {
       stopping = true;
