@@ -2,6 +2,7 @@ import { cleanupBench } from './cleanup';
 import { discoveryBench } from './discovery';
 import { distributorBench } from './distributor';
 import { fairnessBench } from './fairness';
+import { fleetBench } from './fleet';
 import { floodBench } from './flood';
 import { latencyBench } from './latency';
 import type { Benchmark } from './lib/benchmark';
@@ -19,4 +20,5 @@ export const benchmarks: Benchmark<any>[] = [
   cleanupBench,
   latencyBench,
   floodBench,
+  fleetBench,
 ];

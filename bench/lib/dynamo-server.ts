@@ -15,12 +15,17 @@ const dynalite = require('dynalite') as (options: { createTableMs: number }) => 
 async function main(): Promise<void> {
   const server = dynalite({ createTableMs: 0 });
   const counts = new Map<string, number>();
+  // By the endpoint's first path segment (`http://…/router`): which client sent it, when each has its own.
+  const byCaller = new Map<string, Map<string, number>>();
   let servedMs = 0;
   server.prependListener('request', (incoming: import('node:http').IncomingMessage, outgoing) => {
     const operation = String(incoming.headers['x-amz-target'] ?? 'unknown')
       .split('.')
       .pop()!;
     counts.set(operation, (counts.get(operation) ?? 0) + 1);
+    const caller = (incoming.url ?? '/').split('/')[1] || '';
+    const ofCaller = byCaller.get(caller) ?? byCaller.set(caller, new Map()).get(caller)!;
+    ofCaller.set(operation, (ofCaller.get(operation) ?? 0) + 1);
     const started = performance.now();
     (outgoing as import('node:http').ServerResponse).on('finish', () => (servedMs += performance.now() - started));
   });
@@ -34,12 +39,18 @@ async function main(): Promise<void> {
   for (const input of tableDefinitions()) await client.send(new CreateTableCommand(input));
   client.destroy();
   counts.clear();
+  byCaller.clear();
   serveSideProcess(
     { port },
     {
-      counts: () => ({ byOperation: Object.fromEntries(counts), servedMs }),
+      counts: () => ({
+        byOperation: Object.fromEntries(counts),
+        byCaller: Object.fromEntries([...byCaller].map(([caller, ops]) => [caller, Object.fromEntries(ops)])),
+        servedMs,
+      }),
       reset: () => {
         counts.clear();
+        byCaller.clear();
         servedMs = 0;
       },
     },

@@ -14,6 +14,8 @@ export interface DynamoCounts {
   /** Requests of these operations. */
   count(...operations: string[]): number;
   total: number;
+  /** Requests by operation of each caller: the first path segment of the endpoint it was given (callerEndpoint). */
+  byCaller: Map<string, Map<string, number>>;
   /** Milliseconds dynalite spent serving them, summed (overlapping requests each count). */
   servedMs: number;
 }
@@ -43,13 +45,15 @@ export async function startBenchDynamo(delayMs: number): Promise<BenchDynamo> {
     client,
     doc,
     async counts() {
-      const { byOperation, servedMs } = await server.request<{
+      const { byOperation, byCaller, servedMs } = await server.request<{
         byOperation: Record<string, number>;
+        byCaller: Record<string, Record<string, number>>;
         servedMs: number;
       }>('counts');
       const map = new Map(Object.entries(byOperation));
       const count = (...operations: string[]) => operations.reduce((sum, op) => sum + (map.get(op) ?? 0), 0);
-      return { byOperation: map, count, total: count(...map.keys()), servedMs };
+      const callers = new Map(Object.entries(byCaller).map(([caller, ops]) => [caller, new Map(Object.entries(ops))]));
+      return { byOperation: map, byCaller: callers, count, total: count(...map.keys()), servedMs };
     },
     reset: () => server.request('reset'),
     async stop() {
@@ -59,6 +63,9 @@ export async function startBenchDynamo(delayMs: number): Promise<BenchDynamo> {
     },
   };
 }
+
+/** `endpoint` with `/<caller>` as its path: the server counts that client's requests apart (DynamoCounts.byCaller). */
+export const callerEndpoint = (endpoint: string, caller: string): string => `${endpoint.replace(/\/$/, '')}/${caller}`;
 
 /** A vhost whose AMQP and management URLs go through a delay proxy (the vhost's own when `delayMs` is 0). */
 export async function delayedVhost(

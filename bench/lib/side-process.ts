@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { projectRoot } from '../../local/paths';
 
 /**
@@ -22,7 +22,11 @@ interface Answer {
 
 /** Starts `entry` (a .ts file of this repository, bundled by scripts/run-ts.mjs) with `args`. */
 export async function startSideProcess<Ready>(entry: string, args: string[]): Promise<SideProcess<Ready>> {
-  const root = projectRoot();
+  // A bundle (scripts/run-ts.mjs) lives in node_modules/.cache, which a git worktree shares with the main
+  // checkout through a symlink: the entry point's own tree is the one whose side processes to run.
+  const root = projectRoot(
+    __dirname.includes('node_modules') && process.argv[1] ? dirname(process.argv[1]) : __dirname,
+  );
   const child: ChildProcess = spawn(process.execPath, [join(root, 'scripts/run-ts.mjs'), join(root, entry), ...args], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     // The SDK's Node 20 notice (a plain Warning, which --disable-warning cannot single out) once per process is noise.

@@ -1,0 +1,678 @@
+import { randomUUID } from 'node:crypto';
+import { type ChannelModel, connect } from 'amqplib';
+import { managementPath } from '../lib/rabbitmq/api-path';
+import { ManagementClient } from '../lib/rabbitmq/management';
+import { paramResolver } from '../local/service';
+import { publishConfirmed } from './lib/amqp';
+import type { Benchmark } from './lib/benchmark';
+import { queueProcsBytes } from './lib/broker-memory';
+import {
+  afterProcessBody,
+  deployFleet,
+  type FleetDeployment,
+  MEMORY_MB,
+  stagingArguments,
+  stagingQueueName,
+} from './lib/fleet-deployment';
+import {
+  addUsage,
+  IdleWhileStaged,
+  monthlyPerTarget,
+  PRICES_STATED,
+  perMillion,
+  pick,
+  quantile,
+  tenantWeights,
+  type Usage,
+} from './lib/fleet-metrics';
+import { startTraffic, type TrafficEvent } from './lib/fleet-traffic';
+import { TargetWorkers } from './lib/fleet-workers';
+import { type BenchDynamo, delayedVhost, dynamoReads, dynamoWrites, startBenchDynamo } from './lib/hops';
+import { holding, waitForListing } from './lib/listing';
+import { plainPath } from './lib/plain-path';
+import { type Goal, goalsTable, type Row, type Table } from './lib/report';
+import { seededRandom } from './lib/scenarios';
+import { type BenchVhost, createBenchVhost } from './lib/services';
+
+type Flags =
+  | 'tenants'
+  | 'writeBatches'
+  | 'targets'
+  | 'queues'
+  | 'workers'
+  | 'rate'
+  | 'busy'
+  | 'light'
+  | 'memoryQueues'
+  | 'passTargets'
+  | 'passQueues'
+  | 'delay';
+
+/** Target queues as the fleet's are declared: priorities, the router's staging queues copy them. */
+const targetArguments = { 'x-max-priority': 9 };
+const stagingQueueArguments = stagingArguments(targetArguments);
+/** A serverless.yml param's value on the dev stage. */
+const param = (name: string) => paramResolver('dev')(`$\{param:${name}}`);
+const BATCH_SIZE = Number(param('routerBatchSize'));
+const WINDOW_MS = Number(param('routerBatchingWindowSeconds')) * 1000;
+/** Router invocations at once (a bench process that let them pile up would measure its own queueing). */
+const ROUTER_CONCURRENCY = 4;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const perMinute = (count: number, ms: number) => (count * 60_000) / ms;
+
+/**
+ * Issue 24: the fleet as deployed — N tenants over M targets with workers at fixed rates, traffic
+ * at a fixed rate through the router and the distributor (schedule and passes on demand through
+ * the local async-invoke endpoint), every AMQP, management and DynamoDB round trip through the
+ * delay proxy — and what it costs: management API requests, broker memory per staging queue,
+ * distributor executions in flight and GB-s, DynamoDB requests per event, targets' idle time, the
+ * quiet tenants' wait, and US$ against the plain path (SQS → a Lambda publishing straight to the target).
+ */
+export const fleetBench: Benchmark<Flags> = {
+  name: 'fleet',
+  summary: 'the deployed fleet: management requests, broker memory, executions in flight, DynamoDB, idle workers, US$',
+  flags: {
+    tenants: { quick: 2_000, tiny: 20, help: 'tenants of the router-writes runs (Zipf and uniform)' },
+    writeBatches: { quick: 10, tiny: 2, help: 'SQS batches of 100 events routed per tenant mix' },
+    targets: { quick: 10, tiny: 2, help: 'busy targets (M), each backlogged, with workers at --workers' },
+    queues: { quick: 4, tiny: 2, help: "staging queues per busy target (K): one backlogged tenant's, the rest quiet" },
+    workers: { quick: 20, tiny: 20, help: "each busy target's workers, messages per second" },
+    rate: { quick: 150, tiny: 20, help: 'events per second through the router in the busy run' },
+    busy: { quick: 45, tiny: 3, help: 'seconds of the busy run (measured after a warm-up)' },
+    light: { quick: 60, tiny: 3, help: 'seconds of light load (10 msg/s from 5 tenants) and its plain path' },
+    memoryQueues: { quick: 300, tiny: 10, help: 'staging queues declared to measure broker memory per queue' },
+    passTargets: { quick: 200, tiny: 3, help: 'targets of the one-pass run' },
+    passQueues: { quick: 10, tiny: 2, help: 'one-message staging queues per target of the one-pass run' },
+    delay: { quick: 1, tiny: 1, help: 'ms added to every round trip to RabbitMQ and DynamoDB (a delay proxy)' },
+  },
+  async run(flags, report) {
+    const began = Date.now();
+    const progress = (line: string) => report(`${((Date.now() - began) / 1000).toFixed(0).padStart(4)} s ${line}`);
+    process.env.AWS_ACCESS_KEY_ID ??= 'local'; // dynalite and the local endpoint accept any credentials
+    process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
+    const goals: Goal[] = [];
+    const memory = await inStack('fleet_memory', flags.delay, (stack) => brokerMemory(stack, flags, progress));
+    goals.push(memory.goal);
+    const writes = await routerWrites(flags, progress);
+    goals.push(...writes.goals);
+    const light = await inStack('fleet_light', flags.delay, (stack) => lightLoad(stack, flags, progress));
+    goals.push(...light.goals);
+    const busy = await inStack('fleet_busy', flags.delay, (stack) => busyFleet(stack, flags, progress));
+    goals.push(...busy.goals);
+    const pass = await inStack('fleet_pass', flags.delay, (stack) => onePass(stack, flags, progress));
+    goals.push(pass.goal);
+    return [memory.table, writes.table, light.table, busy.table, ...busy.extra, pass.table, goalsTable('fleet', goals)];
+  },
+};
+
+/** A vhost, a DynamoDB and the delay proxy in front of both; a direct connection for the bench's own work. */
+interface Stack {
+  direct: BenchVhost;
+  delayed: BenchVhost;
+  dynamo: BenchDynamo;
+  model: ChannelModel;
+  deploy(
+    options: { schedule: boolean; onDemand?: boolean },
+    progress: (line: string) => void,
+  ): Promise<FleetDeployment>;
+}
+
+async function inStack<T>(name: string, delay: number, work: (stack: Stack) => Promise<T>): Promise<T> {
+  const direct = await createBenchVhost(name);
+  const closers: (() => Promise<unknown>)[] = [() => deleteVhost(direct)];
+  try {
+    const dynamo = await startBenchDynamo(delay);
+    closers.unshift(() => dynamo.stop());
+    const delayed = await delayedVhost(direct, delay);
+    closers.unshift(() => delayed.stopDelay());
+    const model = await connect(direct.amqpUrl, { noDelay: true });
+    closers.unshift(() => model.close().catch(() => undefined));
+    const deploy: Stack['deploy'] = async (options, progress) => {
+      const fleet = await deployFleet({ vhost: delayed, dynamoEndpoint: dynamo.endpoint, progress, ...options });
+      closers.unshift(() => fleet.stop());
+      return fleet;
+    };
+    return await work({ direct, delayed, dynamo, model, deploy });
+  } finally {
+    for (const close of closers) await close().catch(() => undefined);
+  }
+}
+
+/**
+ * Deleting a vhost of thousands of queues can outlast the management client's timeout while the
+ * broker goes on deleting it: wait for it to be gone, asking again, for up to two minutes.
+ */
+async function deleteVhost(vhost: BenchVhost) {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const error = await vhost.delete().then(
+      () => undefined,
+      (failure: Error) => failure,
+    );
+    const gone = await vhost.api('GET', managementPath('api', 'vhosts', vhost.vhost)).then(
+      () => false,
+      (failure: Error) => failure.message.includes('404'),
+    );
+    if (!error || gone) return;
+    if (Date.now() > deadline) {
+      console.error(`could not delete vhost ${vhost.vhost}: ${error.message}`);
+      return;
+    }
+    await sleep(5_000);
+  }
+}
+
+/** DynamoDB usage of one caller ('router' or 'distributor') since the last reset. */
+async function dynamoOf(dynamo: BenchDynamo, caller: string): Promise<{ writes: number; reads: number }> {
+  const ops = (await dynamo.counts()).byCaller.get(caller) ?? new Map<string, number>();
+  const sum = (names: string[]) => names.reduce((total, op) => total + (ops.get(op) ?? 0), 0);
+  return { writes: sum(dynamoWrites), reads: sum(dynamoReads) };
+}
+
+async function usageOf(fleet: FleetDeployment, dynamo: BenchDynamo) {
+  const lambda = (of: FleetDeployment['router']) => ({ invocations: of.invocations, gbSeconds: of.gbSeconds });
+  const router = await dynamoOf(dynamo, 'router');
+  const distributor = await dynamoOf(dynamo, 'distributor');
+  const usage = (l: ReturnType<typeof lambda>, d: typeof router): Usage => ({
+    ...l,
+    dynamoWrites: d.writes,
+    dynamoReads: d.reads,
+    sqsRequests: 0,
+  });
+  return { router: usage(lambda(fleet.router), router), distributor: usage(lambda(fleet.distributor), distributor) };
+}
+
+async function declareQueues(
+  model: ChannelModel,
+  names: readonly string[],
+  args: Record<string, unknown> = targetArguments,
+) {
+  // Eight channels at once: a channel waits for each declare's answer before it sends the next.
+  const queue = [...names];
+  const declarer = async () => {
+    const channel = await model.createChannel();
+    for (let name = queue.shift(); name !== undefined; name = queue.shift())
+      await channel.assertQueue(name, { durable: true, arguments: args });
+    await channel.close();
+  };
+  await Promise.all(Array.from({ length: Math.min(8, names.length) }, declarer));
+}
+
+/** Broker memory per staging queue: queue_procs before and after the router declared `memoryQueues` of them. */
+async function brokerMemory(stack: Stack, flags: Record<Flags, number>, progress: (line: string) => void) {
+  const target = 'memory-target';
+  await declareQueues(stack.model, [target]);
+  const fleet = await stack.deploy({ schedule: false, onDemand: false }, progress);
+  const tenants = Array.from({ length: flags.memoryQueues }, (_, i) => `mem${i}`);
+  const before = await queueProcsBytes(stack.direct);
+  for (let i = 0; i < tenants.length; i += BATCH_SIZE)
+    await fleet.route(tenants.slice(i, i + BATCH_SIZE).map((t) => afterProcessBody(target, t, randomUUID())));
+  await sleep(2_000);
+  const after = await queueProcsBytes(stack.direct);
+  const routed = (after - before) / tenants.length;
+  // The control: as many queues without x-max-priority, declared directly, one message each.
+  const channel = await stack.model.createConfirmChannel();
+  const plain = tenants.map((t) => `plain-${t}`);
+  await declareQueues(stack.model, plain, {});
+  await publishConfirmed(
+    channel,
+    plain.map((queue) => ({ queue, content: Buffer.from('{"task":"bench"}') })),
+  );
+  await channel.close();
+  await sleep(2_000);
+  const control = ((await queueProcsBytes(stack.direct)) - after) / plain.length;
+  progress(
+    `broker memory: ${(routed / 1024).toFixed(1)} KB per staging queue, ${(control / 1024).toFixed(1)} KB plain`,
+  );
+  return {
+    goal: {
+      goal: 'broker memory per staging queue (declared by the router, one message each)',
+      target: '≤ 30 KB',
+      measured: `${(routed / 1024).toFixed(1)} KB (plain queue without x-max-priority: ${(control / 1024).toFixed(1)} KB)`,
+      met: routed <= 30 * 1024,
+    },
+    table: {
+      title: `Broker memory per staging queue: ${flags.memoryQueues} queues, node memory breakdown (queue_procs)`,
+      rows: [
+        { queues: 'staging, declared by the router (target has x-max-priority 9)', 'KB per queue': routed / 1024 },
+        { queues: 'control: declared directly, no arguments', 'KB per queue': control / 1024 },
+      ],
+      notes: [
+        'queue_procs from GET /api/nodes/<node>?memory=true, the median of 3 readings before and after, ÷ queues; ' +
+          'each queue holds one message. The broker is shared with other tests: small counts are noisy.',
+      ],
+    } satisfies Table,
+  };
+}
+
+/** Router DynamoDB writes per event, 2,000 tenants Zipf and uniform, batches of 100, the pair as deployed. */
+async function routerWrites(flags: Record<Flags, number>, progress: (line: string) => void) {
+  const rows: Row[] = [];
+  const goals: Goal[] = [];
+  const direct = await createBenchVhost('fleet_writes');
+  const delayed = await delayedVhost(direct, flags.delay);
+  const model = await connect(direct.amqpUrl);
+  try {
+    const targets = Array.from({ length: flags.targets }, (_, i) => `writes-target-${i}`);
+    await declareQueues(model, targets);
+    // Declared ahead, as a fleet's are: thousands of first declares at once would time the broker out, not the router.
+    await declareQueues(
+      model,
+      Array.from({ length: flags.tenants }, (_, t) =>
+        stagingQueueName({ target: targets[t % targets.length]!, tenantId: `tenant${t}`, workflowName: 'flow' }),
+      ),
+      stagingQueueArguments,
+    );
+    const dynamo = await startBenchDynamo(flags.delay);
+    // Passes asked for and not run: the router's requests as deployed, without moves into targets nobody consumes.
+    const fleet = await deployFleet({
+      vhost: delayed,
+      dynamoEndpoint: dynamo.endpoint,
+      schedule: false,
+      passes: 'skip',
+      progress,
+    });
+    try {
+      const row = async (mix: string, events: number, failedBefore: number) => {
+        const router = await dynamoOf(dynamo, 'router');
+        const notRouted = fleet.notRouted() - failedBefore;
+        rows.push({
+          'tenant mix': mix,
+          tenants: flags.tenants,
+          events,
+          'router writes/event': router.writes / events,
+          'router reads/event': router.reads / events,
+          'not routed': notRouted,
+        });
+        await dynamo.reset();
+        return { writes: router.writes / events, notRouted };
+      };
+      // Warm-up, its own row: each tenant's first event (the container declares or checks its staging queue).
+      await dynamo.reset();
+      for (let i = 0; i < flags.tenants; i += BATCH_SIZE)
+        await fleet.route(
+          Array.from({ length: Math.min(BATCH_SIZE, flags.tenants - i) }, (_, k) =>
+            afterProcessBody(targets[(i + k) % targets.length]!, `tenant${i + k}`, randomUUID()),
+          ),
+        );
+      await row("cold: each tenant's first event, in turn", flags.tenants, 0);
+      for (const [mix, s, bound] of [
+        ['Zipf (s = 1)', 1, 0.1],
+        ['uniform', 0, 0.2],
+      ] as const) {
+        const weights = tenantWeights(flags.tenants, s);
+        const random = seededRandom(24);
+        const batch = () =>
+          Array.from({ length: BATCH_SIZE }, () => {
+            const tenant = pick(weights, random());
+            return afterProcessBody(targets[tenant % targets.length]!, `tenant${tenant}`, randomUUID());
+          });
+        const failedBefore = fleet.notRouted();
+        for (let i = 0; i < flags.writeBatches; i++) await fleet.route(batch());
+        const { writes, notRouted } = await row(mix, flags.writeBatches * BATCH_SIZE, failedBefore);
+        progress(`router writes, ${mix}: ${writes.toFixed(3)} per event`);
+        goals.push({
+          goal: `router DynamoDB writes per event, ${flags.tenants} tenants ${mix}, batches of ${BATCH_SIZE}`,
+          target: `≤ ${bound}`,
+          measured: writes.toFixed(3),
+          met: writes <= bound && notRouted === 0,
+        });
+      }
+    } finally {
+      await fleet.stop();
+      await dynamo.stop();
+    }
+  } finally {
+    await model.close().catch(() => undefined);
+    await delayed.stopDelay();
+    await deleteVhost(direct);
+  }
+  return {
+    goals,
+    table: {
+      title: `DynamoDB requests per event: ${flags.tenants} tenants over ${flags.targets} targets, batches of ${BATCH_SIZE}`,
+      rows,
+      notes: [
+        'The staging queues are declared ahead; the first row routes each tenant once (a cold container and cold ' +
+          "counters), then each mix's batches are a warm router's (one container, the mixes one after the other). The router asks for passes as deployed " +
+          '(through the async-invoke endpoint, which accepts them and runs none: nothing consumes these targets).',
+      ],
+    } satisfies Table,
+  };
+}
+
+/** 10 msg/s from 5 tenants: US$ per million messages beside the plain path, and listings of an on-demand pass. */
+async function lightLoad(stack: Stack, flags: Record<Flags, number>, progress: (line: string) => void) {
+  const target = 'light-target';
+  await declareQueues(stack.model, [target]);
+  const workers = new TargetWorkers(stack.model, target, 200);
+  await workers.start();
+  try {
+    // The window opens at deploy: it holds the schedule's first pass, one a minute as deployed.
+    await stack.dynamo.reset();
+    const started = Date.now();
+    const fleet = await stack.deploy({ schedule: true }, progress);
+    const tenants = Array.from({ length: 5 }, (_, i) => `light${i}`);
+    let next = 0;
+    const perWindow = Math.round((10 * WINDOW_MS) / 1000);
+    const sent: TrafficEvent[][] = [];
+    const traffic = startTraffic({
+      arrivals: () => {
+        const events = Array.from({ length: perWindow }, () => {
+          const id = randomUUID();
+          return { id, body: afterProcessBody(target, tenants[next++ % tenants.length]!, id) };
+        });
+        sent.push(events);
+        return events;
+      },
+      windowMs: WINDOW_MS,
+      batchSize: BATCH_SIZE,
+      concurrency: ROUTER_CONCURRENCY,
+      route: fleet.route,
+    });
+    progress(`light load: ${flags.light} s`);
+    await sleep(flags.light * 1000);
+    await traffic.stop();
+    const elapsed = Date.now() - started;
+    const usage = await usageOf(fleet, stack.dynamo);
+    const onDemand = fleet.distributor.byKind.get('distributor, on demand') ?? 0;
+    const onDemandListings = fleet.management.listings.get('distributor, on demand') ?? 0;
+    const messages = traffic.events();
+    await fleet.stop();
+
+    // The plain path: the same batches, published straight to the target.
+    const plainModel = await connect(stack.delayed.amqpUrl, { noDelay: true });
+    const plain = await plainPath(plainModel);
+    for (const batch of sent) await plain.route(batch.map((event) => event.body));
+    await plain.close();
+    await plainModel.close();
+    const plainUsage: Usage = { ...plain.usage, dynamoWrites: 0, dynamoReads: 0, sqsRequests: 0 };
+    const fairway = addUsage(usage.router, usage.distributor);
+    const above = perMillion(fairway, messages) - perMillion(plainUsage, messages);
+    const row = (path: string, u: Usage): Row => ({
+      path,
+      'Lambda invocations': u.invocations,
+      'GB-s': u.gbSeconds,
+      'DynamoDB writes': u.dynamoWrites,
+      'DynamoDB reads': u.dynamoReads,
+      'US$ per million messages': perMillion(u, messages),
+    });
+    return {
+      goals: [
+        {
+          goal: 'US$ per million messages above the plain path, light load (10 msg/s from 5 tenants)',
+          target: '≤ $0.10',
+          measured: `$${above.toFixed(3)} (Fairway $${perMillion(fairway, messages).toFixed(3)}, plain $${perMillion(plainUsage, messages).toFixed(3)})`,
+          met: above <= 0.1,
+        },
+        {
+          goal: 'vhost listings by on-demand passes',
+          target: '0',
+          measured: `${onDemandListings} in ${onDemand} on-demand passes`,
+          met: onDemandListings === 0,
+        },
+      ] satisfies Goal[],
+      table: {
+        title: `Light load: ${messages} messages in ${Math.round(elapsed / 1000)} s from 5 tenants, US$ per million beside the plain path`,
+        rows: [
+          row('Fairway router', usage.router),
+          row('Fairway distributor', usage.distributor),
+          row('Fairway, both', fairway),
+          row('plain path: SQS → Lambda publishing to the target with confirms', plainUsage),
+        ],
+        notes: [
+          `Prices: ${PRICES_STATED}. A DynamoDB request counts one request unit (items under 1 KB). SQS is the same ` +
+            'in both paths (the same queue and batches) and left out of both. GB-s at 512 MB (serverless.yml memorySize), ' +
+            'each invocation rounded up to the millisecond.',
+          `Distributor invocations: ${fleet.distributor.byKind.get('distributor, scheduled') ?? 0} scheduled, ${onDemand} on demand; ` +
+            `management API requests ${fleet.management.total(fleet.management.requests)}, of them vhost listings ` +
+            `${fleet.management.total(fleet.management.listings)}.`,
+        ],
+      } satisfies Table,
+    };
+  } finally {
+    await workers.stop();
+  }
+}
+
+/** M backlogged targets, K staging queues each (one backlogged tenant, the rest quiet), traffic at --rate. */
+async function busyFleet(stack: Stack, flags: Record<Flags, number>, progress: (line: string) => void) {
+  const targets = Array.from({ length: flags.targets }, (_, i) => `busy-target-${i}`);
+  await declareQueues(stack.model, targets);
+  const tenantsOf = (t: number) => Array.from({ length: flags.queues }, (_, q) => `t${t}q${q}`);
+  const stagingOf = (t: number) =>
+    tenantsOf(t).map((tenantId) => stagingQueueName({ target: targets[t]!, tenantId, workflowName: 'flow' }));
+  // The backlog: enough for the workers through warm-up and run, in the heavy tenant's staging queue.
+  const backlog = Math.ceil(flags.workers * (flags.busy + 20) * 1.2);
+  const channel = await stack.model.createConfirmChannel();
+  for (let t = 0; t < targets.length; t++) {
+    for (const name of stagingOf(t))
+      await channel.assertQueue(name, { durable: true, arguments: stagingQueueArguments });
+    await publishConfirmed(
+      channel,
+      Array.from({ length: backlog }, (_, i) => ({
+        queue: stagingOf(t)[0]!,
+        content: Buffer.from('{"task":"backlog"}'),
+        options: { messageId: `backlog-${t}-${i}` },
+      })),
+    );
+  }
+  await channel.close();
+  progress(`busy: ${targets.length} targets, ${backlog} backlogged each`);
+  const workers = targets.map((target) => new TargetWorkers(stack.model, target, flags.workers));
+  for (const w of workers) await w.start();
+  try {
+    const fleet = await stack.deploy({ schedule: true }, progress);
+    const random = seededRandom(17);
+    const quiet = new Set<string>();
+    const quietPerWindow = (targets.length * (flags.queues - 1) * WINDOW_MS) / 1000 / 2; // 0.5 msg/s each
+    const traffic = startTraffic({
+      arrivals: () => {
+        const events: TrafficEvent[] = [];
+        const total = Math.round((flags.rate * WINDOW_MS) / 1000);
+        for (let i = 0; i < total; i++) {
+          const t = Math.floor(random() * targets.length);
+          const isQuiet = flags.queues > 1 && random() * total < quietPerWindow;
+          const tenant = isQuiet ? tenantsOf(t)[1 + Math.floor(random() * (flags.queues - 1))]! : tenantsOf(t)[0]!;
+          const id = randomUUID();
+          if (isQuiet) quiet.add(id);
+          events.push({ id, body: afterProcessBody(targets[t]!, tenant, id) });
+        }
+        return events;
+      },
+      windowMs: WINDOW_MS,
+      batchSize: BATCH_SIZE,
+      concurrency: ROUTER_CONCURRENCY,
+      route: fleet.route,
+    });
+    await sleep(10_000); // warm-up: the schedule's first pass and the first requests have filled the targets
+    await stack.dynamo.reset();
+    fleet.reset();
+    const eventsBefore = traffic.events();
+    const started = Date.now();
+    const idle = new IdleWhileStaged();
+    const sampler = await stack.model.createChannel();
+    while (Date.now() - started < flags.busy * 1000) {
+      for (let t = 0; t < targets.length; t++) {
+        let staged = 0;
+        for (const name of stagingOf(t)) staged += (await sampler.checkQueue(name)).messageCount;
+        idle.sample(targets[t]!, staged, workers[t]!.inHand());
+      }
+      await sleep(250);
+    }
+    await sampler.close();
+    const elapsed = Date.now() - started;
+    const events = traffic.events() - eventsBefore;
+    const inFlight = fleet.inFlight.read();
+    const usage = await usageOf(fleet, stack.dynamo);
+    const management = fleet.management;
+    const requestsPerMin = perMinute(management.total(management.requests), elapsed);
+    const listingsPerMin = perMinute(management.total(management.listings), elapsed);
+    const byKind = new Map(fleet.distributor.byKind);
+    // The share of billed time the invocations waited before their pass (billed seconds = GB-s ÷ GB).
+    const waiting = fleet.waitedSeconds() / Math.max(1e-9, (fleet.distributor.gbSeconds * 1024) / MEMORY_MB);
+    await traffic.stop();
+    const end = Date.now() + 5_000;
+    const arrived = (id: string) => workers.some((w) => w.arrived.has(id));
+    const quietIds = [...quiet].filter((id) => (traffic.handed.get(id) ?? 0) >= started);
+    while (Date.now() < end && quietIds.some((id) => !arrived(id))) await sleep(200);
+    const at = (id: string) => workers.map((w) => w.arrived.get(id)).find((v) => v !== undefined) ?? Date.now();
+    const waits = quietIds.map((id) => at(id) - traffic.handed.get(id)!);
+    const censored = quietIds.filter((id) => !arrived(id)).length;
+    const p99 = quantile(waits, 0.99);
+    const fractions = idle.fractions();
+    const idleMax = Math.max(0, ...fractions.values());
+    const idleMean = [...fractions.values()].reduce((a, b) => a + b, 0) / Math.max(1, fractions.size);
+    const monthly = monthlyPerTarget(usage.distributor, elapsed, targets.length);
+    const distributorPerEvent = {
+      w: usage.distributor.dynamoWrites / events,
+      r: usage.distributor.dynamoReads / events,
+    };
+    progress(
+      `busy: ${inFlight.max} max in flight, mean ${inFlight.mean.toFixed(2)}, ${listingsPerMin.toFixed(1)} listings/min`,
+    );
+    const callerRows: Row[] = [...new Set([...management.requests.keys()])].map((caller) => ({
+      caller,
+      'management requests/min': perMinute(management.requests.get(caller) ?? 0, elapsed),
+      'vhost listings/min': perMinute(management.listings.get(caller) ?? 0, elapsed),
+      invocations: caller === 'router' ? fleet.router.invocations : (byKind.get(caller) ?? 0),
+    }));
+    const seconds = (ms: number) => `${censored ? '≥ ' : ''}${(ms / 1000).toFixed(2)} s`;
+    return {
+      goals: [
+        {
+          goal: `management API vhost listings per minute, steady state, ${targets.length} busy targets`,
+          target: '≤ 1',
+          measured: `${listingsPerMin.toFixed(1)} (${requestsPerMin.toFixed(0)} requests/min in all)`,
+          met: listingsPerMin <= 1,
+        },
+        {
+          goal: `distributor executions in flight, ${targets.length} busy targets`,
+          target: '≤ 4',
+          measured: `max ${inFlight.max}, mean ${inFlight.mean.toFixed(2)}`,
+          met: inFlight.max <= 4,
+        },
+        {
+          goal: 'every target idle while it has staged work',
+          target: '< 5 % each',
+          measured: `worst ${(idleMax * 100).toFixed(1)} %, mean ${(idleMean * 100).toFixed(1)} %`,
+          met: idleMax < 0.05,
+        },
+        {
+          goal: `US$ a month per backlogged target (distributor invocations, GB-s, DynamoDB; ${targets.length} targets)`,
+          target: '≤ $2',
+          measured: `$${monthly.toFixed(2)}`,
+          met: monthly <= 2,
+        },
+      ] satisfies Goal[],
+      table: {
+        title: `Busy fleet: ${targets.length} backlogged targets × ${flags.queues} staging queues, workers ${flags.workers} msg/s each, ${flags.rate} events/s through the router, ${Math.round(elapsed / 1000)} s`,
+        rows: [
+          {
+            'management requests/min': requestsPerMin,
+            'vhost listings/min': listingsPerMin,
+            'executions in flight, max': inFlight.max,
+            'in flight, mean': inFlight.mean,
+            'distributor GB-s': usage.distributor.gbSeconds,
+            'billed time waiting': `${(waiting * 100).toFixed(0)} %`,
+            'router DDB writes/event': usage.router.dynamoWrites / events,
+            'router DDB reads/event': usage.router.dynamoReads / events,
+            'distributor DDB writes/event': distributorPerEvent.w,
+            'distributor DDB reads/event': distributorPerEvent.r,
+            'idle while staged, worst': idleMax,
+            'idle, mean': idleMean,
+            'quiet p99 wait (s)': p99 / 1000,
+            'US$/month per target': monthly,
+          },
+        ],
+        notes: [
+          `Window opens 10 s after deploy (the schedule's first pass and first requests have run). Events ${events}; ` +
+            `quiet tenants' events ${waits.length} (0.5 msg/s each), p50 wait ${seconds(quantile(waits, 0.5))}, p99 ${seconds(p99)} ` +
+            `(router handed the batch → first delivery to a worker; ${censored} not delivered 5 s after the end, counted with their wait so far).`,
+          `Distributor invocations: ${byKind.get('distributor, scheduled') ?? 0} scheduled, ${byKind.get('distributor, on demand') ?? 0} on demand; ` +
+            `${usage.distributor.gbSeconds.toFixed(1)} GB-s (512 MB) in ${(elapsed / 1000).toFixed(0)} s. Executions in flight are concurrent handler ` +
+            "runs at the async-invoke endpoint (no reserved-concurrency throttle; serverless.yml's is " +
+            `${param('distributorReservedConcurrency')}). Idle: every 250 ms per target, of the samples where its staging ` +
+            'queues held messages, the share where its workers held none (prefetch 50). ' +
+            `Month = 30 days at this window's rate, ÷ ${targets.length} targets; prices: ${PRICES_STATED}.`,
+        ],
+      } satisfies Table,
+      extra: [
+        {
+          title: 'Busy fleet: each target, while its staging queues held messages',
+          rows: targets.map((target) => ({
+            target,
+            'samples with staged work': idle.samples(target),
+            'idle (workers held nothing)': `${((fractions.get(target) ?? 0) * 100).toFixed(1)} %`,
+          })),
+        } satisfies Table,
+        {
+          title: 'Busy fleet: management API requests by caller',
+          rows: callerRows.length
+            ? callerRows
+            : [{ caller: '(none)', 'management requests/min': 0, 'vhost listings/min': 0, invocations: 0 }],
+        } satisfies Table,
+      ],
+    };
+  } finally {
+    for (const w of workers) await w.stop();
+  }
+}
+
+/** 200 targets × 10 one-message staging queues: one scheduled pass. */
+async function onePass(stack: Stack, flags: Record<Flags, number>, progress: (line: string) => void) {
+  const targets = Array.from({ length: flags.passTargets }, (_, i) => `pass-target-${i}`);
+  await declareQueues(stack.model, targets);
+  const staging = targets.flatMap((target, t) =>
+    Array.from({ length: flags.passQueues }, (_, q) =>
+      stagingQueueName({ target, tenantId: `p${t}q${q}`, workflowName: 'flow' }),
+    ),
+  );
+  const channel = await stack.model.createConfirmChannel();
+  await declareQueues(stack.model, staging, stagingQueueArguments);
+  await publishConfirmed(
+    channel,
+    staging.map((queue) => ({ queue, content: Buffer.from('{"task":"pass"}') })),
+  );
+  await channel.close();
+  await waitForListing(new ManagementClient(stack.direct.managementUrl, stack.direct.vhost), holding(staging, 1));
+  const fleet = await stack.deploy({ schedule: false }, progress);
+  const started = Date.now();
+  const summary = await fleet.scheduledPass();
+  const seconds = (Date.now() - started) / 1000;
+  const probe = await stack.model.createChannel();
+  let inTargets = 0;
+  for (const target of targets) inTargets += (await probe.checkQueue(target)).messageCount;
+  await probe.close();
+  const total = staging.length;
+  const failedTargets = summary.targets.filter((t) => t.outcome === 'failed').length;
+  const warnings = [...fleet.warnings].map(([message, n]) => `${n} × "${message}"`).join('; ');
+  progress(`one pass: ${inTargets} of ${total} in the targets after ${seconds.toFixed(1)} s`);
+  return {
+    goal: {
+      goal: `one scheduled pass over ${targets.length} targets × ${flags.passQueues} one-message staging queues moves all`,
+      target: `${total} moved`,
+      measured: `${inTargets} in the targets (pass said ${summary.moved}) in ${seconds.toFixed(1)} s`,
+      met: inTargets === total,
+    } satisfies Goal,
+    table: {
+      title: `One scheduled pass: ${targets.length} targets × ${flags.passQueues} one-message staging queues`,
+      rows: [
+        {
+          'staging queues': total,
+          'in targets after the pass': inTargets,
+          'pass said moved': summary.moved,
+          'pass (s)': seconds,
+          'targets failed': failedTargets,
+          'management requests': fleet.management.total(fleet.management.requests),
+          'vhost listings': fleet.management.total(fleet.management.listings),
+        },
+      ],
+      notes: [
+        'The pass starts once the management listing shows every staging queue with its message; remaining time 60 s. ' +
+          '"In targets" is counted when the scheduled invocation returns (passes it asked for may have run by then).',
+        `Distributor warnings: ${warnings || 'none'}.`,
+      ],
+    } satisfies Table,
+  };
+}
