@@ -132,6 +132,8 @@ export async function deployFleet(options: FleetOptions) {
     RABBITMQ_VHOST: vhost.vhost,
     TENANT_TABLE: 'TenantCountersTable',
     DISTRIBUTOR_TABLE: 'DistributorStateTable',
+    // As deployed: routers record their staging queues, passes read them there, the backstop lists once a minute.
+    STAGING_TABLE: 'StagingQueuesTable',
     ...(options.onDemand === false
       ? {}
       : { DISTRIBUTOR_FUNCTION_NAME: FUNCTION_NAME, LAMBDA_ENDPOINT: invokeServer.endpoint }),
