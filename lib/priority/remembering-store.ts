@@ -49,8 +49,12 @@ interface Remembered {
  */
 export class RememberingCounterStore implements TenantCounterStore {
   private readonly memory = new Map<string, Remembered>();
-  /** Whether the last tenant this container did not remember was missing or expired. */
-  private unknownWasReset = true;
+  /**
+   * Whether the last tenant this container did not remember was missing or expired. A new
+   * container starts with the decrement, as the store alone does: in a busy system most tenants
+   * it meets are fresh, and a batch checks its tenants in parallel before any answer comes back.
+   */
+  private unknownWasReset = false;
   /** Every count below this gives the same level: the lowest threshold's. */
   private readonly saturatedBelow: number;
 

@@ -23,14 +23,14 @@ function rulesStore() {
 
 describe('RememberingCounterStore', () => {
   it.each<[string, [string, number, number][], FirstTry[]]>([
-    ['a tenant it does not know, at first: the reset', [['a', 1, t0]], ['reset']],
+    ['a tenant it does not know, at first: the decrement', [['a', 1, t0]], ['decrement']],
     [
       'a tenant it wrote within the interval: the decrement',
       [
         ['a', 1, t0],
         ['a', 1, t0 + r],
       ],
-      ['reset', 'decrement'],
+      ['decrement', 'decrement'],
     ],
     [
       'a tenant it wrote more than the interval ago: the reset',
@@ -38,16 +38,15 @@ describe('RememberingCounterStore', () => {
         ['a', 1, t0],
         ['a', 1, t0 + r + 1],
       ],
-      ['reset', 'reset'],
+      ['decrement', 'reset'],
     ],
     [
-      'an unknown tenant after one that was fresh: the decrement',
+      'an unknown tenant after one that was new: the reset',
       [
         ['a', 1, t0],
-        ['a', 1, t0 + 1],
-        ['b', 1, t0 + 2],
+        ['b', 1, t0 + 1],
       ],
-      ['reset', 'decrement', 'reset'],
+      ['decrement', 'reset'],
     ],
   ])('tries first, for %s', async (_, calls, expected) => {
     const store = rulesStore();
@@ -56,13 +55,14 @@ describe('RememberingCounterStore', () => {
     expect(store.tried).toEqual(expected);
   });
 
-  it('after a cold container met a busy tenant, guesses the decrement for the next unknown one', async () => {
+  it('after a new tenant, guesses the decrement again once an unknown tenant was fresh', async () => {
     const shared = rulesStore();
     await new RememberingCounterStore(shared, defaultRules).check('busy', 1, t0);
     const cold = new RememberingCounterStore(shared, defaultRules);
-    await cold.check('busy', 1, t0 + 1);
-    await cold.check('other', 1, t0 + 2);
-    expect(shared.tried).toEqual(['reset', 'reset', 'decrement']);
+    await cold.check('new', 1, t0 + 1);
+    await cold.check('busy', 1, t0 + 2);
+    await cold.check('other', 1, t0 + 3);
+    expect(shared.tried).toEqual(['decrement', 'decrement', 'reset', 'decrement']);
   });
 
   it('answers a saturated tenant within the window without the store, and writes outside it', async () => {
