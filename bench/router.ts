@@ -29,7 +29,8 @@ type Flags =
   | 'distribution'
   | 'rate'
   | 'skipWindow'
-  | 'baselineSeconds';
+  | 'baselineSeconds'
+  | 'containers';
 
 const target = 'dataprocessing-entity-extract-in';
 const stagingOf = (tenant: string) => `${target}»/${tenant}/example_workflow`;
@@ -59,6 +60,7 @@ export const routerBench: Benchmark<Flags> = {
     rate: { quick: 1000, tiny: 10, help: 'events/s of the tenant-mix clock (the skip window is in its time)' },
     skipWindow: { quick: 60, tiny: 1, help: 'TENANT_PRIORITY_SKIP_WINDOW_SECONDS of the tenant-mix runs' },
     baselineSeconds: { quick: 10, tiny: 1, help: 'tenant-mix seconds measured on the stores that write every check' },
+    containers: { quick: 1, tiny: 1, help: 'tenant-mix containers taking the batches in turn' },
   },
   async run(flags, progress) {
     process.env.AWS_ACCESS_KEY_ID ??= 'local'; // dynalite accepts any credentials; the SDK wants some
@@ -152,6 +154,7 @@ export const routerBench: Benchmark<Flags> = {
           rate: flags.rate,
           skipWindowSeconds: flags.skipWindow,
           baselineSeconds: flags.baselineSeconds,
+          containers: flags.containers,
         },
         progress,
       );
@@ -162,7 +165,7 @@ export const routerBench: Benchmark<Flags> = {
       const mixGoal = (distribution: string, target: number) => {
         const row = skipped(distribution);
         return {
-          goal: `DynamoDB writes per event, 2,000 tenants ${distribution}, batches of ${flags.batch}, one container at ${flags.rate} events/s`,
+          goal: `DynamoDB writes per event, 2,000 tenants ${distribution}, batches of ${flags.batch}, ${flags.containers} container(s) at ${flags.rate} events/s`,
           target: `≤ ${target}`,
           measured: row ? Number(row['writes per event']).toFixed(3) : 'not run',
           met: row !== undefined && Number(row['writes per event']) <= target,

@@ -20,6 +20,8 @@ export interface TenantMixFlags {
   skipWindowSeconds: number;
   /** Simulated seconds measured on the stores that write every check (their cost does not depend on time). */
   baselineSeconds: number;
+  /** Containers taking the batches in turn, each with its own memory. */
+  containers: number;
 }
 
 const table = 'TenantCountersTable';
@@ -68,7 +70,7 @@ export async function tenantMixCost(
         // Its own tenants: no item of an earlier run is left for one the seeding did not reach.
         const traffic = new Traffic(`mix${tenantCount}${distribution}${index}`, tenantCount, distribution, flags);
         await seed(dynamo, traffic, rules);
-        const counters = build();
+        const counters = Array.from({ length: flags.containers }, build);
         await traffic.route(counters, warmUpMs);
         await dynamo.reset();
         const events = await traffic.route(counters, seconds * 1000);
@@ -90,15 +92,17 @@ export async function tenantMixCost(
     }
   }
   return {
-    title: `Router cost by tenant mix: DynamoDB requests per event of the priority step, SQS batches of ${flags.batch}, ${flags.rate} events/s on one container`,
+    title: `Router cost by tenant mix: DynamoDB requests per event of the priority step, SQS batches of ${flags.batch}, ${flags.rate} events/s on ${flags.containers} container(s)`,
     rows,
     notes: [
       'Counted by dynalite. Each run starts from the counters 25 minutes of the same traffic leave (every tenant ' +
         'saturated once it had 21 checks in that time), written into the table uncounted. "Before" is the store of ' +
         'the base commit (a reset costs a failed decrement and a put). The memory runs first route a warm-up as long ' +
-        'as what they measure (the skip window run: one window, then the next whole window is measured). The clock is simulated at the given rate: a saturated ' +
-        'tenant costs one write per window per container, so with N containers sharing the traffic its writes per ' +
-        'event are about N times the one-container figure, and a lower rate costs proportionally more per event.',
+        'as what they measure (the skip window run: one window, then the next whole window is measured). The clock ' +
+        'is simulated at the given rate and the batches go to the containers in turn. A saturated tenant costs about ' +
+        'one write per window however many containers share it (a container whose window passed reads it first, ' +
+        "and skips on another container's recent write), and about one read per container and window; a lower rate " +
+        'costs proportionally more per event.',
     ],
   };
 }
@@ -141,11 +145,12 @@ class Traffic {
     return { nowMs: Math.round(this.nowMs), byTenant };
   }
 
-  /** Routes `ms` of traffic through the router's priority step; the events routed. */
-  async route(counters: TenantCounterStore, ms: number): Promise<number> {
-    const check = { counters, priorityOf: (level: number) => 10 - level, quietLevel: 1 };
+  /** Routes `ms` of traffic through the router's priority step, a batch to each container in turn; the events routed. */
+  async route(containers: TenantCounterStore[], ms: number): Promise<number> {
     let events = 0;
     for (const end = this.nowMs + ms; this.nowMs < end; ) {
+      const counters = containers[this.batches % containers.length]!;
+      const check = { counters, priorityOf: (level: number) => 10 - level, quietLevel: 1 };
       const { nowMs, byTenant } = this.next();
       const pending = [...byTenant].flatMap(([tenantId, k]) => Array.from({ length: k }, () => pendingOf(tenantId)));
       const failed = await checkPriorities(check, pending, nowMs);

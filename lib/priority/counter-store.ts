@@ -1,6 +1,7 @@
 import {
   DeleteCommand,
   type DynamoDBDocumentClient,
+  GetCommand,
   PutCommand,
   paginateScan,
   UpdateCommand,
@@ -93,6 +94,17 @@ export class DynamoTenantCounterStore implements TenantCounterStore {
     throw new FairwayError(
       `Tenant counter of ${JSON.stringify(tenantId)} kept changing under ${this.retry.maxAttempts} attempts; try again`,
     );
+  }
+
+  /**
+   * The tenant's counter as last written, or undefined if it has none: an eventually consistent
+   * read, which may miss the latest writes (RememberingCounterStore only relies on what it shows).
+   */
+  async peek(tenantId: string): Promise<TenantState | undefined> {
+    const { Item } = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: { pk: tenantId } }));
+    if (Item === undefined) return undefined;
+    const { pendingCount, lastUpdateMs } = this.parse(counterItem, Item);
+    return { count: pendingCount, lastUpdateMs };
   }
 
   /** Every tenant's counter (one paged Scan): an operator's view, not a hot path. */

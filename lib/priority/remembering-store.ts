@@ -1,9 +1,11 @@
 import type { FirstTry, StoredCheck, TenantCounterStore } from './counter-store';
-import { type CheckResult, countsFrom, type TenantPriorityRules } from './rules';
+import { type CheckResult, countsFrom, type TenantPriorityRules, type TenantState } from './rules';
 
 /** The shared counters, told which conditional write to try first (DynamoTenantCounterStore). */
 export interface WritingCounterStore {
   check(tenantId: string, k: number, nowMs: number, firstTry: FirstTry): Promise<StoredCheck>;
+  /** The counter as some recent write left it (a read may lag the latest writes). */
+  peek(tenantId: string): Promise<TenantState | undefined>;
 }
 
 export interface CounterMemoryOptions {
@@ -19,9 +21,9 @@ export interface CounterMemoryOptions {
 export const defaultMemoryCapacity = 10_000;
 
 interface Remembered {
-  /** The time of this container's last write of the tenant, which set the stored clock to it. */
+  /** The stored clock as this container last wrote or read it. */
   writtenMs: number;
-  /** The count that write returned, less the checks answered here since (other containers' are not in it). */
+  /** The count that write or read showed, less the checks answered here since (not other containers'). */
   count: number;
 }
 
@@ -38,12 +40,17 @@ interface Remembered {
  *   since the tenant's last check; within the skip window M < R after this container's write at
  *   W, every check (by any container, on clocks that agree) is within R of W, so none resets and
  *   a check at s in [W, W + M] can be answered here, exactly, without a write.
+ * - Other containers' writes. When its window has passed, a container reads the tenant before
+ *   writing it: a read costs a tenth of a write, and if another container wrote the tenant at
+ *   W' ≥ s − M and left it saturated, the same argument holds from W', so the check is answered
+ *   without a write. A read that lags shows an older write, which only narrows the window. So
+ *   however many containers share a tenant, it costs about one write per window, not one each.
  *
  * What the skip costs: the stored clock (the last write) may lag the tenant's true last check by
  * up to M. A check at t with t − stored > R resets, as before; when the true last check was
  * within R of t, the rules would not have. So a saturated tenant may be restored after a
  * silence longer than R − M instead of R (never later than the rules, never for a tenant that is
- * not saturated). No store can avoid that without writing every check: a container that skipped
+ * not saturated; clocks that disagree widen that by their skew, either way). No store can avoid that without writing every check: a container that skipped
  * and was then frozen leaves the table as it would be had the check not happened. M = 0 turns
  * the skip off.
  */
@@ -74,11 +81,12 @@ export class RememberingCounterStore implements TenantCounterStore {
   async check(tenantId: string, k: number, nowMs: number): Promise<CheckResult> {
     if (!Number.isInteger(k) || k < 1) throw new RangeError(`check: k must be a positive integer, got ${k}`);
     const known = this.memory.get(tenantId);
-    if (known !== undefined && this.answersAlone(known, nowMs)) {
-      this.remember(tenantId, known);
-      const result = countsFrom(known.count - 1, k, nowMs, this.rules);
-      known.count = result.state.count;
-      return result;
+    if (known !== undefined && this.answersAlone(known, nowMs)) return this.answerAlone(tenantId, known, k, nowMs);
+    if (known !== undefined && this.mayRead(known, nowMs)) {
+      const stored = await this.store.peek(tenantId);
+      known.writtenMs = stored?.lastUpdateMs ?? Number.NEGATIVE_INFINITY;
+      known.count = stored?.count ?? 0;
+      if (this.answersAlone(known, nowMs)) return this.answerAlone(tenantId, known, k, nowMs);
     }
     const firstTry: FirstTry =
       known === undefined
@@ -97,6 +105,24 @@ export class RememberingCounterStore implements TenantCounterStore {
   /** How many tenants this container remembers (bounded by the capacity). */
   get remembered(): number {
     return this.memory.size;
+  }
+
+  private answerAlone(tenantId: string, known: Remembered, k: number, nowMs: number): CheckResult {
+    this.remember(tenantId, known);
+    const result = countsFrom(known.count - 1, k, nowMs, this.rules);
+    known.count = result.state.count;
+    return result;
+  }
+
+  /** Saturated when last seen, its window passed, and not so long ago that it must have expired. */
+  private mayRead(known: Remembered, nowMs: number): boolean {
+    const sinceWrite = nowMs - known.writtenMs;
+    return (
+      this.options.skipWindowMs > 0 &&
+      known.count < this.saturatedBelow &&
+      sinceWrite > this.options.skipWindowMs &&
+      sinceWrite <= this.rules.resetIntervalMs
+    );
   }
 
   private answersAlone(known: Remembered, nowMs: number): boolean {

@@ -9,8 +9,14 @@ const r = defaultRules.resetIntervalMs;
 function rulesStore() {
   const states = new Map<string, TenantState>();
   const tried: FirstTry[] = [];
+  const peeked: string[] = [];
   return {
     tried,
+    peeked,
+    async peek(tenantId: string) {
+      peeked.push(tenantId);
+      return states.get(tenantId);
+    },
     async check(tenantId: string, k: number, nowMs: number, firstTry: FirstTry): Promise<StoredCheck> {
       tried.push(firstTry);
       const before = states.get(tenantId);
@@ -74,6 +80,21 @@ describe('RememberingCounterStore', () => {
     expect((await memory.check('a', 1, t0)).levels).toEqual([9]); // a clock set back is not in the window
     expect((await memory.check('a', 1, t0 + 120_002)).levels).toEqual([9]);
     expect(store.tried).toHaveLength(4);
+  });
+
+  it('after its window, reads the tenant, and answers alone from another container’s recent write', async () => {
+    const shared = rulesStore();
+    const options = { skipWindowMs: 60_000, capacity: 10 };
+    const [c1, c2] = [0, 1].map(() => new RememberingCounterStore(shared, defaultRules, options));
+    await c1!.check('a', 22, t0);
+    await c2!.check('a', 1, t0 + 30_000);
+    expect((await c1!.check('a', 2, t0 + 70_000)).levels).toEqual([9, 9]); // c2 wrote within M: no write
+    expect([shared.tried.length, shared.peeked]).toEqual([2, ['a']]);
+    expect((await c1!.check('a', 1, t0 + 100_001)).levels).toEqual([9]); // past c2's window too: written
+    expect([shared.tried, shared.peeked]).toEqual([
+      ['decrement', 'decrement', 'decrement'],
+      ['a', 'a'],
+    ]);
   });
 
   it('with no skip window writes every check, even within the same millisecond', async () => {
