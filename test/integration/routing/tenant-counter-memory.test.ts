@@ -69,14 +69,14 @@ function countingClient(doc: DynamoDBDocumentClient) {
   return { client, counter };
 }
 
-describe('tenant counters against the rules, check for check', () => {
-  let dynamo: EmbeddedDynamo;
-  beforeAll(async () => {
-    dynamo = await startDynamo();
-    await dynamo.createTables();
-  });
-  afterAll(() => dynamo?.stop());
+let dynamo: EmbeddedDynamo;
+beforeAll(async () => {
+  dynamo = await startDynamo();
+  await dynamo.createTables();
+});
+afterAll(() => dynamo?.stop());
 
+describe('tenant counters against the rules, check for check', () => {
   async function differential(run: Run): Promise<Outcome> {
     const random = seededRandom(run.seed);
     const { rules, skipWindowMs: m } = run;
@@ -231,13 +231,6 @@ describe('tenant counters against the rules, check for check', () => {
 });
 
 describe('tenant counter writes', () => {
-  let dynamo: EmbeddedDynamo;
-  beforeAll(async () => {
-    dynamo = await startDynamo();
-    await dynamo.createTables();
-  });
-  afterAll(() => dynamo?.stop());
-
   it('one write where the old store spent two, and none for a saturated tenant within the window', async () => {
     const { client, counter } = countingClient(dynamo.doc);
     const container = () =>
