@@ -163,7 +163,8 @@ class Traffic {
       const { nowMs, byTenant } = this.next();
       const pending = [...byTenant].flatMap(([tenantId, k]) => Array.from({ length: k }, () => pendingOf(tenantId)));
       const failed = await checkPriorities(check, pending, nowMs);
-      if (failed.size > 0) throw new Error(`${failed.size} priority checks failed`);
+      const [first] = failed.values();
+      if (first !== undefined) throw new Error(`${failed.size} priority checks failed`, { cause: first.error });
       events += pending.length;
       this.batches++;
       this.tenantsSeen += byTenant.size;

@@ -14,7 +14,11 @@ import { type CheckResult, countsFrom, type TenantPriorityRules, type TenantStat
 
 /** Applies checks of SPEC §1 to a tenant's shared counter. */
 export interface TenantCounterStore {
-  /** `k` checks of one tenant, in order, as one atomic step: never loses a concurrent check. */
+  /**
+   * `k` checks of one tenant, in order, as one atomic step: never loses a concurrent check. The
+   * levels are the result; a check answered from a container's memory (RememberingCounterStore)
+   * has that container's view of the count, which other containers' checks may have moved further.
+   */
   check(tenantId: string, k: number, nowMs: number): Promise<CheckResult>;
 }
 
