@@ -33,7 +33,7 @@ interface Remembered {
  *
  * - Which write to try first. A failed conditional write costs a write too, so a tenant this
  *   container wrote within the interval gets the decrement first, one it wrote longer ago the
- *   reset; for a tenant it does not remember it guesses what the last such tenant needed.
+ *   reset; for a tenant it does not remember it guesses what most such tenants lately needed.
  *   Only the order changes: the conditions, and so the levels, are the store's.
  * - Saturated tenants. Once a write leaves the count below the lowest threshold, every later
  *   check gives that same lowest level until a reset. A reset needs more than the interval R
@@ -57,11 +57,12 @@ interface Remembered {
 export class RememberingCounterStore implements TenantCounterStore {
   private readonly memory = new Map<string, Remembered>();
   /**
-   * Whether the last tenant this container did not remember was missing or expired. A new
-   * container starts with the decrement, as the store alone does: in a busy system most tenants
-   * it meets are fresh, and a batch checks its tenants in parallel before any answer comes back.
+   * How many of the tenants this container did not remember were missing or expired, lately (a
+   * moving average). It starts at 0, the decrement first, as the store alone does: in a busy
+   * system most tenants a new container meets are fresh. A majority and not the last one decides,
+   * because containers that share new tenants meet some missing and some just created.
    */
-  private unknownWasReset = false;
+  private unknownResetShare = 0;
   /** Every count below this gives the same level: the lowest threshold's. */
   private readonly saturatedBelow: number;
 
@@ -90,14 +91,14 @@ export class RememberingCounterStore implements TenantCounterStore {
     }
     const firstTry: FirstTry =
       known === undefined
-        ? this.unknownWasReset
+        ? this.unknownResetShare > 0.5
           ? 'reset'
           : 'decrement'
         : nowMs - known.writtenMs > this.rules.resetIntervalMs
           ? 'reset'
           : 'decrement';
     const { reset, ...result } = await this.store.check(tenantId, k, nowMs, firstTry);
-    if (known === undefined) this.unknownWasReset = reset;
+    if (known === undefined) this.unknownResetShare += ((reset ? 1 : 0) - this.unknownResetShare) / 4;
     this.remember(tenantId, { writtenMs: nowMs, count: result.state.count });
     return result;
   }

@@ -253,7 +253,14 @@ describe('tenant counter writes', () => {
         [1, 1, 1],
         2,
       ],
-      ['the next new tenant: the reset first, as the last one needed (old: 2)', () => c1.check('v', 1, t0 + 1), [1], 1],
+      [
+        'more new tenants: the decrement first while most unknown ones were not new (old: 2)',
+        () => c1.check('v1', 1, t0 + 1),
+        [1],
+        2,
+      ],
+      ['(the same)', () => c1.check('v2', 1, t0 + 1), [1], 2],
+      ['most unknown tenants lately were new: the reset first (old: 2)', () => c1.check('v3', 1, t0 + 1), [1], 1],
       ['remembered and fresh: the decrement (old: 1)', () => c1.check('w', 19, t0 + 1000), checksAfter(3, 19), 1],
       [
         'saturated, within the window: no write (old: 1)',

@@ -47,12 +47,22 @@ describe('RememberingCounterStore', () => {
       ['decrement', 'reset'],
     ],
     [
-      'an unknown tenant after one that was new: the reset',
+      'an unknown tenant after one new tenant: still the decrement',
       [
         ['a', 1, t0],
         ['b', 1, t0 + 1],
       ],
-      ['decrement', 'reset'],
+      ['decrement', 'decrement'],
+    ],
+    [
+      'an unknown tenant once most unknown ones lately were new: the reset',
+      [
+        ['a', 1, t0],
+        ['b', 1, t0],
+        ['c', 1, t0],
+        ['d', 1, t0],
+      ],
+      ['decrement', 'decrement', 'decrement', 'reset'],
     ],
   ])('tries first, for %s', async (_, calls, expected) => {
     const store = rulesStore();
@@ -61,14 +71,14 @@ describe('RememberingCounterStore', () => {
     expect(store.tried).toEqual(expected);
   });
 
-  it('after a new tenant, guesses the decrement again once an unknown tenant was fresh', async () => {
+  it('goes back to the decrement once most unknown tenants lately were fresh', async () => {
     const shared = rulesStore();
-    await new RememberingCounterStore(shared, defaultRules).check('busy', 1, t0);
     const cold = new RememberingCounterStore(shared, defaultRules);
-    await cold.check('new', 1, t0 + 1);
-    await cold.check('busy', 1, t0 + 2);
-    await cold.check('other', 1, t0 + 3);
-    expect(shared.tried).toEqual(['decrement', 'decrement', 'reset', 'decrement']);
+    for (const tenant of ['n1', 'n2', 'n3']) await cold.check(tenant, 1, t0); // new: share 0.58
+    for (const tenant of ['n1', 'n2', 'n3', 'f1', 'f2'])
+      await new RememberingCounterStore(shared, defaultRules).check(tenant, 1, t0);
+    for (const tenant of ['f1', 'f2', 'x']) await cold.check(tenant, 1, t0 + 1); // fresh: 0.44, 0.33
+    expect(shared.tried.slice(-3)).toEqual(['reset', 'decrement', 'decrement']);
   });
 
   it('answers a saturated tenant within the window without the store, and writes outside it', async () => {
