@@ -98,7 +98,8 @@ export class RememberingCounterStore implements TenantCounterStore {
           ? 'reset'
           : 'decrement';
     const { reset, ...result } = await this.store.check(tenantId, k, nowMs, firstTry);
-    if (known === undefined) this.unknownResetShare += ((reset ? 1 : 0) - this.unknownResetShare) / 4;
+    // Slow to move: a batch's mispredicted checks take two writes, so they are the last to answer.
+    if (known === undefined) this.unknownResetShare += ((reset ? 1 : 0) - this.unknownResetShare) / 32;
     this.remember(tenantId, { writtenMs: nowMs, count: result.state.count });
     return result;
   }

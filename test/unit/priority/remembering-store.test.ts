@@ -55,14 +55,9 @@ describe('RememberingCounterStore', () => {
       ['decrement', 'decrement'],
     ],
     [
-      'an unknown tenant once most unknown ones lately were new: the reset',
-      [
-        ['a', 1, t0],
-        ['b', 1, t0],
-        ['c', 1, t0],
-        ['d', 1, t0],
-      ],
-      ['decrement', 'decrement', 'decrement', 'reset'],
+      'an unknown tenant once most unknown ones lately were new (22 in a row): the reset',
+      Array.from({ length: 23 }, (_, i): [string, number, number] => [`new${i}`, 1, t0]),
+      [...Array.from({ length: 22 }, (): FirstTry => 'decrement'), 'reset'],
     ],
   ])('tries first, for %s', async (_, calls, expected) => {
     const store = rulesStore();
@@ -74,11 +69,11 @@ describe('RememberingCounterStore', () => {
   it('goes back to the decrement once most unknown tenants lately were fresh', async () => {
     const shared = rulesStore();
     const cold = new RememberingCounterStore(shared, defaultRules);
-    for (const tenant of ['n1', 'n2', 'n3']) await cold.check(tenant, 1, t0); // new: share 0.58
-    for (const tenant of ['n1', 'n2', 'n3', 'f1', 'f2'])
-      await new RememberingCounterStore(shared, defaultRules).check(tenant, 1, t0);
-    for (const tenant of ['f1', 'f2', 'x']) await cold.check(tenant, 1, t0 + 1); // fresh: 0.44, 0.33
-    expect(shared.tried.slice(-3)).toEqual(['reset', 'decrement', 'decrement']);
+    const fresh = Array.from({ length: 7 }, (_, i) => `fresh${i}`);
+    for (const tenant of fresh) await new RememberingCounterStore(shared, defaultRules).check(tenant, 1, t0);
+    for (let i = 0; i < 30; i++) await cold.check(`new${i}`, 1, t0); // share 0.62
+    for (const tenant of [...fresh, 'x']) await cold.check(tenant, 1, t0 + 1); // each fresh one: × 31/32
+    expect(shared.tried.slice(-8)).toEqual([...fresh.map((): FirstTry => 'reset'), 'decrement']);
   });
 
   it('answers a saturated tenant within the window without the store, and writes outside it', async () => {
