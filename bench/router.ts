@@ -16,8 +16,21 @@ import { type BenchDynamo, delayedVhost, dynamoReads, dynamoWrites, startBenchDy
 import { goalsTable, inRotation, median, roundRatios, type Table, timed } from './lib/report';
 import { seededRandom } from './lib/scenarios';
 import { type BenchVhost, createBenchVhost } from './lib/services';
+import { tenantMixCost } from './lib/tenant-mix';
 
-type Flags = 'events' | 'batch' | 'tenants' | 'rounds' | 'writeBatches' | 'delay';
+type Flags =
+  | 'events'
+  | 'batch'
+  | 'tenants'
+  | 'rounds'
+  | 'writeBatches'
+  | 'delay'
+  | 'mixTenants'
+  | 'distribution'
+  | 'rate'
+  | 'skipWindow'
+  | 'baselineSeconds'
+  | 'containers';
 
 const target = 'dataprocessing-entity-extract-in';
 const stagingOf = (tenant: string) => `${target}»/${tenant}/example_workflow`;
@@ -42,6 +55,12 @@ export const routerBench: Benchmark<Flags> = {
     },
     writeBatches: { quick: 50, tiny: 3, help: 'batches routed per tenant mix when counting DynamoDB writes' },
     delay: { quick: 1, tiny: 1, help: 'ms added to every round trip to RabbitMQ and DynamoDB (a delay proxy)' },
+    mixTenants: { quick: 2000, tiny: 20, help: 'cost by tenant mix: 10, 100 (those below it) and this many tenants' },
+    distribution: { quick: 3, tiny: 1, help: 'tenant mix: 1 Zipf (s = 1), 2 uniform, 3 both' },
+    rate: { quick: 1000, tiny: 10, help: 'events/s of the tenant-mix clock (the skip window is in its time)' },
+    skipWindow: { quick: 60, tiny: 1, help: 'TENANT_PRIORITY_SKIP_WINDOW_SECONDS of the tenant-mix runs' },
+    baselineSeconds: { quick: 10, tiny: 1, help: 'tenant-mix seconds measured on the stores that write every check' },
+    containers: { quick: 1, tiny: 1, help: 'tenant-mix containers taking the batches in turn' },
   },
   async run(flags, progress) {
     process.env.AWS_ACCESS_KEY_ID ??= 'local'; // dynalite accepts any credentials; the SDK wants some
@@ -125,10 +144,38 @@ export const routerBench: Benchmark<Flags> = {
       };
       const writes = await writesPerEvent(vhost, dynamo, model, flags, tenants, progress);
       const tenMix = writes.rows.find((r) => r['tenants in the mix'] === 10);
+      const mix = await tenantMixCost(
+        dynamo,
+        routerSettings(routerConfig(vhost, dynamo.endpoint)).priorityRules,
+        {
+          tenants: [...[10, 100].filter((n) => n < flags.mixTenants), flags.mixTenants],
+          distributions: (['zipf', 'uniform'] as const).filter((_, i) => (flags.distribution & (1 << i)) !== 0),
+          batch: flags.batch,
+          rate: flags.rate,
+          skipWindowSeconds: flags.skipWindow,
+          baselineSeconds: flags.baselineSeconds,
+          containers: flags.containers,
+        },
+        progress,
+      );
+      const skipped = (distribution: string) =>
+        mix.rows.find(
+          (r) => r.tenants === 2000 && r.distribution === distribution && /window \d/.test(String(r.store)),
+        );
+      const mixGoal = (distribution: string, target: number) => {
+        const row = skipped(distribution);
+        return {
+          goal: `DynamoDB writes per event, 2,000 tenants ${distribution}, batches of ${flags.batch}, ${flags.containers} container(s) at ${flags.rate} events/s`,
+          target: `≤ ${target}`,
+          measured: row ? Number(row['writes per event']).toFixed(3) : 'not run',
+          met: row !== undefined && Number(row['writes per event']) <= target,
+        };
+      };
       const coldBatch = await coldBatchCost(direct, flags.delay);
       return [
         throughput,
         writes,
+        mix,
         coldBatch.table,
         goalsTable('router', [
           {
@@ -143,6 +190,8 @@ export const routerBench: Benchmark<Flags> = {
             measured: tenMix ? Number(tenMix['writes per event']).toFixed(3) : 'not run',
             met: tenMix !== undefined && Number(tenMix['writes per event']) <= 0.2,
           },
+          mixGoal('zipf', 0.1),
+          mixGoal('uniform', 0.2),
           {
             goal: 'management API requests for a cold batch of 10 new staging queues of one target',
             // The target's shape, and the vhost's policies and operator policies (docs/router.md).

@@ -48,6 +48,19 @@ export const routerConfigSchema = z
     DISTRIBUTOR_TABLE: setting.optionalText(),
     /** SPEC §1: a check more than this many seconds after the last one resets the tenant. */
     TENANT_PRIORITY_RESET_SECONDS: setting.int(1500, 1),
+    /**
+     * A container answers a saturated tenant's checks within this many seconds of its last write of
+     * it without a write (docs/router.md, "Tenant counters"); 0 writes every check. At most a tenth
+     * of the reset interval; unset: 60, or a 25th of the interval if that is less.
+     */
+    TENANT_PRIORITY_SKIP_WINDOW_SECONDS: z.preprocess(
+      (value) => (value === '' ? undefined : value),
+      z.coerce
+        .number({ error: 'must be an integer' })
+        .int({ error: 'must be an integer' })
+        .min(0, { error: 'must be at least 0' })
+        .optional(),
+    ),
     /** SPEC §1's table as `[{"below": -20, "level": 9}, …]`, ascending; the first that holds wins. */
     TENANT_PRIORITY_THRESHOLDS: setting.json(thresholdsSchema, [...defaultThresholds]),
     /** The level of a count below no threshold. */
@@ -97,6 +110,15 @@ export const routerConfigSchema = z
     }
     checkVhostRule(config, ctx);
     checkStagingLifecycle(config, ctx);
+    const skip = config.TENANT_PRIORITY_SKIP_WINDOW_SECONDS;
+    if (skip !== undefined && skip * 10 > config.TENANT_PRIORITY_RESET_SECONDS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['TENANT_PRIORITY_SKIP_WINDOW_SECONDS'],
+        message:
+          'must be at most a tenth of TENANT_PRIORITY_RESET_SECONDS (a saturated tenant may reset that much early)',
+      });
+    }
     const rules = { thresholds: config.TENANT_PRIORITY_THRESHOLDS, quietLevel: config.TENANT_PRIORITY_QUIET_LEVEL };
     const missing = reachableLevels(rules).filter(
       (level) => config.TENANT_PRIORITY_AMQP_PRIORITIES[String(level)] === undefined,
@@ -111,5 +133,12 @@ export const routerConfigSchema = z
   });
 
 export type RouterConfig = z.infer<typeof routerConfigSchema>;
+
+/** The skip window of the tenant counters, its default following the reset interval. */
+export function skipWindowMsOf(config: RouterConfig): number {
+  const seconds =
+    config.TENANT_PRIORITY_SKIP_WINDOW_SECONDS ?? Math.min(60, Math.floor(config.TENANT_PRIORITY_RESET_SECONDS / 25));
+  return seconds * 1000;
+}
 
 export const loadRouterConfig = (env: Env): RouterConfig => parseEnv(routerConfigSchema, env);

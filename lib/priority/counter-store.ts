@@ -1,6 +1,7 @@
 import {
   DeleteCommand,
   type DynamoDBDocumentClient,
+  GetCommand,
   PutCommand,
   paginateScan,
   UpdateCommand,
@@ -13,8 +14,20 @@ import { type CheckResult, countsFrom, type TenantPriorityRules, type TenantStat
 
 /** Applies checks of SPEC §1 to a tenant's shared counter. */
 export interface TenantCounterStore {
-  /** `k` checks of one tenant, in order, as one atomic step: never loses a concurrent check. */
+  /**
+   * `k` checks of one tenant, in order, as one atomic step: never loses a concurrent check. The
+   * levels are the result; a check answered from a container's memory (RememberingCounterStore)
+   * has that container's view of the count, which other containers' checks may have moved further.
+   */
   check(tenantId: string, k: number, nowMs: number): Promise<CheckResult>;
+}
+
+/** Which conditional write a check tries first: the one its caller expects to succeed. */
+export type FirstTry = 'decrement' | 'reset';
+
+/** A check's result, and whether its write started the tenant afresh (its first check counted from 0). */
+export interface StoredCheck extends CheckResult {
+  reset: boolean;
 }
 
 /** One tenant's counter as stored. */
@@ -42,6 +55,8 @@ export interface RetryPolicy {
  *   expired. Of two invocations that both saw it expired, only the first reset succeeds: the
  *   second finds a fresh item and falls back to the ADD, so a tenant is never reset twice.
  *
+ * A failed condition still costs a write, so a caller that knows which branch applies (it wrote the
+ * tenant recently, or long ago) says which to try first (RememberingCounterStore).
  * A failed condition means another writer moved the item in between; the loop retries the other
  * branch, backing off with jitter only after a full round so a busy tenant does not stall.
  *
@@ -61,18 +76,39 @@ export class DynamoTenantCounterStore implements TenantCounterStore {
     this.doc = retryingThrottled(client);
   }
 
-  async check(tenantId: string, k: number, nowMs: number): Promise<CheckResult> {
+  async check(tenantId: string, k: number, nowMs: number, firstTry: FirstTry = 'decrement'): Promise<StoredCheck> {
     if (!Number.isInteger(k) || k < 1) throw new RangeError(`check: k must be a positive integer, got ${k}`);
     const freshSince = nowMs - this.rules.resetIntervalMs;
+    const decrement = async () => {
+      const decremented = await this.decrementIfFresh(tenantId, k, nowMs, freshSince);
+      return decremented === undefined
+        ? undefined
+        : { ...countsFrom(decremented + k - 1, k, nowMs, this.rules), reset: false };
+    };
+    const reset = async () =>
+      (await this.resetIfExpired(tenantId, k, nowMs, freshSince))
+        ? { ...countsFrom(0, k, nowMs, this.rules), reset: true }
+        : undefined;
+    const [first, second] = firstTry === 'decrement' ? [decrement, reset] : [reset, decrement];
     for (let attempt = 0; attempt < this.retry.maxAttempts; attempt++) {
       if (attempt > 0) await this.sleep(Math.random() * this.retry.baseDelayMs * 2 ** Math.min(attempt, 6));
-      const decremented = await this.decrementIfFresh(tenantId, k, nowMs, freshSince);
-      if (decremented !== undefined) return countsFrom(decremented + k - 1, k, nowMs, this.rules);
-      if (await this.resetIfExpired(tenantId, k, nowMs, freshSince)) return countsFrom(0, k, nowMs, this.rules);
+      const done = (await first()) ?? (await second());
+      if (done !== undefined) return done;
     }
     throw new FairwayError(
       `Tenant counter of ${JSON.stringify(tenantId)} kept changing under ${this.retry.maxAttempts} attempts; try again`,
     );
+  }
+
+  /**
+   * The tenant's counter as last written, or undefined if it has none: an eventually consistent
+   * read, which may miss the latest writes (RememberingCounterStore only relies on what it shows).
+   */
+  async peek(tenantId: string): Promise<TenantState | undefined> {
+    const { Item } = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: { pk: tenantId } }));
+    if (Item === undefined) return undefined;
+    const { pendingCount, lastUpdateMs } = this.parse(counterItem, Item);
+    return { count: pendingCount, lastUpdateMs };
   }
 
   /** Every tenant's counter (one paged Scan): an operator's view, not a hot path. */

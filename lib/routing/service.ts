@@ -3,10 +3,11 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { documentClient } from '../aws/dynamo';
 import { dynamoClientSettings, passRequestSettingsOf } from '../config/common';
 import type { RouterConfig } from '../config/router';
-import { loadRouterConfig } from '../config/router';
+import { loadRouterConfig, skipWindowMsOf } from '../config/router';
 import { errorText } from '../errors';
 import { lambdaPassTrigger, passRequests } from '../pass-requests/adapters';
 import { DynamoTenantCounterStore, type TenantCounterStore } from '../priority/counter-store';
+import { defaultMemoryCapacity, RememberingCounterStore } from '../priority/remembering-store';
 import { DynamoStagingRegistry } from '../queues/dynamo-staging-registry';
 import { amqpUser } from '../rabbitmq/amqp-url';
 import { AmqpSession } from '../rabbitmq/connection';
@@ -101,7 +102,13 @@ export function createRouterService(config: RouterConfig, report: RouterReport, 
   );
   const route = createRouter({
     settings,
-    counters: options.counters ?? new DynamoTenantCounterStore(doc, settings.tenantTable, settings.priorityRules),
+    counters:
+      options.counters ??
+      new RememberingCounterStore(
+        new DynamoTenantCounterStore(doc, settings.tenantTable, settings.priorityRules),
+        settings.priorityRules,
+        { skipWindowMs: skipWindowMsOf(config), capacity: defaultMemoryCapacity },
+      ),
     amqp,
     stagingQueues,
     report,
