@@ -21,7 +21,11 @@ import type { DistributorReport, QueueSummary, TargetSummary } from './report';
 import type { DistributorSettings } from './settings';
 import type { Rotation, RotationStore } from './stores/rotation-store';
 import type { TunedLengthStore } from './stores/tuned-length-store';
-import { STORED_WAITS_PER_TARGET, type WaitStore } from './stores/wait-store';
+import { STORED_WAITS_PER_TARGET, type StagingWait, type WaitStore } from './stores/wait-store';
+
+/** A target's waits record is written at most this often per container (it is the CLI's view, not a guarantee). */
+const WAIT_RECORD_INTERVAL_MS = 10_000;
+
 import { longestWaits, waitFigures } from './waits';
 
 /** Where tuned targets' rates come from and their lengths are kept. */
@@ -71,6 +75,8 @@ export interface Pass {
 export function targetPass(deps: TargetPassDeps, moveCosts: MoveCostModel) {
   const { settings, leases, rotations, openChannel, report } = deps;
   const now = deps.now ?? Date.now;
+  /** Per target, the waits measured since its record was last written (this container's passes). */
+  const waitsSince = new Map<string, { writtenAt: number; queues: Map<string, StagingWait> }>();
 
   /** Lease → measure → plan → move, for one target; a failure ends this target alone. */
   async function distributeTarget(group: TargetGroup, pass: Pass): Promise<TargetSummary> {
@@ -139,15 +145,26 @@ export function targetPass(deps: TargetPassDeps, moveCosts: MoveCostModel) {
     }
   }
 
-  /** Keeps the target's longest waits this pass for the CLI; a failed write is reported, never fails the target. */
+  /**
+   * Keeps the target's longest waits for the CLI: the first pass's at once, then at most every
+   * WAIT_RECORD_INTERVAL_MS the longest of the passes since (one write per target per interval, not per
+   * pass). A failed write is reported, never fails the target.
+   */
   async function recordWaits(target: string, queues: readonly QueueSummary[]): Promise<void> {
     if (!deps.waits) return;
-    const longest = longestWaits(queues, STORED_WAITS_PER_TARGET).map(({ name, wait }) => ({
-      queue: name,
-      maxMs: wait.maxMs,
-      p50Ms: wait.p50Ms,
-      measured: wait.measured,
-    }));
+    const since = waitsSince.get(target) ?? { writtenAt: -Infinity, queues: new Map<string, StagingWait>() };
+    waitsSince.set(target, since);
+    for (const { name, wait } of longestWaits(queues, STORED_WAITS_PER_TARGET)) {
+      const kept = since.queues.get(name);
+      if (!kept || wait.maxMs > kept.maxMs)
+        since.queues.set(name, { queue: name, maxMs: wait.maxMs, p50Ms: wait.p50Ms, measured: wait.measured });
+    }
+    if (now() - since.writtenAt < WAIT_RECORD_INTERVAL_MS) return;
+    const longest = [...since.queues.values()]
+      .sort((a, b) => b.maxMs - a.maxMs || a.queue.localeCompare(b.queue))
+      .slice(0, STORED_WAITS_PER_TARGET);
+    since.writtenAt = now();
+    since.queues.clear();
     await deps.waits.record({ target, at: now(), queues: longest }).catch((error: unknown) => {
       report.waitsNotRecorded(target, error);
     });
@@ -232,7 +249,8 @@ export function targetPass(deps: TargetPassDeps, moveCosts: MoveCostModel) {
     pass: Pass,
     waitsMs: number[],
   ): Promise<QueueSummary[]> {
-    if (plan.rotationCursor !== undefined) {
+    // An unchanged cursor needs no write: the stored one is what the next pass reads.
+    if (plan.rotationCursor !== undefined && plan.rotationCursor !== measured.rotation.cursor) {
       if (!(await rotations.writeRotation(measured.target, plan.rotationCursor, measured.rotation))) {
         report.rotationConflict(measured.target);
       }

@@ -26,7 +26,7 @@ export interface WaitStore {
   readAll(): Promise<TargetWaits[]>;
 }
 
-/** Queues kept per target: the longest waits are what an operator looks for, and the item stays ~2 KB (2 WCU a pass). */
+/** Queues kept per target: the longest waits are what an operator looks for, and the item stays ~2 KB (2 WCU a write, at most one per target every 10 s per container). */
 export const STORED_WAITS_PER_TARGET = 25;
 
 const PREFIX = 'staging-waits#';
