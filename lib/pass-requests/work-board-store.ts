@@ -158,7 +158,9 @@ export class DynamoWorkBoard {
         names[`#o${i}`] = `exec:${i}`;
         return `#o${i} > :now`;
       });
-    const versionClause = rule === 'version-or-others' ? ['version = :version'] : [];
+    // A board no router has written yet has no version (read as 0): that is unchanged too.
+    const unchanged = version === 0 ? '(attribute_not_exists(version) OR version = :version)' : 'version = :version';
+    const versionClause = rule === 'version-or-others' ? [unchanged] : [];
     const clauses = [...versionClause, ...others];
     if (clauses.length === 0) return Promise.resolve(false);
     return this.conditional({

@@ -10,6 +10,7 @@ import { putInDoubt } from '../rabbitmq/answer-within';
 import { publishIsolatingRefusals } from '../rabbitmq/confirms';
 import type { AmqpSession } from '../rabbitmq/connection';
 import { userIdRefusal } from '../rabbitmq/publish-refusals';
+import { headerTableIssues } from './amqp-limits';
 import { parseAfterProcessRecord } from './event';
 import { dropFailed, type Failed, type Pending } from './pending';
 import { checkPriorities } from './priorities';
@@ -80,8 +81,7 @@ export function createRouter(deps: RouterDeps) {
           options: {
             ...message.properties,
             priority: amqpPriority,
-            // The distributor measures the wait in staging from it, and takes it off (lib/queues/staged-at.ts).
-            ...(bypass ? {} : { headers: stampStagedAt(message.properties.headers, now()) }),
+            ...(bypass ? {} : { headers: stagedHeaders(message.properties.headers, now()) }),
           },
         })),
         settings.confirmTimeoutMs,
@@ -167,6 +167,16 @@ export function createRouter(deps: RouterDeps) {
 function checkUserId(message: RoutableMessage, publisherUser: string): void {
   const refusal = userIdRefusal(message.properties.userId, publisherUser);
   if (refusal) throw new InvalidEventError(`message.properties.${refusal.property}`, refusal.reason);
+}
+
+/**
+ * A staged copy's headers: stamped with when it was staged, from which the distributor measures its
+ * wait and which it takes off (lib/queues/staged-at.ts). A table the stamp would push past AMQP's
+ * encoding limit stays as it is: the message is routed, its wait is not measured.
+ */
+function stagedHeaders(headers: Record<string, unknown> | undefined, at: number) {
+  const stamped = stampStagedAt(headers, at);
+  return headerTableIssues(stamped).length === 0 ? stamped : headers;
 }
 
 async function ensureStagingQueues(stagingQueues: StagingQueues, pending: Pending[]): Promise<Failed> {

@@ -62,7 +62,8 @@ describe('npx fairway invoke <function> --json, as a process', () => {
 
   it.each([
     ['router', (result: any) => expect(result).toEqual({ batchItemFailures: [] })],
-    ['distributor', (result: any) => expect(result.targets).toBeDefined()],
+    // An execution on a board no router has written yet (no version) leaves at once: it used to spin to its time limit.
+    ['distributor', (result: any) => expect(result).toMatchObject({ ending: 'idle', summaries: expect.any(Array) })],
     ['registryTimebasedCleanup', (result: any) => expect(result[0].outcome).toBeDefined()],
     ['registryStatus90Cleanup', (result: any) => expect(result[0].outcome).toBeDefined()],
     ['repositoryCleanup', (result: any) => expect(result[0].outcome).toBeDefined()],
