@@ -16,7 +16,7 @@ import { distributorSettings } from '../../../../lib/distributor/service';
 const config = (env: Record<string, string> = {}) =>
   loadDistributorConfig({ DISTRIBUTOR_TABLE: 't', AMQP_URL: 'amqp://h', RABBITMQ_MANAGEMENT_URL: 'http://h', ...env });
 
-describe('backlogPriority (log bands of a staging queue backlog)', () => {
+describe('backlogPriority (a quiet band and a busy band)', () => {
   it.each<[number, number, number, number]>([
     // backlog, top, quietBacklog, priority
     [0, 10, 10, 10],
@@ -24,20 +24,19 @@ describe('backlogPriority (log bands of a staging queue backlog)', () => {
     [10, 10, 10, 10],
     [11, 10, 10, 9],
     [20, 10, 10, 9],
-    [21, 10, 10, 8],
-    [40, 10, 10, 8],
-    [80, 10, 10, 7],
-    [640, 10, 10, 4],
-    [1_280, 10, 10, 3],
-    [5_000, 10, 10, 1],
-    [5_120, 10, 10, 1],
-    [5_121, 10, 10, 0],
-    [1_000_000, 10, 10, 0],
-    [3, 9, 1, 7],
+    [640, 10, 10, 9],
+    [5_121, 10, 10, 9],
+    [1_000_000, 10, 10, 9],
+    [3, 9, 1, 8],
     [2, 1, 1, 0],
     [200, 255, 100, 254],
   ])('backlog %d, top %d, quiet up to %d: priority %d', (backlog, top, quietBacklog, priority) => {
     expect(backlogPriority(backlog, top, quietBacklog)).toBe(priority);
+  });
+
+  it('gives every busy queue the same priority, whatever its backlog (equal service inside the target)', () => {
+    const busy = [11, 300, 2_999, 3_001, 5_000, 80_000].map((backlog) => backlogPriority(backlog, 10, 10));
+    expect(new Set(busy)).toEqual(new Set([9]));
   });
 
   it('never rises with the backlog', () => {
@@ -135,12 +134,12 @@ describe('planTarget, quiet tenants first', () => {
     const stamped = plan(backlog, measured(0, priorityTarget));
     expect(stamped).toMatchObject({ outcome: 'distributed', capacity: 950 });
     expect(stamped.shares).toEqual([
-      { name: noisy, share: 947, priority: 1 },
+      { name: noisy, share: 947, priority: 9 },
       { name: quiet, share: 3, priority: 10 },
     ]);
     // The pass's log shows each queue's stamped priority beside its depth.
     expect(stamped.queues).toEqual([
-      { name: noisy, depth: 5000, weight: 1, priority: 1 },
+      { name: noisy, depth: 5000, weight: 1, priority: 9 },
       { name: quiet, depth: 3, weight: 1, priority: 10 },
     ]);
   });
@@ -172,10 +171,10 @@ describe('planTarget, quiet tenants first', () => {
     ]);
   });
 
-  it('backlog: a quiet queue bigger than the quiet backlog is banded like any other', () => {
+  it('backlog: a quiet queue bigger than the quiet backlog is in the busy band like any other', () => {
     const busy = plan({ ...backlog, DISTRIBUTOR_QUIET_BACKLOG: '2' }, measured(0, priorityTarget));
     expect(busy.shares).toEqual([
-      { name: noisy, share: 947, priority: 0 },
+      { name: noisy, share: 947, priority: 9 },
       { name: quiet, share: 3, priority: 9 },
     ]);
   });

@@ -26,7 +26,12 @@ function fakes(records: StagingQueueRecord[], heldElsewhere: string[] = []) {
     },
     releaseLease: async (target: string) => void calls.push(`release ${target}`),
   };
-  const queues = { deleteIfIdle: async (q: string) => (calls.push(`delete ${q}`), 'deleted' as const) };
+  const queues = {
+    deleteIfIdle: async (q: string) => {
+      calls.push(`delete ${q}`);
+      return 'deleted' as const;
+    },
+  };
   const report = { reapFailed: jest.fn(), leaseNotReleased: jest.fn() };
   return { calls, deps: { registry, leases, queues, report, leaseMs: 60_000, now: () => NOW } };
 }
