@@ -162,17 +162,20 @@ export function invocationRunner(
     },
 ): RunInvocation {
   return async (event, remainingMs) => {
+    let backstopFailure: { error: unknown } | undefined;
     if (event === undefined) {
-      // A failed listing only waits for the next minute's.
-      await runBackstop({ ...deps, intervalMs: deps.settings.backstopIntervalMs }).catch((error: unknown) =>
-        deps.report.boardFailed('list the vhost (backstop)', error),
-      );
+      await runBackstop({ ...deps, intervalMs: deps.settings.backstopIntervalMs }).catch((error: unknown) => {
+        backstopFailure = { error };
+      });
     } else if (event.source === 'fairway.pass-request') {
       // An invoke of the earlier run model: its target goes on the board like a router's request.
       await deps.board.request([event.target]);
     }
     const execution = await runExecution(deps, remainingMs);
     deps.report.executionEnded(execution);
+    // The board is served first; then a failed listing fails the invocation, naming what is unreachable
+    // (the function's Errors alarm), and the next minute's schedule lists again.
+    if (backstopFailure) throw backstopFailure.error;
     return execution;
   };
 }
