@@ -27,14 +27,19 @@ export function targetTopPriority(args: Record<string, unknown> | undefined): nu
 
 /**
  * The priority for a message moved from a staging queue holding `backlog` messages: `top` up to
- * `quietBacklog` (a quiet tenant), `top − 1` above it. Two bands, not one per doubling: noisy queues
+ * `quietBacklog` (a quiet tenant), `top − 1` up to BUSY_FACTOR times that (a tenant with a short
+ * queue, still ahead of a flood), `top − 2` above. Three bands, not one per doubling: noisy queues
  * whose backlogs straddled a band edge were served unequally inside the target (the flood bench's
- * five noisy tenants: Jain 0.9665 in a 10 s window with log bands), while their equal shares of
- * room are the planner's to give. Pure.
+ * five noisy tenants: Jain 0.9665 in a 10 s window with a band per doubling); two bands let a quiet
+ * queue that briefly held more than `quietBacklog` fall in with the flood (quiet p99 5.2 s). Pure.
  */
 export function backlogPriority(backlog: number, top: number, quietBacklog: number): number {
-  return backlog <= quietBacklog ? top : Math.max(0, top - 1);
+  if (backlog <= quietBacklog) return top;
+  return Math.max(0, backlog <= BUSY_FACTOR * quietBacklog ? top - 1 : top - 2);
 }
+
+/** Up to this many times the quiet backlog, a queue is short rather than flooding. */
+export const BUSY_FACTOR = 16;
 
 /** The percentage of a target's max length only quiet queues may fill: none unless in backlog mode. */
 export const reservePercent = (settings: QuietFirstSettings): number =>

@@ -72,7 +72,7 @@ describe('quiet tenants first, on the real broker', () => {
       expect(first.moved).toBe(95);
       expect(second.targets[0]).toMatchObject({ outcome: 'distributed', moved: 1, depth: 95 });
       expect(inTarget[0]).toEqual({ id: 'quiet-0', priority: 10 });
-      expect(inTarget.slice(1).every((d) => d.id.startsWith('noisy-') && d.priority === 9)).toBe(true);
+      expect(inTarget.slice(1).every((d) => d.id.startsWith('noisy-') && d.priority === 8)).toBe(true);
       expect(inTarget).toHaveLength(96);
       // Nothing lost, nothing twice: what is not in the target is still staged.
       const rest = await f.drain(noisy);

@@ -16,27 +16,37 @@ import { distributorSettings } from '../../../../lib/distributor/service';
 const config = (env: Record<string, string> = {}) =>
   loadDistributorConfig({ DISTRIBUTOR_TABLE: 't', AMQP_URL: 'amqp://h', RABBITMQ_MANAGEMENT_URL: 'http://h', ...env });
 
-describe('backlogPriority (a quiet band and a busy band)', () => {
+describe('backlogPriority (quiet, short and flooding bands)', () => {
   it.each<[number, number, number, number]>([
     // backlog, top, quietBacklog, priority
     [0, 10, 10, 10],
     [1, 10, 10, 10],
     [10, 10, 10, 10],
     [11, 10, 10, 9],
-    [20, 10, 10, 9],
-    [640, 10, 10, 9],
-    [5_121, 10, 10, 9],
-    [1_000_000, 10, 10, 9],
+    [160, 10, 10, 9],
+    [161, 10, 10, 8],
+    [5_121, 10, 10, 8],
+    [1_000_000, 10, 10, 8],
     [3, 9, 1, 8],
+    [17, 9, 1, 7],
     [2, 1, 1, 0],
     [200, 255, 100, 254],
   ])('backlog %d, top %d, quiet up to %d: priority %d', (backlog, top, quietBacklog, priority) => {
     expect(backlogPriority(backlog, top, quietBacklog)).toBe(priority);
   });
 
-  it('gives every busy queue the same priority, whatever its backlog (equal service inside the target)', () => {
-    const busy = [11, 300, 2_999, 3_001, 5_000, 80_000].map((backlog) => backlogPriority(backlog, 10, 10));
-    expect(new Set(busy)).toEqual(new Set([9]));
+  it('never rises with the backlog', () => {
+    let last = Number.POSITIVE_INFINITY;
+    for (let backlog = 0; backlog < 20_000; backlog += 7) {
+      const priority = backlogPriority(backlog, 10, 10);
+      expect(priority).toBeLessThanOrEqual(last);
+      last = priority;
+    }
+  });
+
+  it('gives every flooding queue the same priority, whatever its backlog (equal service inside the target)', () => {
+    const flooding = [161, 300, 2_999, 3_001, 5_000, 80_000].map((backlog) => backlogPriority(backlog, 10, 10));
+    expect(new Set(flooding)).toEqual(new Set([8]));
   });
 
   it('never rises with the backlog', () => {
@@ -134,12 +144,12 @@ describe('planTarget, quiet tenants first', () => {
     const stamped = plan(backlog, measured(0, priorityTarget));
     expect(stamped).toMatchObject({ outcome: 'distributed', capacity: 950 });
     expect(stamped.shares).toEqual([
-      { name: noisy, share: 947, priority: 9 },
+      { name: noisy, share: 947, priority: 8 },
       { name: quiet, share: 3, priority: 10 },
     ]);
     // The pass's log shows each queue's stamped priority beside its depth.
     expect(stamped.queues).toEqual([
-      { name: noisy, depth: 5000, weight: 1, priority: 9 },
+      { name: noisy, depth: 5000, weight: 1, priority: 8 },
       { name: quiet, depth: 3, weight: 1, priority: 10 },
     ]);
   });
@@ -171,10 +181,10 @@ describe('planTarget, quiet tenants first', () => {
     ]);
   });
 
-  it('backlog: a quiet queue bigger than the quiet backlog is in the busy band like any other', () => {
+  it('backlog: a quiet queue bigger than the quiet backlog is in the short band, still above the flood', () => {
     const busy = plan({ ...backlog, DISTRIBUTOR_QUIET_BACKLOG: '2' }, measured(0, priorityTarget));
     expect(busy.shares).toEqual([
-      { name: noisy, share: 947, priority: 9 },
+      { name: noisy, share: 947, priority: 8 },
       { name: quiet, share: 3, priority: 9 },
     ]);
   });
