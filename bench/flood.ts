@@ -2,7 +2,7 @@ import { type ChannelModel, connect } from 'amqplib';
 import { stagingQueueName } from '../lib/queues/staging-names';
 import { routerEventSource } from '../local/sqs/settings';
 import { type Benchmark, textFlag } from './lib/benchmark';
-import { checkSettings, deploy } from './lib/fairway-deploy';
+import { checkSettings, deploy, stackEnv } from './lib/fairway-deploy';
 import {
   type Accounting,
   account,
@@ -160,15 +160,7 @@ export async function runFlood(
     // A dropped connection ends the run with its error (the next call on it fails), not the process.
     model.on('error', (error) => progress(`bench connection: ${String(error)}`));
     closers.unshift(() => model.close().catch(() => undefined));
-    const baseEnv = {
-      AMQP_URL: delayed.amqpUrl,
-      RABBITMQ_MANAGEMENT_URL: delayed.managementUrl,
-      RABBITMQ_VHOST: vhost.vhost,
-      DYNAMODB_ENDPOINT: dynamo.endpoint,
-      TENANT_TABLE: 'TenantCountersTable',
-      DISTRIBUTOR_TABLE: 'DistributorStateTable',
-      DISTRIBUTOR_SAFETY_MARGIN_MS: '10000', // as serverless.yml sets it
-    };
+    const baseEnv = stackEnv(delayed, dynamo);
 
     checkSettings({ env: baseEnv, routerEnv: options.routerEnv, distributorEnv: options.distributorEnv });
     const context: RunContext = { model, baseEnv, flags, options, batches, progress };
