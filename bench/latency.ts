@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type ChannelModel, connect } from 'amqplib';
+import type { ChannelModel } from 'amqplib';
 import { stagingQueueName } from '../lib/queues/staging-names';
 import { memoryStagingRegistry } from '../test/harness/staging-registry';
 import { publishConfirmed } from './lib/amqp';
@@ -8,9 +8,8 @@ import { type Deployment, deploy, stackEnv } from './lib/fairway-deploy';
 import { TargetWorkers } from './lib/fleet-workers';
 import { quantile } from './lib/flood-metrics';
 import { DepthReader, SqsBatches, sleep } from './lib/flood-traffic';
-import { delayedVhost, startBenchDynamo } from './lib/hops';
+import { startDelayedServices } from './lib/hops';
 import type { Row } from './lib/report';
-import { createBenchVhost } from './lib/services';
 
 type Flags = 'light' | 'baseline' | 'heavy' | 'idle' | 'workers' | 'tenants';
 
@@ -39,19 +38,10 @@ export const latencyBench: Benchmark<Flags> = {
     tenants: { quick: 5, tiny: 2, help: 'tenants, one staging queue each' },
   },
   async run(flags, progress) {
-    process.env.AWS_ACCESS_KEY_ID ??= 'local'; // dynalite and the local endpoint accept any credentials
-    process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
-    const vhost = await createBenchVhost('latency');
-    const closers: (() => Promise<unknown>)[] = [() => vhost.delete()];
+    const closers: (() => Promise<unknown>)[] = [];
     try {
       // dynalite in a process of its own, counting requests; it and the broker behind ~1 ms proxies.
-      const dynamo = await startBenchDynamo(1);
-      closers.unshift(() => dynamo.stop());
-      const delayed = await delayedVhost(vhost, 1);
-      closers.unshift(() => delayed.stopDelay());
-
-      const model = await connect(vhost.amqpUrl);
-      closers.unshift(() => model.close().catch(() => undefined));
+      const { dynamo, delayed, model } = await startDelayedServices('latency', 1, closers);
       const setup = await model.createConfirmChannel();
       await setup.assertQueue(target, {
         durable: true,
