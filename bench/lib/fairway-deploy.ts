@@ -15,7 +15,7 @@ import type { BenchDynamo } from './hops';
 import type { BenchVhost } from './services';
 
 /**
- * The flood bench's one coupling to how Fairway is deployed and run (the run model may change
+ * The flood and latency benches' one coupling to how Fairway is deployed and run (the run model may change
  * under it; this file follows): the router's and distributor's handler cores built from their
  * config loaders, the distributor's schedule from serverless.yml ('dev'), passes on demand through
  * the real Lambda client against a local async-invoke endpoint.
