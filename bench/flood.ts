@@ -1,8 +1,8 @@
-import { type ChannelModel, connect } from 'amqplib';
+import type { ChannelModel } from 'amqplib';
 import { stagingQueueName } from '../lib/queues/staging-names';
 import { routerEventSource } from '../local/sqs/settings';
 import { type Benchmark, textFlag } from './lib/benchmark';
-import { checkSettings, deploy } from './lib/fairway-deploy';
+import { checkSettings, deploy, stackEnv } from './lib/fairway-deploy';
 import {
   type Accounting,
   account,
@@ -15,9 +15,8 @@ import {
   ratePerSecond,
 } from './lib/flood-metrics';
 import { type BatchSettings, DepthReader, drainIds, RateWorkers, SqsBatches, sleep } from './lib/flood-traffic';
-import { delayedVhost, startBenchDynamo } from './lib/hops';
+import { startDelayedServices } from './lib/hops';
 import { type Goal, goalsTable, median, type Row, type Table } from './lib/report';
-import { createBenchVhost } from './lib/services';
 import { parseEnvFlag, parseListFlag } from './lib/text-flags';
 
 type Flags =
@@ -133,8 +132,6 @@ export async function runFlood(
   options: FloodOptions,
   progress: (line: string) => void,
 ): Promise<Table[]> {
-  process.env.AWS_ACCESS_KEY_ID ??= 'local'; // dynalite and the local endpoint accept any credentials
-  process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
   const scenarios: Scenario[] = options.scenarios.map((name) =>
     name === 'flood'
       ? { name, noisy: 1, perNoisy: flags.flood, workers: flags.workers }
@@ -149,26 +146,12 @@ export async function runFlood(
     concurrency: flags.routers,
   };
 
-  const vhost = await createBenchVhost('flood');
-  const closers: (() => Promise<unknown>)[] = [() => vhost.delete()];
+  const closers: (() => Promise<unknown>)[] = [];
   try {
-    const dynamo = await startBenchDynamo(1);
-    closers.unshift(() => dynamo.stop());
-    const delayed = await delayedVhost(vhost, 1);
-    closers.unshift(() => delayed.stopDelay());
-    const model = await connect(vhost.amqpUrl);
+    const { dynamo, delayed, model } = await startDelayedServices('flood', 1, closers);
     // A dropped connection ends the run with its error (the next call on it fails), not the process.
     model.on('error', (error) => progress(`bench connection: ${String(error)}`));
-    closers.unshift(() => model.close().catch(() => undefined));
-    const baseEnv = {
-      AMQP_URL: delayed.amqpUrl,
-      RABBITMQ_MANAGEMENT_URL: delayed.managementUrl,
-      RABBITMQ_VHOST: vhost.vhost,
-      DYNAMODB_ENDPOINT: dynamo.endpoint,
-      TENANT_TABLE: 'TenantCountersTable',
-      DISTRIBUTOR_TABLE: 'DistributorStateTable',
-      DISTRIBUTOR_SAFETY_MARGIN_MS: '10000', // as serverless.yml sets it
-    };
+    const baseEnv = stackEnv(delayed, dynamo);
 
     checkSettings({ env: baseEnv, routerEnv: options.routerEnv, distributorEnv: options.distributorEnv });
     const context: RunContext = { model, baseEnv, flags, options, batches, progress };

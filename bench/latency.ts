@@ -1,29 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import { type Channel, type ChannelModel, connect } from 'amqplib';
-import type { ScheduledEvent } from 'aws-lambda';
-import { loadDistributorConfig } from '../lib/config/distributor';
-import { loadRouterConfig } from '../lib/config/router';
-import type { ExecutionSummary } from '../lib/distributor/report';
-import { createDistributorService, distributorInvocation, warningReport } from '../lib/distributor/service';
-import type { WorkEvent } from '../lib/pass-requests/pass-trigger';
+import type { ChannelModel } from 'amqplib';
 import { stagingQueueName } from '../lib/queues/staging-names';
-import { createRouterService } from '../lib/routing/service';
-import { lambdaContext, scheduledEvent, sqsEvent } from '../local/lambda-events';
-import { startLambdaInvokeServer } from '../local/lambda-invoke-server';
-import { serviceFunctions } from '../local/service';
-import { Scheduler } from '../local/stack/scheduler';
 import { memoryStagingRegistry } from '../test/harness/staging-registry';
 import { publishConfirmed } from './lib/amqp';
 import type { Benchmark } from './lib/benchmark';
-import { delayedVhost, startBenchDynamo } from './lib/hops';
+import { type Deployment, deploy, stackEnv } from './lib/fairway-deploy';
+import { TargetWorkers } from './lib/fleet-workers';
+import { quantile } from './lib/flood-metrics';
+import { DepthReader, SqsBatches, sleep } from './lib/flood-traffic';
+import { startDelayedServices } from './lib/hops';
 import type { Row } from './lib/report';
-import { createBenchVhost } from './lib/services';
 
 type Flags = 'light' | 'baseline' | 'heavy' | 'idle' | 'workers' | 'tenants';
 
 const target = 'worker-input';
 const maxLength = 1_000;
-const functionName = 'fairway-bench-distributor';
 /** Router invocations at once at most; a bench process that let them pile up would measure its own queueing. */
 const maxRouterConcurrency = 4;
 
@@ -47,19 +38,10 @@ export const latencyBench: Benchmark<Flags> = {
     tenants: { quick: 5, tiny: 2, help: 'tenants, one staging queue each' },
   },
   async run(flags, progress) {
-    process.env.AWS_ACCESS_KEY_ID ??= 'local'; // dynalite and the local endpoint accept any credentials
-    process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
-    const vhost = await createBenchVhost('latency');
-    const closers: (() => Promise<unknown>)[] = [() => vhost.delete()];
+    const closers: (() => Promise<unknown>)[] = [];
     try {
       // dynalite in a process of its own, counting requests; it and the broker behind ~1 ms proxies.
-      const dynamo = await startBenchDynamo(1);
-      closers.unshift(() => dynamo.stop());
-      const delayed = await delayedVhost(vhost, 1);
-      closers.unshift(() => delayed.stopDelay());
-
-      const model = await connect(vhost.amqpUrl);
-      closers.unshift(() => model.close().catch(() => undefined));
+      const { dynamo, delayed, model } = await startDelayedServices('latency', 1, closers);
       const setup = await model.createConfirmChannel();
       await setup.assertQueue(target, {
         durable: true,
@@ -69,117 +51,53 @@ export const latencyBench: Benchmark<Flags> = {
       const staging = tenants.map((tenantId) => stagingQueueName({ target, tenantId, workflowName: 'flow' }));
       for (const name of staging) await setup.assertQueue(name, { durable: true });
 
-      const baseEnv = {
-        AMQP_URL: delayed.amqpUrl,
-        RABBITMQ_MANAGEMENT_URL: delayed.managementUrl,
-        RABBITMQ_VHOST: vhost.vhost,
-        DYNAMODB_ENDPOINT: dynamo.endpoint,
-        TENANT_TABLE: 'TenantCountersTable',
-        DISTRIBUTOR_TABLE: 'DistributorStateTable',
-        DISTRIBUTOR_SAFETY_MARGIN_MS: '10000', // as serverless.yml sets it
-      };
-      const distributorFn = serviceFunctions('dev').find((fn) => fn.name === 'distributor')!;
-      // In memory until the staging helper's DynamoDB adapter lands: the router here records nothing in
-      // it, so the schedule's backstop listing (at deploy) records the staging queues.
+      const baseEnv = stackEnv(delayed, dynamo);
+      // In memory, as in the runs recorded in BENCHMARKS.md: the router here records nothing in it,
+      // so the schedule's backstop listing (at deploy) records the staging queues.
       const registry = memoryStagingRegistry();
-      const workers = new Workers(model, target, flags.workers);
+      const workers = new TargetWorkers(model, target, flags.workers);
       await workers.start();
       closers.unshift(() => workers.stop());
 
       /** The deployed pair for one phase: on demand (async invokes through the local endpoint) or schedule only. */
-      const deploy = async (onDemand: boolean) => {
-        const invocations = { scheduled: 0, requested: 0, busyMs: 0, failed: 0 };
-        let runInvocation: (event: ScheduledEvent | WorkEvent) => Promise<ExecutionSummary>;
-        const invokeServer = await startLambdaInvokeServer(
-          async (_name, event) => {
-            invocations.requested++;
-            return runInvocation(event as WorkEvent);
-          },
-          () => invocations.failed++,
-        );
-        const env = {
-          ...baseEnv,
-          ...(onDemand ? { DISTRIBUTOR_FUNCTION_NAME: functionName, LAMBDA_ENDPOINT: invokeServer.endpoint } : {}),
-        };
-        const warn = warningReport((message, details) =>
-          progress(`distributor: ${message} ${JSON.stringify(details)}`),
-        );
-        const distributorConfig = loadDistributorConfig(env);
-        const distributor = createDistributorService(distributorConfig, warn, { registry });
-        const invocation = distributorInvocation(distributor);
-        runInvocation = async (event) => {
-          const started = performance.now();
-          try {
-            return await invocation(event, lambdaContext(distributorFn.deployedName, distributorFn.timeoutSeconds));
-          } finally {
-            invocations.busyMs += performance.now() - started;
-          }
-        };
-        const router = createRouterService(loadRouterConfig(env), {
-          failed: (failure) => progress(`router: not routed ${failure.kind} ${failure.reason}`),
-          counted: () => undefined,
-          tenantRouted: () => undefined,
-          stagingQueueKept: () => undefined,
-          tenantlessRouted: () => undefined,
-          nameShortened: () => undefined,
-          passRequestFailed: (t, error) => progress(`router: pass request failed for ${t}: ${String(error)}`),
-        });
-        const scheduler = new Scheduler([distributorFn], 1, async () => {
-          invocations.scheduled++;
-          return runInvocation(scheduledEvent(`${distributorFn.deployedName}-schedule`));
-        });
-        scheduler.start();
-        return {
-          invocations,
-          route: router.route,
-          async stop() {
-            await scheduler.stop();
-            await invokeServer.close();
-            await Promise.all([router.close(), distributor.close()]);
-          },
-        };
-      };
+      const deployPair = (onDemand: boolean) =>
+        deploy({ env: baseEnv, routerEnv: {}, distributor: { onDemand, env: {}, registry }, progress });
 
       /**
-       * Router invocations of `size` records every `everyMs` (a tick is skipped while `maxRouterConcurrency` run),
-       * tenants in turn; each message's id → invocation time.
+       * Router invocations of `size` records every `everyMs` through the after-process queue's event source
+       * (at most `maxRouterConcurrency` at once), tenants in turn; each message's id → the time a router was
+       * handed it.
        */
-      const traffic = (route: ReturnType<typeof createRouterService>['route'], everyMs: number, size: number) => {
-        const sent = new Map<string, number>();
+      const traffic = (route: Deployment['route'], everyMs: number, size: number) => {
+        const sqs = new SqsBatches(
+          route,
+          { batchSize: size, windowMs: 0, concurrency: maxRouterConcurrency },
+          (error) => progress(`router threw: ${String(error)}`),
+        );
         let next = 0;
-        let routerInvocations = 0;
-        const inFlight = new Set<Promise<unknown>>();
         const timer = setInterval(() => {
-          // As the SQS event source with a maximum concurrency: the queue holds what the routers cannot take yet.
-          if (inFlight.size >= maxRouterConcurrency) return;
-          const bodies = Array.from({ length: size }, () => {
+          for (let i = 0; i < size; i++) {
             const tenantId = tenants[next++ % tenants.length]!;
+            // Unique over the phases: the workers keep each id's first delivery.
             const messageId = randomUUID();
-            sent.set(messageId, Date.now());
-            return JSON.stringify({
-              target,
-              tenantId,
-              workflowName: 'flow',
-              message: { body: '{"task":"bench"}', properties: { messageId, contentType: 'application/json' } },
-            });
-          });
-          routerInvocations++;
-          const call = route(sqsEvent(bodies, 'fairway-bench-after-process')).finally(() => inFlight.delete(call));
-          inFlight.add(call);
+            const message = { body: '{"task":"bench"}', properties: { messageId, contentType: 'application/json' } };
+            sqs.send(messageId, JSON.stringify({ target, tenantId, workflowName: 'flow', message }));
+          }
         }, everyMs);
+        sqs.start();
         return {
-          sent,
-          invocations: () => routerInvocations,
+          sent: sqs.handedAt,
+          invocations: () => sqs.invocations,
           async stop() {
             clearInterval(timer);
-            await Promise.allSettled([...inFlight]);
+            await sqs.stop();
           },
         };
       };
 
       const perMinute = (count: number, ms: number) => (count * 60_000) / ms;
       const costRows: Row[] = [];
-      const cost = async (phase: string, ms: number, routed: number, pair: Awaited<ReturnType<typeof deploy>>) =>
+      const cost = async (phase: string, ms: number, routed: number, pair: Deployment) =>
         costRows.push({
           phase,
           seconds: Math.round(ms / 1000),
@@ -193,7 +111,7 @@ export const latencyBench: Benchmark<Flags> = {
       /** Light load: one document every 100 ms; latency = delivery to a worker (the target is empty) − router call. */
       const lightLoad = async (phase: string, onDemand: boolean, seconds: number) => {
         progress(`${phase}: ${seconds} s`);
-        const pair = await deploy(onDemand);
+        const pair = await deployPair(onDemand);
         await dynamo.reset();
         const started = Date.now();
         const load = traffic(pair.route, 100, 1);
@@ -227,33 +145,28 @@ export const latencyBench: Benchmark<Flags> = {
           }
         })(),
       );
-      const heavyPair = await deploy(true);
+      const heavyPair = await deployPair(true);
       const heavyLoad = traffic(heavyPair.route, 100, 10);
       // Steady state only: the window opens once the first pass (the schedule's, at deploy) has filled the target.
       const warmUpEnds = Date.now() + 10_000;
-      const probe = await model.createChannel();
-      while (Date.now() < warmUpEnds && (await probe.checkQueue(target)).messageCount < maxLength / 2) await sleep(50);
-      await probe.close();
+      const reader = new DepthReader(model);
+      while (Date.now() < warmUpEnds && (await reader.depth(target)) < maxLength / 2) await sleep(50);
       await dynamo.reset();
       const invocationsBefore = { ...heavyPair.invocations };
       const routedBefore = heavyLoad.invocations();
       const consumedBefore = workers.acked;
       const heavyStart = Date.now();
       const samples = { total: 0, starved: 0, overfilled: 0 };
-      const sampler = (async () => {
-        const channel = await model.createChannel();
-        while (Date.now() - heavyStart < flags.heavy * 1000) {
-          const depth = (await channel.checkQueue(target)).messageCount;
-          let staged = 0;
-          for (const name of staging) staged += (await channel.checkQueue(name)).messageCount;
-          samples.total++;
-          if (depth === 0 && staged > 0) samples.starved++;
-          if (depth > maxLength) samples.overfilled++;
-          await sleep(100);
-        }
-        await channel.close();
-      })();
-      await sampler;
+      while (Date.now() - heavyStart < flags.heavy * 1000) {
+        const depth = await reader.depth(target);
+        let staged = 0;
+        for (const name of staging) staged += await reader.depth(name);
+        samples.total++;
+        if (depth === 0 && staged > 0) samples.starved++;
+        if (depth > maxLength) samples.overfilled++;
+        await sleep(100);
+      }
+      await reader.close();
       const heavyMs = Date.now() - heavyStart;
       const consumed = workers.acked - consumedBefore;
       await heavyLoad.stop();
@@ -264,7 +177,7 @@ export const latencyBench: Benchmark<Flags> = {
       await drainAll(model, [target, ...staging]);
 
       progress(`idle: ${flags.idle} s`);
-      const idlePair = await deploy(true);
+      const idlePair = await deployPair(true);
       await dynamo.reset();
       const idleStart = Date.now();
       await sleep(flags.idle * 1000);
@@ -330,60 +243,8 @@ export const latencyBench: Benchmark<Flags> = {
   },
 };
 
-/** Workers at a set rate: prefetch 50, one ack every 1/rate s; each message's first delivery time by id. */
-class Workers {
-  readonly arrived = new Map<string, number>();
-  acked = 0;
-  private channel?: Channel;
-  private nextSlot = 0;
-  private readonly timers = new Set<NodeJS.Timeout>();
-
-  constructor(
-    private readonly model: ChannelModel,
-    private readonly queue: string,
-    private readonly rate: number,
-  ) {}
-
-  async start() {
-    const channel = await this.model.createChannel();
-    this.channel = channel;
-    await channel.prefetch(50);
-    await channel.consume(
-      this.queue,
-      (message) => {
-        if (!message) return;
-        const id = String(message.properties.messageId);
-        if (!this.arrived.has(id)) this.arrived.set(id, Date.now());
-        const now = performance.now();
-        const at = Math.max(now, this.nextSlot);
-        this.nextSlot = at + 1000 / this.rate;
-        const timer = setTimeout(() => {
-          this.timers.delete(timer);
-          channel.ack(message);
-          this.acked++;
-        }, at - now);
-        this.timers.add(timer);
-      },
-      { consumerTag: 'bench-workers' },
-    );
-  }
-
-  async stop() {
-    for (const timer of this.timers) clearTimeout(timer);
-    await this.channel?.close().catch(() => undefined);
-  }
-}
-
 async function drainAll(model: ChannelModel, queues: readonly string[]) {
   const channel = await model.createChannel();
   for (const queue of queues) await channel.purgeQueue(queue);
   await channel.close();
 }
-
-function quantile(values: readonly number[], q: number): number {
-  if (values.length === 0) return 0;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

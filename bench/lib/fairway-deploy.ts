@@ -5,20 +5,34 @@ import { checkVariableNames } from '../../lib/config/variables';
 import type { ExecutionSummary } from '../../lib/distributor/report';
 import { createDistributorService, distributorInvocation, warningReport } from '../../lib/distributor/service';
 import type { DistributorEvent } from '../../lib/pass-requests/pass-trigger';
+import type { StagingRegistry } from '../../lib/queues/staging-registry';
 import { createRouterService } from '../../lib/routing/service';
 import { lambdaContext, scheduledEvent } from '../../local/lambda-events';
 import { startLambdaInvokeServer } from '../../local/lambda-invoke-server';
 import { serviceFunctions } from '../../local/service';
 import { Scheduler } from '../../local/stack/scheduler';
+import type { BenchDynamo } from './hops';
+import type { BenchVhost } from './services';
 
 /**
- * The flood bench's one coupling to how Fairway is deployed and run (the run model may change
+ * The flood and latency benches' one coupling to how Fairway is deployed and run (the run model may change
  * under it; this file follows): the router's and distributor's handler cores built from their
  * config loaders, the distributor's schedule from serverless.yml ('dev'), passes on demand through
  * the real Lambda client against a local async-invoke endpoint.
  */
 
 const functionName = 'fairway-bench-distributor';
+
+/** What both functions are given of the stack, as serverless.yml names and sets it, for the bench's broker and DynamoDB. */
+export const stackEnv = (broker: BenchVhost, dynamo: Pick<BenchDynamo, 'endpoint'>): Record<string, string> => ({
+  AMQP_URL: broker.amqpUrl,
+  RABBITMQ_MANAGEMENT_URL: broker.managementUrl,
+  RABBITMQ_VHOST: broker.vhost,
+  DYNAMODB_ENDPOINT: dynamo.endpoint,
+  TENANT_TABLE: 'TenantCountersTable',
+  DISTRIBUTOR_TABLE: 'DistributorStateTable',
+  DISTRIBUTOR_SAFETY_MARGIN_MS: '10000',
+});
 
 export interface Invocations {
   scheduled: number;
@@ -40,7 +54,15 @@ export interface DeployOptions {
   /** The router's own settings on top (ROUTER_TARGETS, TENANT_PRIORITY_…). */
   routerEnv: Record<string, string>;
   /** Absent: the router alone, publishing straight to the target. */
-  distributor?: { onDemand: boolean; env: Record<string, string> };
+  distributor?: {
+    onDemand: boolean;
+    env: Record<string, string>;
+    /**
+     * A registry of the bench's, read instead of STAGING_TABLE's: the router then records nothing
+     * (the backstop's listing does) and nothing is reaped. Absent: STAGING_TABLE, as deployed.
+     */
+    registry?: StagingRegistry;
+  };
   progress(line: string): void;
 }
 
@@ -57,7 +79,8 @@ export function checkSettings(
 
 export async function deploy(given: DeployOptions): Promise<Deployment> {
   // As deployed: the router records its staging queues and the distributor's passes read them there.
-  const options = { ...given, env: { STAGING_TABLE: 'StagingQueuesTable', ...given.env } };
+  const registry = given.distributor?.registry;
+  const options = registry ? given : { ...given, env: { STAGING_TABLE: 'StagingQueuesTable', ...given.env } };
   const { progress } = options;
   const invocations: Invocations = { scheduled: 0, requested: 0, failed: 0, busyMs: 0 };
   const closers: (() => Promise<unknown>)[] = [];
@@ -79,7 +102,7 @@ export async function deploy(given: DeployOptions): Promise<Deployment> {
       onDemandEnv = { DISTRIBUTOR_FUNCTION_NAME: functionName, LAMBDA_ENDPOINT: invokeServer.endpoint };
     const warn = warningReport((message, details) => progress(`distributor: ${message} ${JSON.stringify(details)}`));
     const config = loadDistributorConfig({ ...options.env, ...onDemandEnv, ...options.distributor.env });
-    const service = createDistributorService(config, warn);
+    const service = createDistributorService(config, warn, registry ? { registry } : {});
     const invocation = distributorInvocation(service);
     runInvocation = async (event) => {
       const started = performance.now();

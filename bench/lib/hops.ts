@@ -1,7 +1,8 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type ChannelModel, connect } from 'amqplib';
 import { localDynamoClients } from '../../local/embedded-dynamo';
-import type { BenchVhost } from './services';
+import { type BenchVhost, createBenchVhost } from './services';
 import { type SideProcess, startSideProcess } from './side-process';
 
 /** DynamoDB operations that write, and that read (for the cost table). */
@@ -89,6 +90,29 @@ export async function delayedVhost(
     managementUrl: management.toString(),
     stopDelay: () => proxy.stop(),
   };
+}
+
+/**
+ * A bench's vhost and dynalite, both behind ~`delayMs` proxies, and a connection of the bench's own
+ * straight to the vhost. Each goes into `closers` as it is made (last made, first closed), so that
+ * a failure part-way leaves nothing behind once the caller runs them.
+ */
+export async function startDelayedServices(
+  bench: string,
+  delayMs: number,
+  closers: (() => Promise<unknown>)[],
+): Promise<{ dynamo: BenchDynamo; delayed: BenchVhost; model: ChannelModel }> {
+  process.env.AWS_ACCESS_KEY_ID ??= 'local'; // dynalite and the local endpoint accept any credentials
+  process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
+  const vhost = await createBenchVhost(bench);
+  closers.unshift(() => vhost.delete());
+  const dynamo = await startBenchDynamo(delayMs);
+  closers.unshift(() => dynamo.stop());
+  const delayed = await delayedVhost(vhost, delayMs);
+  closers.unshift(() => delayed.stopDelay());
+  const model = await connect(vhost.amqpUrl);
+  closers.unshift(() => model.close().catch(() => undefined));
+  return { dynamo, delayed, model };
 }
 
 const startDelayServer = (delayMs: number, upstreams: string[]): Promise<SideProcess<{ ports: number[] }>> =>

@@ -4,11 +4,25 @@ import type { StagingRegistry } from '../queues/staging-registry';
 import type { QueueInfo } from '../rabbitmq/management';
 import type { DistributorReport } from './report';
 
+/** One listing's staging queues by target (each in listing order); other queues are left out. */
+export type StagingQueuesByTarget = ReadonlyMap<string, readonly QueueInfo[]>;
+
+/** Groups a vhost listing's staging queues by target. Pure. */
+export function stagingQueuesByTarget(listing: readonly QueueInfo[]): StagingQueuesByTarget {
+  const byTarget = new Map<string, QueueInfo[]>();
+  for (const queue of listing) {
+    const target = parseStagingQueueName(queue.name)?.target;
+    if (target === undefined) continue;
+    byTarget.set(target, [...(byTarget.get(target) ?? []), queue]);
+  }
+  return byTarget;
+}
+
 /**
- * The staging helper's reaper (docs/router.md "Staging-queue lifecycle"), given each backstop
- * listing. Not wired until it lands: until then nothing is reaped.
+ * The reaper of idle staging queues (docs/router.md "Staging-queue lifecycle",
+ * reaping/backstop-reaper.ts), given each backstop listing grouped by target.
  */
-export type ReapIdleStagingQueues = (listing: readonly QueueInfo[], nowMs: number) => Promise<void>;
+export type ReapIdleStagingQueues = (byTarget: StagingQueuesByTarget, nowMs: number) => Promise<void>;
 
 export interface BackstopDeps {
   board: Pick<DynamoWorkBoard, 'takeListing' | 'request'>;
@@ -28,18 +42,13 @@ export interface BackstopDeps {
  * interval over every execution (the `listedAt` stamp of the work board, taken conditionally). It
  * records staging queues the registry lacks (made by something other than the router), marks every
  * target with listed staged messages as wanting a pass (a request that was lost), and hands the
- * listing to the reaper. False when another execution listed within the interval.
+ * listing, grouped by target, to the reaper. False when another execution listed within the interval.
  */
 export async function runBackstop(deps: BackstopDeps): Promise<boolean> {
   const now = deps.now ?? Date.now;
   if (!(await deps.board.takeListing(now(), deps.intervalMs))) return false;
   const listing = await deps.listQueues();
-  const byTarget = new Map<string, QueueInfo[]>();
-  for (const queue of listing) {
-    const target = parseStagingQueueName(queue.name)?.target;
-    if (target === undefined) continue;
-    byTarget.set(target, [...(byTarget.get(target) ?? []), queue]);
-  }
+  const byTarget = stagingQueuesByTarget(listing);
   let recorded = 0;
   if (deps.registry) {
     const registry = deps.registry;
@@ -54,8 +63,7 @@ export async function runBackstop(deps: BackstopDeps): Promise<boolean> {
   }
   const wanted = [...byTarget].filter(([, queues]) => queues.some((q) => q.messages_ready > 0)).map(([t]) => t);
   if (wanted.length > 0) await deps.board.request(wanted);
-  // The reaper's call site: the staging helper's reaper, given this listing, once it lands.
-  await deps.reapIdleStagingQueues?.(listing, now());
+  await deps.reapIdleStagingQueues?.(byTarget, now());
   deps.report.backstopListed({ queues: listing.length, recorded, wanted: wanted.length });
   return true;
 }

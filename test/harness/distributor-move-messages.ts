@@ -21,15 +21,19 @@ export async function moveMessages(
   }
 }
 
-/** The moving tests' one move: a 30 s deadline, a 300 ms idle stop, prefetch 100, as `guest`; each can be overridden. */
+/** The moving tests' request: a 30 s deadline, a 300 ms idle stop, prefetch 100, as `guest`; each can be overridden. */
+export const testMoveRequest = (
+  request: Partial<MoveRequest> & Pick<MoveRequest, 'source' | 'target' | 'count'>,
+): MoveRequest => ({
+  prefetch: 100,
+  deadline: Date.now() + 30_000,
+  idleStopMs: 300,
+  publisherUser: 'guest',
+  ...request,
+});
+
+/** The moving tests' one move (testMoveRequest) on a channel pair of its own. */
 export const testMove = (
   openChannel: OpenChannel,
-  request: Partial<MoveRequest> & Pick<MoveRequest, 'source' | 'target' | 'count'>,
-): Promise<MoveResult> =>
-  moveMessages(openChannel, {
-    prefetch: 100,
-    deadline: Date.now() + 30_000,
-    idleStopMs: 300,
-    publisherUser: 'guest',
-    ...request,
-  });
+  request: Parameters<typeof testMoveRequest>[0],
+): Promise<MoveResult> => moveMessages(openChannel, testMoveRequest(request));

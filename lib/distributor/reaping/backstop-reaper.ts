@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { LeaseStore } from '../../pass-requests/lease-store';
-import { parseStagingQueueName } from '../../queues/staging-names';
 import type { ReapingRegistry } from '../../queues/staging-registry';
-import type { QueueInfo } from '../../rabbitmq/management';
-import type { ReapIdleStagingQueues } from '../backstop';
+import type { ReapIdleStagingQueues, StagingQueuesByTarget } from '../backstop';
 import { type QueueDeleter, type ReaperReport, reapStagingQueues } from './reaper';
 
 export interface BackstopReaperDeps {
@@ -19,21 +17,16 @@ export interface BackstopReaperDeps {
 }
 
 /**
- * The backstop's reaper (docs/router.md "Staging-queue lifecycle"): for each target whose listing
- * shows an idle staging queue, it takes the target's lease (a target an execution holds is left for
- * a later backstop: its passes may hold that queue's messages unacknowledged), reaps, and releases.
+ * The backstop's reaper (docs/router.md "Staging-queue lifecycle"): for each target whose listed
+ * staging queues (the backstop's grouping) include an idle one, it takes the target's lease (a
+ * target an execution holds is left for a later backstop: its passes may hold that queue's
+ * messages unacknowledged), reaps, and releases.
  * It runs before the invocation's own passes, so none of its channels holds a staging message.
  */
 export function backstopReaper(deps: BackstopReaperDeps): ReapIdleStagingQueues {
   const now = deps.now ?? Date.now;
-  return async (listing: readonly QueueInfo[]) => {
+  return async (byTarget: StagingQueuesByTarget) => {
     if (deps.reapAfterMs === 0) return;
-    const byTarget = new Map<string, QueueInfo[]>();
-    for (const queue of listing) {
-      const target = parseStagingQueueName(queue.name)?.target;
-      if (target === undefined) continue;
-      byTarget.set(target, [...(byTarget.get(target) ?? []), queue]);
-    }
     for (const [target, queues] of byTarget) {
       if (!queues.some((q) => q.messages === 0)) continue;
       const owner = randomUUID();

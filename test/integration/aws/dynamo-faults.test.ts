@@ -4,7 +4,15 @@ import {
   ProvisionedThroughputExceededException,
   ThrottlingException,
 } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  DynamoDBDocumentClient,
+  GetCommand,
+  type GetCommandInput,
+  PutCommand,
+  type PutCommandInput,
+  UpdateCommand,
+  type UpdateCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { StackStore } from '../../../lib/cleanup/engine/stack-store';
 import { DynamoLeaseStore } from '../../../lib/pass-requests/lease-store';
@@ -37,6 +45,20 @@ describe('DynamoDB throttling and 5xx on Fairway’s stores (aws-sdk-client-mock
     await dynamo.createTables();
   });
   afterAll(() => dynamo?.stop());
+  /** Each command the stores send, passed on to the real table. */
+  const toTable = {
+    update: (input: UpdateCommandInput) => dynamo.doc.send(new UpdateCommand(input)),
+    put: (input: PutCommandInput) => dynamo.doc.send(new PutCommand(input)),
+    get: (input: GetCommandInput) => dynamo.doc.send(new GetCommand(input)),
+  };
+  /** A call that reaches the table, then its answer is lost to a 5xx: it was applied, the caller cannot know. */
+  const appliedThen5xx =
+    <I>(send: (input: I) => Promise<unknown>) =>
+    async (input: I) => {
+      await send(input);
+      throw serverFault();
+    };
+
   beforeEach(() => {
     doc = DynamoDBDocumentClient.from(
       new DynamoDBClient({
@@ -47,9 +69,9 @@ describe('DynamoDB throttling and 5xx on Fairway’s stores (aws-sdk-client-mock
     );
     mock = mockClient(doc);
     // Every call reaches the real table unless a test says otherwise.
-    mock.on(UpdateCommand).callsFake((input) => dynamo.doc.send(new UpdateCommand(input)));
-    mock.on(PutCommand).callsFake((input) => dynamo.doc.send(new PutCommand(input)));
-    mock.on(GetCommand).callsFake((input) => dynamo.doc.send(new GetCommand(input)));
+    mock.on(UpdateCommand).callsFake(toTable.update);
+    mock.on(PutCommand).callsFake(toTable.put);
+    mock.on(GetCommand).callsFake(toTable.get);
   });
   afterEach(() => mock.restore());
 
@@ -65,11 +87,7 @@ describe('DynamoDB throttling and 5xx on Fairway’s stores (aws-sdk-client-mock
     it('retries a throttled check with back-off and applies it exactly once', async () => {
       const now = Date.now();
       await seedCheck('throttled-tenant', now);
-      mock
-        .on(UpdateCommand)
-        .rejectsOnce(throttled())
-        .rejectsOnce(throttledRequest())
-        .callsFake((input) => dynamo.doc.send(new UpdateCommand(input)));
+      mock.on(UpdateCommand).rejectsOnce(throttled()).rejectsOnce(throttledRequest()).callsFake(toTable.update);
       const result = await store().check('throttled-tenant', 3, now + 1);
       expect(result).toMatchObject({ counts: [-1, -2, -3] });
       expect((await item('TenantCountersTable', { pk: 'throttled-tenant' }))?.pendingCount).toBe(-3);
@@ -88,13 +106,7 @@ describe('DynamoDB throttling and 5xx on Fairway’s stores (aws-sdk-client-mock
       const now = Date.now();
       await seedCheck('server-fault-tenant', now);
       // The ADD reached the table, then the answer was lost.
-      mock
-        .on(UpdateCommand)
-        .callsFakeOnce(async (input) => {
-          await dynamo.doc.send(new UpdateCommand(input));
-          throw serverFault();
-        })
-        .callsFake((input) => dynamo.doc.send(new UpdateCommand(input)));
+      mock.on(UpdateCommand).callsFakeOnce(appliedThen5xx(toTable.update)).callsFake(toTable.update);
       await expect(store().check('server-fault-tenant', 1, now + 1)).rejects.toMatchObject({
         name: 'InternalServerError',
       });
@@ -107,22 +119,13 @@ describe('DynamoDB throttling and 5xx on Fairway’s stores (aws-sdk-client-mock
     const state = () => new DynamoLeaseStore(doc, 'DistributorStateTable');
 
     it('retries a throttled acquire and holds the lease', async () => {
-      mock
-        .on(PutCommand)
-        .rejectsOnce(throttled())
-        .callsFake((input) => dynamo.doc.send(new PutCommand(input)));
+      mock.on(PutCommand).rejectsOnce(throttled()).callsFake(toTable.put);
       expect(await state().acquireLease('t-throttled', 'pass-a', 1000, 61_000)).toBe(true);
       expect(await item('DistributorStateTable', { pk: 'lease#t-throttled' })).toMatchObject({ owner: 'pass-a' });
     });
 
     it('a lease whose put succeeded but answered 5xx is the caller’s after the retry, and no one else’s', async () => {
-      mock
-        .on(PutCommand)
-        .callsFakeOnce(async (input) => {
-          await dynamo.doc.send(new PutCommand(input));
-          throw serverFault();
-        })
-        .callsFake((input) => dynamo.doc.send(new PutCommand(input)));
+      mock.on(PutCommand).callsFakeOnce(appliedThen5xx(toTable.put)).callsFake(toTable.put);
       expect(await state().acquireLease('t-5xx', 'pass-a', 1000, 61_000)).toBe(true);
       expect(await state().acquireLease('t-5xx', 'pass-b', 2000, 62_000)).toBe(false);
       expect(await item('DistributorStateTable', { pk: 'lease#t-5xx' })).toMatchObject({ owner: 'pass-a' });
@@ -135,10 +138,7 @@ describe('DynamoDB throttling and 5xx on Fairway’s stores (aws-sdk-client-mock
           Item: { pk: 'lease#t-held', owner: 'pass-b', expiresAt: 99_000 },
         }),
       );
-      mock
-        .on(PutCommand)
-        .rejectsOnce(serverFault())
-        .callsFake((input) => dynamo.doc.send(new PutCommand(input)));
+      mock.on(PutCommand).rejectsOnce(serverFault()).callsFake(toTable.put);
       expect(await state().acquireLease('t-held', 'pass-a', 1000, 61_000)).toBe(false);
       expect(await item('DistributorStateTable', { pk: 'lease#t-held' })).toMatchObject({ owner: 'pass-b' });
     });
@@ -154,23 +154,14 @@ describe('DynamoDB throttling and 5xx on Fairway’s stores (aws-sdk-client-mock
 
     it('retries a throttled claim: the operation is claimed once, its attempt counted once', async () => {
       await seed('job-throttled', 'op#1');
-      mock
-        .on(UpdateCommand)
-        .rejectsOnce(throttled())
-        .callsFake((input) => dynamo.doc.send(new UpdateCommand(input)));
+      mock.on(UpdateCommand).rejectsOnce(throttled()).callsFake(toTable.update);
       const claimed = await new StackStore(doc, table, 'job-throttled').claims.claim('op#1', claim('step-a'));
       expect(claimed).toMatchObject({ owner: 'step-a', attempts: 1 });
     });
 
     it('a claim applied behind a 5xx is recognised as ours on retry; a second step cannot take it', async () => {
       await seed('job-5xx', 'op#1');
-      mock
-        .on(UpdateCommand)
-        .callsFakeOnce(async (input) => {
-          await dynamo.doc.send(new UpdateCommand(input));
-          throw serverFault();
-        })
-        .callsFake((input) => dynamo.doc.send(new UpdateCommand(input)));
+      mock.on(UpdateCommand).callsFakeOnce(appliedThen5xx(toTable.update)).callsFake(toTable.update);
       const store = new StackStore(doc, table, 'job-5xx');
       expect(await store.claims.claim('op#1', claim('step-a'))).toMatchObject({ owner: 'step-a', attempts: 1 });
       expect(await store.claims.claim('op#1', claim('step-b', 2000))).toBeUndefined();

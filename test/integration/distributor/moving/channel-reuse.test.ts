@@ -1,7 +1,7 @@
 import type { ConfirmChannel } from 'amqplib';
 import { channelSlots } from '../../../../lib/distributor/moving/channel-slots';
-import type { MoveRequest } from '../../../../lib/distributor/moving/move-request';
 import { moveOn } from '../../../../lib/distributor/moving/mover';
+import { testMoveRequest } from '../../../harness/distributor-move-messages';
 import { type DistributorFixture, distributorFixture } from '../fixture';
 
 describe('channel slots (real RabbitMQ)', () => {
@@ -21,15 +21,8 @@ describe('channel slots (real RabbitMQ)', () => {
     };
     return { opened, openChannel };
   };
-  const request = (source: string, target: string, count: number): MoveRequest => ({
-    source,
-    target,
-    count,
-    prefetch: 50,
-    deadline: Date.now() + 30_000,
-    idleStopMs: 300,
-    publisherUser: 'guest',
-  });
+  const request = (source: string, target: string, count: number) =>
+    testMoveRequest({ source, target, count, prefetch: 50 });
 
   it('a pass over 12 staging queues with 2 slots opens 2 channel pairs, not one per queue', async () => {
     const staging = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`reuse»/t${i}`, i % 2 === 0 ? 1 : 5]));

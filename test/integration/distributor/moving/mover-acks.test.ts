@@ -1,5 +1,5 @@
 import type { ConfirmChannel, ConsumeMessage, Message } from 'amqplib';
-import { moveMessages } from '../../../harness/distributor-move-messages';
+import { testMove } from '../../../harness/distributor-move-messages';
 import { type DistributorFixture, distributorFixture } from '../fixture';
 
 /**
@@ -57,15 +57,7 @@ describe('moveMessages acks (real RabbitMQ)', () => {
 
   /** Moves `count` from `${target}»/t` to `target`, 100 in flight at most. */
   const move = (openChannel: () => Promise<ConfirmChannel>, target: string, count: number) =>
-    moveMessages(openChannel, {
-      source: `${target}»/t`,
-      target,
-      count,
-      prefetch: 100,
-      deadline: Date.now() + 30_000,
-      idleStopMs: 300,
-      publisherUser: 'guest',
-    });
+    testMove(openChannel, { source: `${target}»/t`, target, count });
 
   it('acks many staging copies with one multiple ack, never one whose publish is unconfirmed', async () => {
     await f.declare('bulk');

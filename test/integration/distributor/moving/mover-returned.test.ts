@@ -1,4 +1,4 @@
-import { moveMessages } from '../../../harness/distributor-move-messages';
+import { testMove } from '../../../harness/distributor-move-messages';
 import { type DistributorFixture, distributorFixture } from '../fixture';
 
 describe('moveMessages to a target that does not exist (real RabbitMQ)', () => {
@@ -13,14 +13,11 @@ describe('moveMessages to a target that does not exist (real RabbitMQ)', () => {
     await f.publish('gone»/t', 5, 'g');
 
     // The broker returns each publish (no queue "gone") and then confirms it: a confirm alone is not delivery.
-    const result = await moveMessages(() => f.session.openConfirmChannel(), {
+    const result = await testMove(() => f.session.openConfirmChannel(), {
       source: 'gone»/t',
       target: 'gone',
       count: 5,
       prefetch: 1,
-      publisherUser: 'guest',
-      deadline: Date.now() + 30_000,
-      idleStopMs: 300,
     });
 
     expect(result).toEqual({ moved: 0, requeued: 1, parked: 0, stopReason: 'target-missing' });

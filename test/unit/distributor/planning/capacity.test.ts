@@ -1,4 +1,4 @@
-import { type CapacityInput, targetCapacity } from '../../../../lib/distributor/planning/capacity';
+import { type Capacity, type CapacityInput, targetCapacity } from '../../../../lib/distributor/planning/capacity';
 
 const base: CapacityInput = {
   queueMaxLength: undefined,
@@ -7,70 +7,59 @@ const base: CapacityInput = {
   refillThresholdPercent: 10,
 };
 
+/** What a case expects, in the order of Capacity's fields. */
+type Expected = [
+  maxLength: number,
+  maxLengthFrom: Capacity['maxLengthFrom'],
+  room: number,
+  belowThreshold: boolean,
+  capacity: number,
+];
+
 describe('targetCapacity', () => {
-  it.each<
-    [
-      string,
-      Partial<CapacityInput>,
-      { maxLength: number; maxLengthFrom: string; room: number; belowThreshold: boolean; capacity: number },
-    ]
-  >([
+  it.each<[string, Partial<CapacityInput>, Expected]>([
     [
       'x-max-length wins over configuration',
       { queueMaxLength: 200, configuredMaxLength: 50 },
-      { maxLength: 200, maxLengthFrom: 'queue-limit', room: 200, belowThreshold: false, capacity: 200 },
+      [200, 'queue-limit', 200, false, 200],
     ],
     [
       'configuration when the queue has no x-max-length',
       { configuredMaxLength: 50, depth: 10 },
-      { maxLength: 50, maxLengthFrom: 'configuration', room: 40, belowThreshold: false, capacity: 40 },
+      [50, 'configuration', 40, false, 40],
     ],
-    [
-      'the default otherwise',
-      { depth: 400 },
-      { maxLength: 1000, maxLengthFrom: 'default', room: 600, belowThreshold: false, capacity: 600 },
-    ],
+    ['the default otherwise', { depth: 400 }, [1000, 'default', 600, false, 600]],
     [
       'a malformed x-max-length is ignored',
       { queueMaxLength: '200', configuredMaxLength: 70 },
-      { maxLength: 70, maxLengthFrom: 'configuration', room: 70, belowThreshold: false, capacity: 70 },
+      [70, 'configuration', 70, false, 70],
     ],
-    [
-      'a negative x-max-length is ignored',
-      { queueMaxLength: -5 },
-      { maxLength: 1000, maxLengthFrom: 'default', room: 1000, belowThreshold: false, capacity: 1000 },
-    ],
-    [
-      'a full target has no room',
-      { queueMaxLength: 200, depth: 200 },
-      { maxLength: 200, maxLengthFrom: 'queue-limit', room: 0, belowThreshold: true, capacity: 0 },
-    ],
-    [
-      'an overfull target is floored at 0',
-      { queueMaxLength: 200, depth: 260 },
-      { maxLength: 200, maxLengthFrom: 'queue-limit', room: 0, belowThreshold: true, capacity: 0 },
-    ],
+    ['a negative x-max-length is ignored', { queueMaxLength: -5 }, [1000, 'default', 1000, false, 1000]],
+    ['a full target has no room', { queueMaxLength: 200, depth: 200 }, [200, 'queue-limit', 0, true, 0]],
+    ['an overfull target is floored at 0', { queueMaxLength: 200, depth: 260 }, [200, 'queue-limit', 0, true, 0]],
     [
       'room just below the threshold: left alone',
       { queueMaxLength: 200, depth: 181 },
-      { maxLength: 200, maxLengthFrom: 'queue-limit', room: 19, belowThreshold: true, capacity: 0 },
+      [200, 'queue-limit', 19, true, 0],
     ],
     [
       'room exactly at the threshold: refilled',
       { queueMaxLength: 200, depth: 180 },
-      { maxLength: 200, maxLengthFrom: 'queue-limit', room: 20, belowThreshold: false, capacity: 20 },
+      [200, 'queue-limit', 20, false, 20],
     ],
     [
       'threshold 0 refills any room',
       { queueMaxLength: 200, depth: 199, refillThresholdPercent: 0 },
-      { maxLength: 200, maxLengthFrom: 'queue-limit', room: 1, belowThreshold: false, capacity: 1 },
+      [200, 'queue-limit', 1, false, 1],
     ],
-    [
-      'max length 0 takes nothing',
-      { queueMaxLength: 0, refillThresholdPercent: 0 },
-      { maxLength: 0, maxLengthFrom: 'queue-limit', room: 0, belowThreshold: false, capacity: 0 },
-    ],
-  ])('%s', (_what, input, expected) => {
-    expect(targetCapacity({ ...base, ...input })).toMatchObject(expected);
+    ['max length 0 takes nothing', { queueMaxLength: 0, refillThresholdPercent: 0 }, [0, 'queue-limit', 0, false, 0]],
+  ])('%s', (_what, input, [maxLength, maxLengthFrom, room, belowThreshold, capacity]) => {
+    expect(targetCapacity({ ...base, ...input })).toMatchObject({
+      maxLength,
+      maxLengthFrom,
+      room,
+      belowThreshold,
+      capacity,
+    });
   });
 });

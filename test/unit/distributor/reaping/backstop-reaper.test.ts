@@ -1,3 +1,4 @@
+import { stagingQueuesByTarget } from '../../../../lib/distributor/backstop';
 import { backstopReaper } from '../../../../lib/distributor/reaping/backstop-reaper';
 import type { ReapingRegistry, StagingQueueRecord } from '../../../../lib/queues/staging-registry';
 import type { QueueInfo } from '../../../../lib/rabbitmq/management';
@@ -6,6 +7,8 @@ const HOUR = 3_600_000;
 const NOW = 100 * HOUR;
 
 const listed = (name: string, messages: number) => ({ name, messages, messages_ready: messages }) as QueueInfo;
+/** A vhost listing as the backstop hands it over: grouped by target, its other queues left out. */
+const grouped = (...queues: QueueInfo[]) => stagingQueuesByTarget(queues);
 const old = (target: string, queue: string): StagingQueueRecord => ({ target, queue, touchedAt: NOW - 2 * HOUR });
 
 /** Every store and broker call, in order; `heldElsewhere` are targets an execution holds. */
@@ -40,19 +43,19 @@ describe('backstopReaper: the backstop reaps under each target lease', () => {
   it('leases only targets with an empty staging queue, reaps, and releases', async () => {
     const f = fakes([old('a', 'a»/t1'), old('b', 'b»/t2')]);
     const reap = backstopReaper({ ...f.deps, reapAfterMs: HOUR });
-    await reap([listed('a', 0), listed('a»/t1', 0), listed('b»/t2', 5), listed('other-queue', 0)], NOW);
+    await reap(grouped(listed('a', 0), listed('a»/t1', 0), listed('b»/t2', 5), listed('other-queue', 0)), NOW);
     expect(f.calls).toEqual(['lease a', 'delete a»/t1', 'remove a»/t1', 'release a']);
   });
 
   it('leaves a target an execution holds to a later backstop: no delete without the lease', async () => {
     const f = fakes([old('a', 'a»/t1')], ['a']);
-    await backstopReaper({ ...f.deps, reapAfterMs: HOUR })([listed('a»/t1', 0)], NOW);
+    await backstopReaper({ ...f.deps, reapAfterMs: HOUR })(grouped(listed('a»/t1', 0)), NOW);
     expect(f.calls).toEqual(['lease a']);
   });
 
   it('reaps nothing and takes no lease when the reap period is 0', async () => {
     const f = fakes([old('a', 'a»/t1')]);
-    await backstopReaper({ ...f.deps, reapAfterMs: 0 })([listed('a»/t1', 0)], NOW);
+    await backstopReaper({ ...f.deps, reapAfterMs: 0 })(grouped(listed('a»/t1', 0)), NOW);
     expect(f.calls).toEqual([]);
   });
 });
