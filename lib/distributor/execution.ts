@@ -1,5 +1,5 @@
 import { type DistributorEvent, type PassTrigger, WORK_EVENT } from '../pass-requests/pass-trigger';
-import { type Board, dueTargets, nextDueAt, type Served } from '../pass-requests/work-board';
+import { type Board, dueTargets, liveSlots, nextDueAt, type Served } from '../pass-requests/work-board';
 import type { DynamoWorkBoard } from '../pass-requests/work-board-store';
 import { type BackstopDeps, runBackstop } from './backstop';
 import type { Distributor } from './pass';
@@ -93,8 +93,11 @@ export async function runExecution(deps: ExecutionDeps, remainingMs: number): Pr
       }
       // Leaving gives back every lease a new execution takes again: with many held, staying a
       // while for the next request costs less (it is served within a poll, as a due target is).
+      // Alone only: with another in flight, leaving lets the two become one (its leases are
+      // taken once by the other) instead of two staying, each trying the other's leases.
       const stayUntil = busyAt + lingerMs(session.leases, settings.waitBoundMs);
-      if (at < stayUntil && stayUntil <= session.deadline - MIN_ROUND_MS) {
+      const alone = liveSlots(state, at).every((s) => s === slot);
+      if (alone && at < stayUntil && stayUntil <= session.deadline - MIN_ROUND_MS) {
         state = await poll(stayUntil - at);
         continue;
       }

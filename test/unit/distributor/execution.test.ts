@@ -205,6 +205,16 @@ describe('runExecution: one execution over the work board', () => {
     expect(w.board().slots.size).toBe(0);
   });
 
+  it('with another execution in flight it does not stay: the two become one', async () => {
+    const w = world({ waitBoundMs: 6_000 });
+    w.holdSlot(1, w.now() + 30_000);
+    w.request(Array.from({ length: 20 }, (_, i) => `t${i}`));
+    w.after(1_000, () => w.request(['t3']));
+    const summary = await w.run();
+    expect(summary).toMatchObject({ rounds: 1, ending: 'idle', waitedMs: 0 });
+    expect(w.board().slots.get(0)).toBeUndefined();
+  });
+
   it('holding one lease it leaves at once: a new execution costs less than waiting for the next batch', async () => {
     const w = world({ waitBoundMs: 6_000 });
     w.request(['a']);
