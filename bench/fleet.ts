@@ -16,6 +16,8 @@ import {
 } from './lib/fleet-deployment';
 import {
   addUsage,
+  dynamoRequestDollars,
+  executionEndings,
   IdleWhileStaged,
   monthlyPerTarget,
   PRICES_STATED,
@@ -27,7 +29,14 @@ import {
 } from './lib/fleet-metrics';
 import { startTraffic, type TrafficEvent } from './lib/fleet-traffic';
 import { TargetWorkers } from './lib/fleet-workers';
-import { type BenchDynamo, delayedVhost, dynamoReads, dynamoWrites, startBenchDynamo } from './lib/hops';
+import {
+  type BenchDynamo,
+  type DynamoCounts,
+  delayedVhost,
+  dynamoReads,
+  dynamoWrites,
+  startBenchDynamo,
+} from './lib/hops';
 import { holding, waitForListing } from './lib/listing';
 import { plainPath } from './lib/plain-path';
 import { type Goal, goalsTable, type Row, type Table } from './lib/report';
@@ -544,6 +553,8 @@ async function busyFleet(stack: Stack, flags: Record<Flags, number>, progress: (
     const events = traffic.events() - eventsBefore;
     const inFlight = fleet.inFlight.read();
     const usage = await usageOf(fleet, stack.dynamo);
+    const dynamoKinds = (await stack.dynamo.counts()).byKind;
+    const executions = fleet.executions();
     const management = fleet.management;
     const requestsPerMin = perMinute(management.total(management.requests), elapsed);
     const listingsPerMin = perMinute(management.total(management.listings), elapsed);
@@ -645,6 +656,21 @@ async function busyFleet(stack: Stack, flags: Record<Flags, number>, progress: (
             'idle (workers held nothing)': `${((fractions.get(target) ?? 0) * 100).toFixed(1)} %`,
           })),
         } satisfies Table,
+        dynamoByKind(dynamoKinds, events, elapsed, targets.length),
+        {
+          title: 'Busy fleet: distributor executions that ended in the window, by how they ended',
+          rows: executionEndings(executions).map((e) => ({
+            ending: e.ending,
+            executions: e.executions,
+            'rounds, mean': e.rounds / e.executions,
+            'target passes, mean': e.targetPasses / e.executions,
+            'duration (s), mean': e.durationMs / e.executions / 1000,
+          })),
+          notes: [
+            'idle: nothing due within DISTRIBUTOR_WAIT_BOUND_MS; no-slot: every slot held; successor: near its time limit. ' +
+              'An execution running when the window ends is not counted.',
+          ],
+        } satisfies Table,
         {
           title: 'Busy fleet: management API requests by caller',
           rows: callerRows.length
@@ -656,6 +682,34 @@ async function busyFleet(stack: Stack, flags: Record<Flags, number>, progress: (
   } finally {
     for (const w of workers) await w.stop();
   }
+}
+
+/** The busy window's DynamoDB requests by caller, item kind and operation, the most first, with their cost per target. */
+function dynamoByKind(byKind: DynamoCounts['byKind'], events: number, elapsedMs: number, targets: number): Table {
+  const rows = [...byKind].flatMap(([caller, kinds]) =>
+    [...kinds].map(([key, { requests, conditionFailed }]) => {
+      const [kind, operation] = key.split('\t') as [string, string];
+      const cost = dynamoRequestDollars(dynamoWrites.includes(operation), requests);
+      return {
+        caller,
+        'item kind': kind,
+        operation,
+        requests,
+        'condition failed': conditionFailed,
+        'per event': requests / events,
+        '/s per target': (requests * 1000) / elapsedMs / targets,
+        'US$/month per target': (cost * (30 * 86_400_000)) / elapsedMs / targets,
+      };
+    }),
+  );
+  return {
+    title: 'Busy fleet: DynamoDB requests by caller, item kind and operation',
+    rows: rows.sort((a, b) => b.requests - a.requests),
+    notes: [
+      "Item kind: the table and the key's pk up to '#' (a work-board update by its purpose). A refused conditional write " +
+        'is billed like any other. Cost at the prices above, a 30-day month ÷ the targets.',
+    ],
+  };
 }
 
 /** 200 targets × 10 one-message staging queues: one scheduled pass. */

@@ -115,6 +115,8 @@ export async function deployFleet(options: FleetOptions) {
   let failed = 0;
   /** Distributor time spent before its pass began (a follow-up's delay, waited inside the invocation). */
   let waitedMs = 0;
+  /** The executions that ended since the last reset: how each ended, its rounds and its time. */
+  let executions: Pick<ExecutionSummary, 'ending' | 'rounds' | 'targetPasses' | 'durationMs'>[] = [];
   /** Router records reported failed (the first few are logged). */
   let notRouted = 0;
 
@@ -168,6 +170,8 @@ export async function deployFleet(options: FleetOptions) {
             lambdaContext(distributorFn.deployedName, distributorFn.timeoutSeconds),
           );
           waitedMs += execution.waitedMs;
+          const { ending, rounds, targetPasses, durationMs } = execution;
+          executions.push({ ending, rounds, targetPasses, durationMs });
           return execution;
         } finally {
           inFlight.ended();
@@ -208,6 +212,8 @@ export async function deployFleet(options: FleetOptions) {
     /** Seconds of the distributor's billed time spent waiting before its passes, since the last reset. */
     waitedSeconds: () => waitedMs / 1000,
     notRouted: () => notRouted,
+    /** The distributor executions that ended since the last reset. */
+    executions: () => executions,
     /** One router invocation: an SQS batch of after-process event bodies. */
     route: (bodies: readonly string[]) =>
       caller.run('router', () =>
@@ -226,6 +232,7 @@ export async function deployFleet(options: FleetOptions) {
       distributor.reset();
       inFlight.reset();
       waitedMs = 0;
+      executions = [];
     },
     async stop() {
       stopping = true;

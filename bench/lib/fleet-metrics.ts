@@ -182,3 +182,64 @@ export function sqsBatches<T>(arrived: readonly T[], batchSize: number): T[][] {
   for (let i = 0; i < arrived.length; i += batchSize) batches.push(arrived.slice(i, i + batchSize));
   return batches;
 }
+
+/** The parts of a DynamoDB JSON request that say which item it touches and why. */
+export interface DynamoRequestBody {
+  TableName?: string;
+  Key?: { pk?: { S?: string } };
+  Item?: { pk?: { S?: string } };
+  UpdateExpression?: string;
+  ConditionExpression?: string;
+}
+
+/** What a work-board update is, from its expressions (lib/pass-requests/work-board-store.ts). */
+function boardUpdate({ UpdateExpression: update = '', ConditionExpression: condition }: DynamoRequestBody): string {
+  if (update.includes('listedAt')) return 'take listing';
+  if (/^SET #e = /.test(update)) return 'claim slot';
+  if (update.startsWith('REMOVE #e')) return condition ? 'leave' : 'hand off';
+  if (update.includes('SET starting = :until REMOVE #e')) return 'hand off to a successor';
+  if (update.startsWith('SET starting')) return 'mark starting';
+  if (update.startsWith('REMOVE starting')) return 'clear starting';
+  if (update.includes('#s0')) return 'write served';
+  if (update.includes('version = if_not_exists')) return 'request';
+  return 'other update';
+}
+
+/**
+ * Which item kind a DynamoDB request touches: its table and its key's kind (the `pk` up to `#`:
+ * `lease#`, `rotation#`…; a single-item key such as `work-board` whole, with a board update's
+ * purpose). Items keyed by a name of their own (the staging registry's targets, tenants) count as one kind.
+ */
+export function dynamoRequestKind(operation: string, body: DynamoRequestBody): string {
+  const table = body.TableName ?? '?';
+  const pk = body.Key?.pk?.S ?? body.Item?.pk?.S;
+  const hash = pk?.indexOf('#') ?? -1;
+  let kind = pk === undefined ? operation.toLowerCase() : hash >= 0 ? pk.slice(0, hash + 1) : pk;
+  if (table !== 'DistributorStateTable' && hash < 0 && pk !== undefined) kind = 'item';
+  if (pk === 'work-board' && operation === 'UpdateItem') kind += `: ${boardUpdate(body)}`;
+  return `${table} ${kind}`;
+}
+
+/** DynamoDB requests' list price in US$ (one request unit each: items under 1 KB). */
+export function dynamoRequestDollars(write: boolean, requests: number): number {
+  return (requests * (write ? PRICES.dynamoPerMillionWrites : PRICES.dynamoPerMillionReads)) / 1e6;
+}
+
+/** Executions grouped by how they ended: how many, their rounds and their time. */
+export function executionEndings(
+  executions: readonly { ending: string; rounds: number; targetPasses: number; durationMs: number }[],
+): { ending: string; executions: number; rounds: number; targetPasses: number; durationMs: number }[] {
+  const by = new Map<
+    string,
+    { ending: string; executions: number; rounds: number; targetPasses: number; durationMs: number }
+  >();
+  for (const e of executions) {
+    const entry = by.get(e.ending) ?? { ending: e.ending, executions: 0, rounds: 0, targetPasses: 0, durationMs: 0 };
+    entry.executions++;
+    entry.rounds += e.rounds;
+    entry.targetPasses += e.targetPasses;
+    entry.durationMs += e.durationMs;
+    by.set(e.ending, entry);
+  }
+  return [...by.values()].sort((a, b) => b.executions - a.executions || a.ending.localeCompare(b.ending));
+}

@@ -17,6 +17,8 @@ export interface DynamoCounts {
   total: number;
   /** Requests by operation of each caller: the first path segment of the endpoint it was given (callerEndpoint). */
   byCaller: Map<string, Map<string, number>>;
+  /** Per caller, requests by item kind (fleet-metrics.ts `dynamoRequestKind`) and operation, tab-separated, and of them those whose condition failed. */
+  byKind: Map<string, Map<string, { requests: number; conditionFailed: number }>>;
   /** Milliseconds dynalite spent serving them, summed (overlapping requests each count). */
   servedMs: number;
 }
@@ -46,15 +48,17 @@ export async function startBenchDynamo(delayMs: number): Promise<BenchDynamo> {
     client,
     doc,
     async counts() {
-      const { byOperation, byCaller, servedMs } = await server.request<{
+      const { byOperation, byCaller, byKind, servedMs } = await server.request<{
         byOperation: Record<string, number>;
         byCaller: Record<string, Record<string, number>>;
+        byKind: Record<string, Record<string, { requests: number; conditionFailed: number }>>;
         servedMs: number;
       }>('counts');
       const map = new Map(Object.entries(byOperation));
       const count = (...operations: string[]) => operations.reduce((sum, op) => sum + (map.get(op) ?? 0), 0);
       const callers = new Map(Object.entries(byCaller).map(([caller, ops]) => [caller, new Map(Object.entries(ops))]));
-      return { byOperation: map, byCaller: callers, count, total: count(...map.keys()), servedMs };
+      const kinds = new Map(Object.entries(byKind).map(([caller, of]) => [caller, new Map(Object.entries(of))]));
+      return { byOperation: map, byCaller: callers, byKind: kinds, count, total: count(...map.keys()), servedMs };
     },
     reset: () => server.request('reset'),
     async stop() {

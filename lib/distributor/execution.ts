@@ -1,8 +1,9 @@
 import { type DistributorEvent, type PassTrigger, WORK_EVENT } from '../pass-requests/pass-trigger';
-import { type Board, dueTargets, nextDueAt, type Served } from '../pass-requests/work-board';
+import { type Board, dueTargets, liveSlots, nextDueAt, type Served } from '../pass-requests/work-board';
 import type { DynamoWorkBoard } from '../pass-requests/work-board-store';
 import { type BackstopDeps, runBackstop } from './backstop';
 import type { Distributor } from './pass';
+import { lingerMs } from './planning/linger';
 import type { DistributorReport, ExecutionSummary } from './report';
 import type { RunModelSettings } from './settings';
 
@@ -30,8 +31,9 @@ export interface ExecutionDeps {
 /**
  * One distributor execution (docs/distributor.md "Run model"): claims a slot (none free: ends at
  * once), then serves every due target of the work board, least recently served first, round after
- * round, until nothing is due within the wait bound or its time runs out; it leaves only when no
- * request can be stranded. Leases are held for the execution's life.
+ * round, until nothing is due within the wait bound (nor a request within what leaving would cost
+ * its leases, planning/linger.ts) or its time runs out; it leaves only when no request can be
+ * stranded. Leases are held for the execution's life.
  */
 export async function runExecution(deps: ExecutionDeps, remainingMs: number): Promise<ExecutionSummary> {
   const { board, settings, report } = deps;
@@ -64,6 +66,15 @@ export async function runExecution(deps: ExecutionDeps, remainingMs: number): Pr
   /** Targets another execution held the lease of in the last round: theirs to serve. */
   let elsewhere = new Set<string>();
   let retryMs = FIRST_RETRY_MS;
+  /** When it last had a target due: a stay for the next request counts from there. */
+  let busyAt = startedAt;
+  /** Sleeps a poll (at most `untilMs`) and reads the board. */
+  const poll = async (untilMs: number) => {
+    const waitMs = Math.min(untilMs, settings.boardPollMs);
+    await sleep(waitMs);
+    summary.waitedMs += waitMs;
+    return board.read();
+  };
   try {
     for (;;) {
       const at = now();
@@ -71,15 +82,23 @@ export async function runExecution(deps: ExecutionDeps, remainingMs: number): Pr
       if (due.length > 0) {
         if (session.deadline - at < MIN_ROUND_MS) return ended(await handOff());
         [state, elsewhere] = await round(due, state);
+        busyAt = now();
         continue;
       }
       const next = nextDueAt(state, at, elsewhere);
       if (next !== undefined && next - at <= settings.waitBoundMs) {
         if (next > session.deadline - MIN_ROUND_MS) return ended(await handOff());
-        const waitMs = Math.min(next - at, settings.boardPollMs);
-        await sleep(waitMs);
-        summary.waitedMs += waitMs;
-        state = await board.read();
+        state = await poll(next - at);
+        continue;
+      }
+      // Leaving gives back every lease a new execution takes again: with many held, staying a
+      // while for the next request costs less (it is served within a poll, as a due target is).
+      // Alone only: with another in flight, leaving lets the two become one (its leases are
+      // taken once by the other) instead of two staying, each trying the other's leases.
+      const stayUntil = busyAt + lingerMs(session.leases, settings.waitBoundMs);
+      const alone = liveSlots(state, at).every((s) => s === slot);
+      if (alone && at < stayUntil && stayUntil <= session.deadline - MIN_ROUND_MS) {
+        state = await poll(stayUntil - at);
         continue;
       }
       // Leases are given back once the slot is free (finally): a leave that fails, as it does

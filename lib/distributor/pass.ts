@@ -10,6 +10,7 @@ import { controlledWeight, type TenantControlStore, type TenantControls } from '
 import { weightOf } from './planning/weights';
 import type { PassSummary, TargetSummary } from './report';
 import type { StagingSource } from './staging-source';
+import type { Rotation } from './stores/rotation-store';
 import { type Pass, type TargetPassDeps, targetPass } from './target-pass';
 
 /** What a pass needs from the outside world; tests pass real adapters on their own vhost and table. */
@@ -42,6 +43,8 @@ export interface DistributorSession {
   close(): Promise<void>;
   /** Epoch ms after which no mover takes a new delivery (the invocation's end less the safety margin). */
   readonly deadline: number;
+  /** Leases it holds now (what leaving would give back). */
+  readonly leases: number;
 }
 
 export interface Distributor {
@@ -124,10 +127,14 @@ export function createDistributor(deps: DistributorDeps): Distributor {
     const leaseUntil = startedAt + remainingMs;
     const deadline = startedAt + Math.max(0, remainingMs - settings.safetyMarginMs);
     const held = new Set<string>();
+    const rotations = new Map<string, Rotation>();
     // The movers' channel pairs serve every round of the execution (a broken pair is replaced).
     const slots = channelSlots(settings.moveConcurrency, openChannel);
     return {
       deadline,
+      get leases() {
+        return held.size;
+      },
       async pass(over) {
         const at = now();
         if (deadline <= at) report.noTimeToMove(leaseUntil - at, settings.safetyMarginMs);
@@ -137,6 +144,7 @@ export function createDistributor(deps: DistributorDeps): Distributor {
           deadline,
           leaseUntil,
           held,
+          rotations,
           slots,
           policies,
           weight: controlledWeight(configuredWeight, controls),
@@ -159,6 +167,8 @@ export function createDistributor(deps: DistributorDeps): Distributor {
       },
       async close() {
         await slots.close();
+        // A lease taken again later may follow another execution's writes.
+        rotations.clear();
         const limit = concurrencyLimit(settings.targetConcurrency);
         await Promise.all(
           [...held].map((target) =>

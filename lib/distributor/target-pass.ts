@@ -60,6 +60,11 @@ export interface Pass {
   leaseUntil: number;
   /** Targets whose lease this pass's execution holds: taken on first use, given back when the execution ends. */
   held: Set<string>;
+  /**
+   * The rotation of each held target as this execution last read or wrote it: only the lease
+   * holder writes it, so while the lease is held it is the stored one, and not read again.
+   */
+  rotations: Map<string, Rotation>;
   /** The movers of the whole pass, each on its slot's channel pair (the move concurrency). */
   slots: ChannelSlots;
   /** The vhost's policies and operator policies, listed once per pass (targets' effective limits). */
@@ -180,13 +185,15 @@ export function targetPass(deps: TargetPassDeps, moveCosts: MoveCostModel) {
 
   /**
    * Exact depths (AMQP) and the rotation, read once the lease is held, so a pass that just finished
-   * on this target is seen in full: stale listing counts could overfill it.
+   * on this target is seen in full: stale listing counts could overfill it. The rotation is read
+   * once per lease taken (Pass.rotations).
    */
   async function measure(group: TargetGroup, pass: Pass): Promise<TargetMeasurement & { rotation: Rotation }> {
     const [depths, rotation] = await Promise.all([
       readyCounts(openChannel, [group.target, ...group.staging]),
-      rotations.readRotation(group.target),
+      pass.rotations.get(group.target) ?? rotations.readRotation(group.target),
     ]);
+    pass.rotations.set(group.target, rotation);
     return {
       target: group.target,
       ...(group.targetQueue ? { targetQueue: group.targetQueue } : {}),
@@ -251,9 +258,11 @@ export function targetPass(deps: TargetPassDeps, moveCosts: MoveCostModel) {
   ): Promise<QueueSummary[]> {
     // An unchanged cursor needs no write: the stored one is what the next pass reads.
     if (plan.rotationCursor !== undefined && plan.rotationCursor !== measured.rotation.cursor) {
-      if (!(await rotations.writeRotation(measured.target, plan.rotationCursor, measured.rotation))) {
-        report.rotationConflict(measured.target);
-      }
+      // Unknown until the write answers (a failed one may have written): the next pass reads it.
+      pass.rotations.delete(measured.target);
+      if (await rotations.writeRotation(measured.target, plan.rotationCursor, measured.rotation)) {
+        pass.rotations.set(measured.target, { cursor: plan.rotationCursor, version: measured.rotation.version + 1 });
+      } else report.rotationConflict(measured.target);
     }
     const queues = new Map(plan.queues.map((q) => [q.name, q]));
     const moves = {

@@ -178,6 +178,45 @@ describe('distribution pass (real RabbitMQ, dynalite)', () => {
   );
 
   scenario(
+    "an execution's passes read a target's rotation once while they hold its lease, and rotate as separate passes do",
+    async (f) => {
+      await f.stage('rot1', { 'x-max-length': 2 }, { 'rot1»/a': 5, 'rot1»/b': 5, 'rot1»/c': 5 });
+      const distributor = f.distributor({ DISTRIBUTOR_REFILL_THRESHOLD_PERCENT: '0' });
+      const send = jest.spyOn(f.dynamo.doc, 'send');
+      const rotationReads = () =>
+        send.mock.calls.filter(
+          ([command]) => command instanceof GetCommand && command.input.Key?.pk === 'rotation#rot1',
+        ).length;
+
+      const session = distributor.session(60_000);
+      const served: string[][] = [];
+      try {
+        for (let pass = 0; pass < 3; pass++) {
+          const summary = await session.pass({ targets: ['rot1'], version: 0 });
+          served.push(summary.targets[0]!.queues.filter((q) => q.moved > 0).map((q) => q.name));
+          await f.withChannel((channel) => channel.purgeQueue('rot1'));
+        }
+      } finally {
+        await session.close();
+      }
+      expect(served).toEqual([
+        ['rot1»/a', 'rot1»/b'],
+        ['rot1»/a', 'rot1»/c'],
+        ['rot1»/b', 'rot1»/c'],
+      ]);
+      expect(rotationReads()).toBe(1);
+      const { Item } = await f.dynamo.doc.send(
+        new GetCommand({ TableName: STATE_TABLE, Key: { pk: 'rotation#rot1' } }),
+      );
+      expect(Item).toMatchObject({ cursor: 'rot1»/c', version: 3 });
+      // A later execution (the lease given back) reads it again: the test's own read above, and its.
+      const next = distributor.session(60_000);
+      await next.pass({ targets: ['rot1'], version: 0 }).finally(() => next.close());
+      expect(rotationReads()).toBe(3);
+    },
+  );
+
+  scenario(
     'two passes started together never overfill a target, nor does a pass right after another (stale listing)',
     async (f) => {
       // No x-max-length: only the distributor's own limit stands between the target and overfilling.

@@ -1,6 +1,7 @@
 import {
   addUsage,
   dollars,
+  dynamoRequestKind,
   gbSeconds,
   IdleWhileStaged,
   InFlight,
@@ -152,5 +153,56 @@ describe('quantiles and batches', () => {
   it('splits what arrived in a window into batches of at most batchSize', () => {
     expect(sqsBatches([1, 2, 3, 4, 5], 2)).toEqual([[1, 2], [3, 4], [5]]);
     expect(sqsBatches([], 100)).toEqual([]);
+  });
+});
+
+describe('dynamoRequestKind', () => {
+  const board = { TableName: 'DistributorStateTable', Key: { pk: { S: 'work-board' } } };
+  it.each([
+    [
+      'GetItem',
+      { TableName: 'DistributorStateTable', Key: { pk: { S: 'lease#busy-target-1' } } },
+      'DistributorStateTable lease#',
+    ],
+    [
+      'PutItem',
+      { TableName: 'DistributorStateTable', Item: { pk: { S: 'rotation#t' } } },
+      'DistributorStateTable rotation#',
+    ],
+    [
+      'GetItem',
+      { TableName: 'DistributorStateTable', Key: { pk: { S: 'tenant-controls' } } },
+      'DistributorStateTable tenant-controls',
+    ],
+    ['GetItem', board, 'DistributorStateTable work-board'],
+    [
+      'UpdateItem',
+      { ...board, UpdateExpression: 'SET #e = :until REMOVE starting' },
+      'DistributorStateTable work-board: claim slot',
+    ],
+    [
+      'UpdateItem',
+      { ...board, UpdateExpression: 'REMOVE #e', ConditionExpression: 'version = :version' },
+      'DistributorStateTable work-board: leave',
+    ],
+    ['UpdateItem', { ...board, UpdateExpression: 'REMOVE #e' }, 'DistributorStateTable work-board: hand off'],
+    [
+      'UpdateItem',
+      { ...board, UpdateExpression: 'SET #s0 = :s0, #d0 = :d0' },
+      'DistributorStateTable work-board: write served',
+    ],
+    [
+      'UpdateItem',
+      {
+        ...board,
+        UpdateExpression:
+          'SET version = if_not_exists(version, :zero) + :one, #r0 = if_not_exists(version, :zero) + :one',
+      },
+      'DistributorStateTable work-board: request',
+    ],
+    ['Query', { TableName: 'StagingQueuesTable' }, 'StagingQueuesTable query'],
+    ['UpdateItem', { TableName: 'TenantCountersTable', Key: { pk: { S: 'tenant7' } } }, 'TenantCountersTable item'],
+  ])('%s %j is %s', (operation, body, expected) => {
+    expect(dynamoRequestKind(operation, body)).toBe(expected);
   });
 });

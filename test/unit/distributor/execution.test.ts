@@ -25,6 +25,10 @@ function world(options: { remainingMs?: number; maxExecutions?: number; waitBoun
   /** Changes each pass's report, by its round (1, 2, …). */
   let script: ((round: number, summary: PassSummary) => void) | undefined;
   const started: unknown[] = [];
+  /** Targets whose lease the session took (on first use, as pass.ts does). */
+  const leased = new Set<string>();
+  /** Things that happen at a time on the clock (a router's request meanwhile), run as it passes them. */
+  const events: { at: number; happen: () => void }[] = [];
   const request = (targets: string[]) => {
     board.version++;
     for (const t of targets) board.targets.set(t, { ...board.targets.get(t), req: board.version });
@@ -92,9 +96,13 @@ function world(options: { remainingMs?: number; maxExecutions?: number; waitBoun
           );
           const summary = { targets, moved: targets.length } as unknown as PassSummary;
           script?.(passes.length, summary);
+          for (const t of summary.targets) if (t.outcome !== 'leased-elsewhere') leased.add(t.target);
           return summary;
         },
-        close: async () => undefined,
+        get leases() {
+          return leased.size;
+        },
+        close: async () => leased.clear(),
       }),
     },
     settings: {
@@ -111,6 +119,10 @@ function world(options: { remainingMs?: number; maxExecutions?: number; waitBoun
     now: () => clock,
     sleep: async (ms) => {
       clock += ms;
+      for (const event of events.filter((e) => e.at <= clock)) {
+        events.splice(events.indexOf(event), 1);
+        event.happen();
+      }
     },
   };
   return {
@@ -125,6 +137,8 @@ function world(options: { remainingMs?: number; maxExecutions?: number; waitBoun
     script: (change: typeof script) => {
       script = change;
     },
+    /** Runs `happen` once the clock passes `inMs` from now. */
+    after: (inMs: number, happen: () => void) => void events.push({ at: clock + inMs, happen }),
     onLeave: (hook: () => void) => {
       beforeLeave = hook;
     },
@@ -176,6 +190,45 @@ describe('runExecution: one execution over the work board', () => {
     const summary = await w.run();
     expect(summary).toMatchObject({ rounds: 1, ending: 'idle', waitedMs: 0 });
     expect(w.board().targets.get('slow')?.due).toBeGreaterThan(w.now() + 19_000);
+  });
+
+  it('holding many leases it stays for the next request rather than give them back, and leaves once none came for as long as leaving costs', async () => {
+    const w = world({ waitBoundMs: 6_000 });
+    const targets = Array.from({ length: 20 }, (_, i) => `t${String(i).padStart(2, '0')}`);
+    w.request(targets);
+    // A router's next batch, 900 ms after the first round ended (no due time: staging was emptied).
+    w.after(1_000, () => w.request(['t03']));
+    const summary = await w.run();
+    expect(w.passes.map((p) => p.targets)).toEqual([targets, ['t03']]);
+    // Four polls see the request (at 1.1 s); 20 leases: it stays 160 + 20 × 155 = 3,260 ms after its last round.
+    expect(summary).toMatchObject({ rounds: 2, ending: 'idle', waitedMs: 1_000 + 3_260 });
+    expect(w.board().slots.size).toBe(0);
+  });
+
+  it('with another execution in flight it does not stay: the two become one', async () => {
+    const w = world({ waitBoundMs: 6_000 });
+    w.holdSlot(1, w.now() + 30_000);
+    w.request(Array.from({ length: 20 }, (_, i) => `t${i}`));
+    w.after(1_000, () => w.request(['t3']));
+    const summary = await w.run();
+    expect(summary).toMatchObject({ rounds: 1, ending: 'idle', waitedMs: 0 });
+    expect(w.board().slots.get(0)).toBeUndefined();
+  });
+
+  it('holding one lease it leaves at once: a new execution costs less than waiting for the next batch', async () => {
+    const w = world({ waitBoundMs: 6_000 });
+    w.request(['a']);
+    w.after(1_000, () => w.request(['a']));
+    const summary = await w.run();
+    expect(summary).toMatchObject({ rounds: 1, ending: 'idle', waitedMs: 0 });
+  });
+
+  it('it does not stay past its last round time: it leaves without a successor when nothing is due', async () => {
+    const w = world({ remainingMs: 10_000 + MIN_ROUND_MS + 2_000 });
+    w.request(Array.from({ length: 50 }, (_, i) => `t${i}`));
+    const summary = await w.run();
+    expect(summary).toMatchObject({ rounds: 1, ending: 'idle', waitedMs: 0 });
+    expect(w.started).toEqual([]);
   });
 
   it('near its time limit with work due it frees its slot and starts a successor', async () => {
