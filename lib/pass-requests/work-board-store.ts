@@ -107,35 +107,68 @@ export class DynamoWorkBoard {
   }
 
   /**
-   * Writes a round's `served` and `due` per target (one update for up to TARGETS_PER_WRITE targets),
-   * and answers the board after it (the next round reads no more).
+   * Writes a round's `served`, `due` and `grant` per target (one update for up to TARGETS_PER_WRITE
+   * targets; an undefined due or grant is removed), and answers the board after it (the next round reads no more).
    */
-  async writeServed(served: readonly Served[]): Promise<Board> {
-    if (served.length === 0) return this.read();
+  writeServed(served: readonly Served[]): Promise<Board> {
+    return this.updateTargets(served, (entry, j, update) => {
+      update.set(`served:${entry.target}`, `s${j}`, entry.served);
+      update.setOrRemove(`due:${entry.target}`, `d${j}`, entry.due);
+      update.setOrRemove(`grant:${entry.target}`, `g${j}`, entry.grant);
+    });
+  }
+
+  /**
+   * Revokes the targets' grants: removes each `grant:<target>` and makes the target due at `due`
+   * (after the routers' read and publish windows), in one update; answers the board after it.
+   */
+  revoke(targets: readonly string[], due: number): Promise<Board> {
+    return this.updateTargets(targets, (target, j, update) => {
+      update.set(`due:${target}`, `d${j}`, due);
+      update.setOrRemove(`grant:${target}`, `g${j}`, undefined);
+    });
+  }
+
+  /**
+   * The live-or-not grants of `targets` (epoch ms until), read consistently with a projection of
+   * their `grant:` attributes alone (a router's read: the rest of the board is not its concern).
+   */
+  async grants(targets: readonly string[]): Promise<Map<string, number>> {
+    const found = new Map<string, number>();
+    for (let i = 0; i < targets.length; i += TARGETS_PER_WRITE) {
+      const chunk = targets.slice(i, i + TARGETS_PER_WRITE);
+      const names = Object.fromEntries(chunk.map((target, j) => [`#g${j}`, `grant:${target}`]));
+      const { Item } = await this.doc.send(
+        new GetCommand({
+          TableName: this.table,
+          Key: { pk: WORK_BOARD_KEY },
+          ConsistentRead: true,
+          ProjectionExpression: Object.keys(names).join(', '),
+          ExpressionAttributeNames: names,
+        }),
+      );
+      for (const [target, entry] of parseBoard(Item).targets) if (entry.grant !== undefined) found.set(target, entry.grant);
+    }
+    return found;
+  }
+
+  /** One update per TARGETS_PER_WRITE entries of SET and REMOVE clauses on target attributes; answers the board after the last. */
+  private async updateTargets<T>(
+    entries: readonly T[],
+    clauses: (entry: T, j: number, update: TargetClauses) => void,
+  ): Promise<Board> {
+    if (entries.length === 0) return this.read();
     let board = parseBoard(undefined);
-    for (let i = 0; i < served.length; i += TARGETS_PER_WRITE) {
-      const names: Record<string, string> = {};
-      const values: Record<string, number> = {};
-      const sets: string[] = [];
-      const removes: string[] = [];
-      served.slice(i, i + TARGETS_PER_WRITE).forEach((entry, j) => {
-        names[`#s${j}`] = `served:${entry.target}`;
-        names[`#d${j}`] = `due:${entry.target}`;
-        values[`:s${j}`] = entry.served;
-        sets.push(`#s${j} = :s${j}`);
-        if (entry.due === undefined) removes.push(`#d${j}`);
-        else {
-          values[`:d${j}`] = entry.due;
-          sets.push(`#d${j} = :d${j}`);
-        }
-      });
+    for (let i = 0; i < entries.length; i += TARGETS_PER_WRITE) {
+      const update = new TargetClauses();
+      entries.slice(i, i + TARGETS_PER_WRITE).forEach((entry, j) => clauses(entry, j, update));
       const { Attributes } = await this.doc.send(
         new UpdateCommand({
           TableName: this.table,
           Key: { pk: WORK_BOARD_KEY },
-          UpdateExpression: `SET ${sets.join(', ')}${removes.length > 0 ? ` REMOVE ${removes.join(', ')}` : ''}`,
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
+          UpdateExpression: update.expression(),
+          ExpressionAttributeNames: update.names,
+          ...(Object.keys(update.values).length > 0 ? { ExpressionAttributeValues: update.values } : {}),
           ReturnValues: 'ALL_NEW',
         }),
       );
@@ -209,5 +242,32 @@ export class DynamoWorkBoard {
       if (isConditionFailure(error)) return undefined;
       throw error;
     }
+  }
+}
+
+/** The SET and REMOVE clauses of one update over target attributes, with their names and values. */
+class TargetClauses {
+  readonly names: Record<string, string> = {};
+  readonly values: Record<string, number> = {};
+  private readonly sets: string[] = [];
+  private readonly removes: string[] = [];
+
+  set(attribute: string, key: string, value: number): void {
+    this.names[`#${key}`] = attribute;
+    this.values[`:${key}`] = value;
+    this.sets.push(`#${key} = :${key}`);
+  }
+
+  setOrRemove(attribute: string, key: string, value: number | undefined): void {
+    if (value !== undefined) return this.set(attribute, key, value);
+    this.names[`#${key}`] = attribute;
+    this.removes.push(`#${key}`);
+  }
+
+  expression(): string {
+    return [
+      ...(this.sets.length > 0 ? [`SET ${this.sets.join(', ')}`] : []),
+      ...(this.removes.length > 0 ? [`REMOVE ${this.removes.join(', ')}`] : []),
+    ].join(' ');
   }
 }
