@@ -84,7 +84,9 @@ export function mayGrant(pass: PassForGrant, settings: Pick<DirectRoutingSetting
  * `reject-publish` (the broker refuses the excess and the publisher retries). `drop-head` drops the
  * oldest and `reject-publish-dlx` dead-letters the refused one, which SQS would then deliver again.
  */
-export function limitsKeepEveryMessage(limits: Pick<LengthLimits, 'maxLength' | 'maxLengthBytes' | 'overflow'>): boolean {
+export function limitsKeepEveryMessage(
+  limits: Pick<LengthLimits, 'maxLength' | 'maxLengthBytes' | 'overflow'>,
+): boolean {
   if (limits.maxLength === undefined && limits.maxLengthBytes === undefined) return true;
   return limits.overflow === 'reject-publish';
 }

@@ -147,7 +147,8 @@ export class DynamoWorkBoard {
           ExpressionAttributeNames: names,
         }),
       );
-      for (const [target, entry] of parseBoard(Item).targets) if (entry.grant !== undefined) found.set(target, entry.grant);
+      for (const [target, entry] of parseBoard(Item).targets)
+        if (entry.grant !== undefined) found.set(target, entry.grant);
     }
     return found;
   }
@@ -161,7 +162,9 @@ export class DynamoWorkBoard {
     let board = parseBoard(undefined);
     for (let i = 0; i < entries.length; i += TARGETS_PER_WRITE) {
       const update = new TargetClauses();
-      entries.slice(i, i + TARGETS_PER_WRITE).forEach((entry, j) => clauses(entry, j, update));
+      entries.slice(i, i + TARGETS_PER_WRITE).forEach((entry, j) => {
+        clauses(entry, j, update);
+      });
       const { Attributes } = await this.doc.send(
         new UpdateCommand({
           TableName: this.table,
@@ -259,7 +262,10 @@ class TargetClauses {
   }
 
   setOrRemove(attribute: string, key: string, value: number | undefined): void {
-    if (value !== undefined) return this.set(attribute, key, value);
+    if (value !== undefined) {
+      this.set(attribute, key, value);
+      return;
+    }
     this.names[`#${key}`] = attribute;
     this.removes.push(`#${key}`);
   }

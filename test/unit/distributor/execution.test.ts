@@ -241,10 +241,16 @@ describe('runExecution: one execution over the work board', () => {
 });
 
 describe('runExecution: grants for direct routing (docs/distributor.md "Direct routing under a grant")', () => {
-  const direct: DirectRoutingSettings = { mode: 'granted', maxDepth: 20, grantMs: 300_000, readMs: 1_000, publishMs: 1_000 };
+  const direct: DirectRoutingSettings = {
+    mode: 'granted',
+    maxDepth: 20,
+    grantMs: 300_000,
+    readMs: 1_000,
+    publishMs: 1_000,
+  };
   const grantable: Partial<TargetSummary> = { grantable: true, maxLength: 1_000 };
 
-  it('grants a target its pass left with nothing staged, in the round\'s one write', async () => {
+  it("grants a target its pass left with nothing staged, in the round's one write", async () => {
     const w = world({ direct });
     w.request(['t']);
     w.outcomes.set('t', grantable);
@@ -275,7 +281,7 @@ describe('runExecution: grants for direct routing (docs/distributor.md "Direct r
     expect(summary.grants).toBe(0);
   });
 
-  it('a due target with a live grant is revoked, not passed, and passed once the routers\' windows are over', async () => {
+  it("a due target with a live grant is revoked, not passed, and passed once the routers' windows are over", async () => {
     const w = world({ direct });
     const start = w.now();
     w.request(['t', 'u']);
@@ -308,7 +314,7 @@ describe('runExecution: grants for direct routing (docs/distributor.md "Direct r
     expect(w.writes[0]).toEqual({ revoked: ['t'], due: start + 2_000 });
   });
 
-  it('a target another execution granted since the board was read (seen once its lease is taken) is revoked in the round\'s write', async () => {
+  it("a target another execution granted since the board was read (seen once its lease is taken) is revoked in the round's write", async () => {
     const w = world({ direct });
     const start = w.now();
     w.request(['t']);
