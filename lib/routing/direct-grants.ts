@@ -1,6 +1,14 @@
 import type { DirectRoutingSettings } from '../pass-requests/grants';
 import { directChoice, type GrantRead, grantedTargets } from './direct-routes';
 
+/**
+ * A read that found no usable grant is taken again after this long, not after the read window: an
+ * execution grants a target just after the pass a staged batch asked for, and a router that went
+ * on staging on its older read would ask for another pass, which revokes the new grant (the first
+ * light-load bench lost a third of its messages to staging that way).
+ */
+export const UNGRANTED_RECHECK_MS = 100;
+
 /** What direct routing reads: grants from the work board, ready depths from the broker. */
 export interface DirectRoutingDeps {
   settings: DirectRoutingSettings;
@@ -14,7 +22,8 @@ export interface DirectRoutingDeps {
 /**
  * A router container's direct routing (docs/router.md "Direct routing"): grants cached per target for
  * DIRECT_ROUTING_READ_MS from when their read was sent (so light load costs about one read a
- * container a second), depths read per batch for the granted targets only.
+ * container a second), the absence of one for UNGRANTED_RECHECK_MS; depths read per batch for the
+ * granted targets only.
  */
 export class DirectGrants {
   private readonly cache = new Map<string, GrantRead>();
@@ -36,9 +45,12 @@ export class DirectGrants {
   async choose(itemTargets: readonly string[]): Promise<(number | undefined)[]> {
     const { settings } = this.deps;
     const targets = [...new Set(itemTargets)];
+    const at = this.now();
     const stale = targets.filter((t) => {
       const cached = this.cache.get(t);
-      return cached === undefined || this.now() - cached.readAt >= settings.readMs;
+      if (cached === undefined) return true;
+      const usable = grantedTargets([t], this.cache, at, settings).length > 0;
+      return at - cached.readAt >= (usable ? settings.readMs : Math.min(settings.readMs, UNGRANTED_RECHECK_MS));
     });
     if (stale.length > 0) {
       // The send time, not the answer's: a revocation the read just missed came after it.

@@ -5,7 +5,7 @@ import {
   mayGrant,
   readFresh,
 } from '../../../lib/pass-requests/grants';
-import { DirectGrants } from '../../../lib/routing/direct-grants';
+import { DirectGrants, UNGRANTED_RECHECK_MS } from '../../../lib/routing/direct-grants';
 import { directChoice, type GrantRead, grantedTargets } from '../../../lib/routing/direct-routes';
 
 const windows = { readMs: 1_000, publishMs: 1_000 };
@@ -141,6 +141,17 @@ describe('DirectGrants: grants cached per target for the read window, depths rea
       ['a', 'b'],
       ['a', 'b'],
     ]);
+  });
+
+  it('no usable grant found: read again after UNGRANTED_RECHECK_MS, not after the read window', async () => {
+    const w = world({}, {});
+    await w.direct.choose(['a']);
+    w.advance(UNGRANTED_RECHECK_MS - 10);
+    await w.direct.choose(['a']);
+    expect(w.reads).toHaveLength(1);
+    w.advance(10);
+    await w.direct.choose(['a']);
+    expect(w.reads).toHaveLength(2);
   });
 
   it('no granted target: no depth read, everything staged', async () => {
