@@ -155,10 +155,14 @@ export async function runExecution(deps: ExecutionDeps, remainingMs: number): Pr
         }
         const dueInMs = passed?.dueInMs;
         const grant = passed !== undefined && mayGrant(passed, direct) ? { grant: grantUntil } : {};
-        if ('grant' in grant) summary.grants++;
         return { target, served: current.version, ...(dueInMs === undefined ? {} : { due: at + dueInMs }), ...grant };
       });
-    return [await board.writeServed(written), leasedElsewhere];
+    // Granted only if no request came in since the board was read (else the target is passed again first).
+    const after = await board.writeServed(written, current.version);
+    summary.grants += written.filter(
+      (w) => w.grant !== undefined && after.targets.get(w.target)?.grant === w.grant,
+    ).length;
+    return [after, leasedElsewhere];
   }
 
   /** Near the time limit with work due: leases back, slot freed, a successor started. */

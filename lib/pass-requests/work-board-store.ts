@@ -108,14 +108,42 @@ export class DynamoWorkBoard {
 
   /**
    * Writes a round's `served`, `due` and `grant` per target (one update for up to TARGETS_PER_WRITE
-   * targets; an undefined due or grant is removed), and answers the board after it (the next round reads no more).
+   * targets; an undefined due or grant is removed), and answers the board after it (the next round
+   * reads no more). With `grantIfVersion`, a part that grants is written only while the board's
+   * version is still that one: a request since (a router staged while the target was not granted)
+   * would make the target due and revoke the new grant at once; that part is then written again
+   * without its grants, and the target is passed next round with no revocation to wait out.
    */
-  writeServed(served: readonly Served[]): Promise<Board> {
-    return this.updateTargets(served, (entry, j, update) => {
+  async writeServed(served: readonly Served[], grantIfVersion?: number): Promise<Board> {
+    if (served.length === 0) return this.read();
+    const clauses = (entry: Served, j: number, update: TargetClauses) => {
       update.set(`served:${entry.target}`, `s${j}`, entry.served);
       update.setOrRemove(`due:${entry.target}`, `d${j}`, entry.due);
       update.setOrRemove(`grant:${entry.target}`, `g${j}`, entry.grant);
-    });
+    };
+    let board = parseBoard(undefined);
+    for (let i = 0; i < served.length; i += TARGETS_PER_WRITE) {
+      const part = served.slice(i, i + TARGETS_PER_WRITE);
+      if (grantIfVersion === undefined || part.every((entry) => entry.grant === undefined)) {
+        board = await this.updateTargets(part, clauses);
+        continue;
+      }
+      const unchanged =
+        grantIfVersion === 0 ? 'attribute_not_exists(version) OR version = :version' : 'version = :version';
+      try {
+        board = await this.updateTargets(part, clauses, {
+          expression: unchanged,
+          values: { ':version': grantIfVersion },
+        });
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+        board = await this.updateTargets(
+          part.map(({ grant: _, ...rest }) => rest),
+          clauses,
+        );
+      }
+    }
+    return board;
   }
 
   /**
@@ -157,6 +185,7 @@ export class DynamoWorkBoard {
   private async updateTargets<T>(
     entries: readonly T[],
     clauses: (entry: T, j: number, update: TargetClauses) => void,
+    condition?: { expression: string; values: Record<string, number> },
   ): Promise<Board> {
     if (entries.length === 0) return this.read();
     let board = parseBoard(undefined);
@@ -171,7 +200,10 @@ export class DynamoWorkBoard {
           Key: { pk: WORK_BOARD_KEY },
           UpdateExpression: update.expression(),
           ExpressionAttributeNames: update.names,
-          ...(Object.keys(update.values).length > 0 ? { ExpressionAttributeValues: update.values } : {}),
+          ...(condition ? { ConditionExpression: condition.expression } : {}),
+          ...(Object.keys(update.values).length > 0 || condition
+            ? { ExpressionAttributeValues: { ...update.values, ...condition?.values } }
+            : {}),
           ReturnValues: 'ALL_NEW',
         }),
       );

@@ -119,4 +119,15 @@ describe('DynamoWorkBoard (dynalite)', () => {
     await board.writeServed(many);
     expect((await board.grants(many.map((m) => m.target))).get('t-44')).toBe(1_044);
   });
+
+  it('a grant is written only while the version is the one the round read; else the part is written without it', async () => {
+    const board = new DynamoWorkBoard(dynamo.doc, TABLE);
+    await board.request(['a']);
+    const granted = await board.writeServed([{ target: 'a', served: 1, grant: 90_000 }], 1);
+    expect(granted.targets.get('a')?.grant).toBe(90_000);
+    await board.request(['a']); // version 2: a router staged meanwhile
+    const withheld = await board.writeServed([{ target: 'a', served: 1, due: 3_000, grant: 95_000 }], 1);
+    expect(withheld.targets.get('a')).toEqual({ req: 2, served: 1, due: 3_000 });
+    expect(await item()).not.toHaveProperty('grant:a');
+  });
 });

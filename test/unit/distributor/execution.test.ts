@@ -47,7 +47,12 @@ function world(
         return undefined;
       },
       read: async () => copy(),
-      async writeServed(served: readonly Served[]) {
+      async writeServed(given: readonly Served[], grantIfVersion?: number) {
+        // As the adapter: grants only while no request came in since the round read the board.
+        const served: Served[] =
+          grantIfVersion !== undefined && board.version !== grantIfVersion
+            ? given.map(({ grant: _, ...rest }) => rest)
+            : given;
         writes.push({ served: [...served] });
         for (const s of served) {
           const entry = { ...board.targets.get(s.target), served: s.served };
@@ -326,5 +331,19 @@ describe('runExecution: grants for direct routing (docs/distributor.md "Direct r
     // Passed in a second round, after the wait.
     expect(summary).toMatchObject({ revocations: 1, rounds: 2 });
     expect(summary.waitedMs).toBeGreaterThanOrEqual(2_000 - 100);
+  });
+
+  it('a request written during the pass withholds the grant: the target is passed again next round, with no revocation', async () => {
+    const w = world({ direct });
+    w.request(['t']);
+    w.outcomes.set('t', grantable);
+    w.script((round) => {
+      if (round === 1) w.request(['t']);
+    });
+    const summary = await w.run();
+    expect(w.writes[0]).toEqual({ served: [{ target: 't', served: 1 }] });
+    expect(w.passes.map((p) => p.targets)).toEqual([['t'], ['t']]);
+    expect(summary).toMatchObject({ grants: 1, revocations: 0, waitedMs: 0 });
+    expect(w.board().targets.get('t')?.grant).toBeGreaterThan(w.now());
   });
 });
