@@ -49,7 +49,7 @@ function world(
       read: async () => copy(),
       async writeServed(given: readonly Served[], grantIfVersion?: number) {
         // As the adapter: grants only while no request came in since the round read the board.
-        const served: Served[] =
+        const served: readonly Served[] =
           grantIfVersion !== undefined && board.version !== grantIfVersion
             ? given.map(({ grant: _, ...rest }) => rest)
             : given;
