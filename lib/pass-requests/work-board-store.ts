@@ -1,6 +1,7 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { isConditionFailure } from '../aws/dynamo';
 import { type DocumentPort, retryingThrottled } from '../aws/dynamo-faults';
+import { TargetClauses } from './target-clauses';
 import { type Board, MAX_SLOTS, parseBoard, type Served, WORK_BOARD_KEY } from './work-board';
 
 /** Targets per request or round write: an update expression is at most 4 KB. */
@@ -277,35 +278,5 @@ export class DynamoWorkBoard {
       if (isConditionFailure(error)) return undefined;
       throw error;
     }
-  }
-}
-
-/** The SET and REMOVE clauses of one update over target attributes, with their names and values. */
-class TargetClauses {
-  readonly names: Record<string, string> = {};
-  readonly values: Record<string, number> = {};
-  private readonly sets: string[] = [];
-  private readonly removes: string[] = [];
-
-  set(attribute: string, key: string, value: number): void {
-    this.names[`#${key}`] = attribute;
-    this.values[`:${key}`] = value;
-    this.sets.push(`#${key} = :${key}`);
-  }
-
-  setOrRemove(attribute: string, key: string, value: number | undefined): void {
-    if (value !== undefined) {
-      this.set(attribute, key, value);
-      return;
-    }
-    this.names[`#${key}`] = attribute;
-    this.removes.push(`#${key}`);
-  }
-
-  expression(): string {
-    return [
-      ...(this.sets.length > 0 ? [`SET ${this.sets.join(', ')}`] : []),
-      ...(this.removes.length > 0 ? [`REMOVE ${this.removes.join(', ')}`] : []),
-    ].join(' ');
   }
 }
