@@ -123,7 +123,12 @@ interface Stack {
   dynamo: BenchDynamo;
   model: ChannelModel;
   deploy(
-    options: { schedule: boolean; onDemand?: boolean },
+    options: {
+      schedule: boolean;
+      onDemand?: boolean;
+      routerEnv?: Record<string, string>;
+      distributorEnv?: Record<string, string>;
+    },
     progress: (line: string) => void,
   ): Promise<FleetDeployment>;
 }
@@ -389,17 +394,114 @@ async function routerWrites(flags: Record<Flags, number>, progress: (line: strin
   };
 }
 
-/** 10 msg/s from 5 tenants: US$ per million messages beside the plain path, and listings of an on-demand pass. */
+/** The light load's warm-up before its window (at most the window): a deploy's first batches and schedule are not steady state. */
+const LIGHT_WARM_UP_SECONDS = 20;
+/** Direct routing under a grant as the light load's second run deploys it (docs/distributor.md "Direct routing under a grant"). */
+const GRANTED_ENV = { DIRECT_ROUTING: 'granted' };
+
+/**
+ * 10 msg/s from 5 tenants: US$ per million messages beside the plain path, run twice on the same
+ * stack, as deployed (DIRECT_ROUTING off) and with DIRECT_ROUTING=granted, each on a target of its
+ * own and measured after a warm-up; and the vhost listings of on-demand passes.
+ */
 async function lightLoad(stack: Stack, flags: Record<Flags, number>, progress: (line: string) => void) {
-  const target = 'light-target';
+  const off = await lightRun(stack, flags, progress, 'off');
+  const granted = await lightRun(stack, flags, progress, 'granted');
+  const above = (run: LightRun) => perMillion(run.fairway, run.messages) - perMillion(run.plain, run.messages);
+  const row = (path: string, u: Usage, messages: number): Row => ({
+    path,
+    'Lambda invocations': u.invocations,
+    'GB-s': u.gbSeconds,
+    'DynamoDB writes': u.dynamoWrites,
+    'DynamoDB reads': u.dynamoReads,
+    'US$ per million messages': perMillion(u, messages),
+  });
+  const rows = (run: LightRun): Row[] => [
+    row(`${run.mode}: Fairway router`, run.router, run.messages),
+    row(`${run.mode}: Fairway distributor`, run.distributor, run.messages),
+    row(`${run.mode}: Fairway, both`, run.fairway, run.messages),
+    row(`${run.mode}: plain path: SQS → Lambda publishing to the target with confirms`, run.plain, run.messages),
+    {
+      path: `${run.mode}: Fairway above the plain path`,
+      'Lambda invocations': '',
+      'GB-s': '',
+      'DynamoDB writes': '',
+      'DynamoDB reads': '',
+      'US$ per million messages': above(run),
+    },
+  ];
+  const note = (run: LightRun) =>
+    `${run.mode}: ${run.messages} messages in ${Math.round(run.elapsedMs / 1000)} s, ${run.direct} of them routed direct; ` +
+    `distributor invocations ${run.scheduled} scheduled, ${run.onDemand} on demand; management API requests ` +
+    `${run.managementRequests}, of them vhost listings ${run.listings}. Cold (deploy and the ${run.warmUpSeconds} s warm-up, ` +
+    `${run.cold.messages} messages): Fairway $${perMillion(run.cold.usage, run.cold.messages).toFixed(3)} per million, ` +
+    `$${(perMillion(run.cold.usage, run.cold.messages) - perMillion(run.plain, run.messages)).toFixed(3)} above the window's plain path.`;
+  const listings = off.onDemandListings + granted.onDemandListings;
+  const onDemand = off.onDemand + granted.onDemand;
+  return {
+    goals: [
+      {
+        goal: 'US$ per million messages above the plain path, light load (10 msg/s from 5 tenants), DIRECT_ROUTING=granted',
+        target: '≤ $0.10',
+        measured: `$${above(granted).toFixed(3)} (Fairway $${perMillion(granted.fairway, granted.messages).toFixed(3)}, plain $${perMillion(granted.plain, granted.messages).toFixed(3)}; DIRECT_ROUTING off: $${above(off).toFixed(3)})`,
+        met: above(granted) <= 0.1,
+      },
+      {
+        goal: 'vhost listings by on-demand passes',
+        target: '0',
+        measured: `${listings} in ${onDemand} on-demand passes`,
+        met: listings === 0,
+      },
+    ] satisfies Goal[],
+    table: {
+      title: `Light load: 10 msg/s from 5 tenants for ${flags.light} s after a ${off.warmUpSeconds} s warm-up, DIRECT_ROUTING off and granted, US$ per million beside the plain path`,
+      rows: [...rows(off), ...rows(granted)],
+      notes: [
+        `Prices: ${PRICES_STATED}. A DynamoDB request counts one request unit (items under 1 KB). SQS is the same ` +
+          'in both paths (the same queue and batches) and left out of both. GB-s at 512 MB (serverless.yml memorySize), ' +
+          'each invocation rounded up to the millisecond.',
+        `Each run deploys afresh on a target of its own and routes for ${off.warmUpSeconds} s before its window opens (counts reset then), ` +
+          "so the rows are steady state; the plain path replays the window's batches. `granted`: DIRECT_ROUTING=granted for both functions, the other direct-routing settings at their defaults.",
+        note(off),
+        note(granted),
+      ],
+    } satisfies Table,
+  };
+}
+
+interface LightRun {
+  mode: 'off' | 'granted';
+  messages: number;
+  elapsedMs: number;
+  warmUpSeconds: number;
+  router: Usage;
+  distributor: Usage;
+  fairway: Usage;
+  plain: Usage;
+  cold: { usage: Usage; messages: number };
+  direct: number;
+  scheduled: number;
+  onDemand: number;
+  onDemandListings: number;
+  managementRequests: number;
+  listings: number;
+}
+
+/** One light-load run: deploy, warm up, measure the window, then the window's batches on the plain path. */
+async function lightRun(
+  stack: Stack,
+  flags: Record<Flags, number>,
+  progress: (line: string) => void,
+  mode: LightRun['mode'],
+): Promise<LightRun> {
+  const target = `light-target-${mode}`;
   await declareQueues(stack.model, [target]);
   const workers = new TargetWorkers(stack.model, target, 200);
   await workers.start();
   try {
-    // The window opens at deploy: it holds the schedule's first pass, one a minute as deployed.
     await stack.dynamo.reset();
-    const started = Date.now();
-    const fleet = await stack.deploy({ schedule: true }, progress);
+    const env = mode === 'granted' ? GRANTED_ENV : {};
+    const fleet = await stack.deploy({ schedule: true, routerEnv: env, distributorEnv: env }, progress);
     const tenants = Array.from({ length: 5 }, (_, i) => `light${i}`);
     let next = 0;
     const perWindow = Math.round((10 * WINDOW_MS) / 1000);
@@ -418,66 +520,45 @@ async function lightLoad(stack: Stack, flags: Record<Flags, number>, progress: (
       concurrency: ROUTER_CONCURRENCY,
       route: fleet.route,
     });
-    progress(`light load: ${flags.light} s`);
+    const warmUpSeconds = Math.min(LIGHT_WARM_UP_SECONDS, flags.light);
+    progress(`light load, DIRECT_ROUTING ${mode}: ${warmUpSeconds} s warm-up, then ${flags.light} s`);
+    await sleep(warmUpSeconds * 1000);
+    const coldUsage = await usageOf(fleet, stack.dynamo);
+    const cold = { usage: addUsage(coldUsage.router, coldUsage.distributor), messages: traffic.events() };
+    await stack.dynamo.reset();
+    fleet.reset();
+    const firstBatch = sent.length;
+    const eventsBefore = traffic.events();
+    const started = Date.now();
     await sleep(flags.light * 1000);
     await traffic.stop();
-    const elapsed = Date.now() - started;
+    const elapsedMs = Date.now() - started;
     const usage = await usageOf(fleet, stack.dynamo);
-    const onDemand = fleet.distributor.byKind.get('distributor, on demand') ?? 0;
-    const onDemandListings = fleet.management.listings.get('distributor, on demand') ?? 0;
-    const messages = traffic.events();
+    const run = {
+      mode,
+      messages: traffic.events() - eventsBefore,
+      elapsedMs,
+      warmUpSeconds,
+      router: usage.router,
+      distributor: usage.distributor,
+      fairway: addUsage(usage.router, usage.distributor),
+      cold,
+      direct: fleet.routerCounts.get('RoutedDirect') ?? 0,
+      scheduled: fleet.distributor.byKind.get('distributor, scheduled') ?? 0,
+      onDemand: fleet.distributor.byKind.get('distributor, on demand') ?? 0,
+      onDemandListings: fleet.management.listings.get('distributor, on demand') ?? 0,
+      managementRequests: fleet.management.total(fleet.management.requests),
+      listings: fleet.management.total(fleet.management.listings),
+    };
     await fleet.stop();
 
-    // The plain path: the same batches, published straight to the target.
+    // The plain path: the window's batches, published straight to the target.
     const plainModel = await connect(stack.delayed.amqpUrl, { noDelay: true });
     const plain = await plainPath(plainModel);
-    for (const batch of sent) await plain.route(batch.map((event) => event.body));
+    for (const batch of sent.slice(firstBatch)) await plain.route(batch.map((event) => event.body));
     await plain.close();
     await plainModel.close();
-    const plainUsage: Usage = { ...plain.usage, dynamoWrites: 0, dynamoReads: 0, sqsRequests: 0 };
-    const fairway = addUsage(usage.router, usage.distributor);
-    const above = perMillion(fairway, messages) - perMillion(plainUsage, messages);
-    const row = (path: string, u: Usage): Row => ({
-      path,
-      'Lambda invocations': u.invocations,
-      'GB-s': u.gbSeconds,
-      'DynamoDB writes': u.dynamoWrites,
-      'DynamoDB reads': u.dynamoReads,
-      'US$ per million messages': perMillion(u, messages),
-    });
-    return {
-      goals: [
-        {
-          goal: 'US$ per million messages above the plain path, light load (10 msg/s from 5 tenants)',
-          target: '≤ $0.10',
-          measured: `$${above.toFixed(3)} (Fairway $${perMillion(fairway, messages).toFixed(3)}, plain $${perMillion(plainUsage, messages).toFixed(3)})`,
-          met: above <= 0.1,
-        },
-        {
-          goal: 'vhost listings by on-demand passes',
-          target: '0',
-          measured: `${onDemandListings} in ${onDemand} on-demand passes`,
-          met: onDemandListings === 0,
-        },
-      ] satisfies Goal[],
-      table: {
-        title: `Light load: ${messages} messages in ${Math.round(elapsed / 1000)} s from 5 tenants, US$ per million beside the plain path`,
-        rows: [
-          row('Fairway router', usage.router),
-          row('Fairway distributor', usage.distributor),
-          row('Fairway, both', fairway),
-          row('plain path: SQS → Lambda publishing to the target with confirms', plainUsage),
-        ],
-        notes: [
-          `Prices: ${PRICES_STATED}. A DynamoDB request counts one request unit (items under 1 KB). SQS is the same ` +
-            'in both paths (the same queue and batches) and left out of both. GB-s at 512 MB (serverless.yml memorySize), ' +
-            'each invocation rounded up to the millisecond.',
-          `Distributor invocations: ${fleet.distributor.byKind.get('distributor, scheduled') ?? 0} scheduled, ${onDemand} on demand; ` +
-            `management API requests ${fleet.management.total(fleet.management.requests)}, of them vhost listings ` +
-            `${fleet.management.total(fleet.management.listings)}.`,
-        ],
-      } satisfies Table,
-    };
+    return { ...run, plain: { ...plain.usage, dynamoWrites: 0, dynamoReads: 0, sqsRequests: 0 } };
   } finally {
     await workers.stop();
   }

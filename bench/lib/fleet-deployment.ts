@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ScheduledEvent } from 'aws-lambda';
 import { loadDistributorConfig } from '../../lib/config/distributor';
 import { loadRouterConfig } from '../../lib/config/router';
+import { checkVariableNames } from '../../lib/config/variables';
 import type { ExecutionSummary, PassSummary } from '../../lib/distributor/report';
 import { createDistributorService, distributorInvocation, warningReport } from '../../lib/distributor/service';
 import type { DistributorEvent } from '../../lib/pass-requests/pass-trigger';
@@ -99,6 +100,9 @@ export interface FleetOptions {
    * passes (and writes their marks) as deployed while nothing moves (its DynamoDB writes, apart).
    */
   passes?: 'run' | 'skip';
+  /** Settings on top of the bench's, as flood's `--router-env` and `--distributor-env` give them (checked as at cold start). */
+  routerEnv?: Record<string, string>;
+  distributorEnv?: Record<string, string>;
   progress: (line: string) => void;
 }
 
@@ -106,6 +110,10 @@ export type FleetDeployment = Awaited<ReturnType<typeof deployFleet>>;
 
 export async function deployFleet(options: FleetOptions) {
   const { vhost, progress } = options;
+  const routerEnv = options.routerEnv ?? {};
+  const distributorEnv = options.distributorEnv ?? {};
+  // As at cold start: a misspelled setting is refused, not ignored.
+  checkVariableNames({ ...routerEnv, ...distributorEnv });
   const distributorFn = serviceFunctions('dev').find((fn) => fn.name === 'distributor')!;
   const caller = new AsyncLocalStorage<Caller>();
   const management = new ManagementCounts(vhost.vhost);
@@ -119,6 +127,8 @@ export async function deployFleet(options: FleetOptions) {
   let executions: Pick<ExecutionSummary, 'ending' | 'rounds' | 'targetPasses' | 'durationMs'>[] = [];
   /** Router records reported failed (the first few are logged). */
   let notRouted = 0;
+  /** The router's metrics (Routed, RoutedDirect, …) since the last reset. */
+  const routerCounts = new Map<string, number>();
 
   let run: (event: ScheduledEvent | DistributorEvent) => Promise<ExecutionSummary>;
   const invokeServer = await startLambdaInvokeServer(
@@ -153,6 +163,7 @@ export async function deployFleet(options: FleetOptions) {
     ...common,
     DYNAMODB_ENDPOINT: callerEndpoint(options.dynamoEndpoint, 'distributor'),
     DISTRIBUTOR_SAFETY_MARGIN_MS: '10000', // as serverless.yml sets it
+    ...distributorEnv,
   });
   const distributorService = createDistributorService(distributorConfig, warn, {
     fetch: management.fetchFor(() => caller.getStore() ?? 'distributor, outside a run'),
@@ -180,13 +191,13 @@ export async function deployFleet(options: FleetOptions) {
     );
   };
   const routerService = createRouterService(
-    loadRouterConfig({ ...common, DYNAMODB_ENDPOINT: callerEndpoint(options.dynamoEndpoint, 'router') }),
+    loadRouterConfig({ ...common, DYNAMODB_ENDPOINT: callerEndpoint(options.dynamoEndpoint, 'router'), ...routerEnv }),
     {
       failed: (failure) => {
         notRouted++;
         if (notRouted <= 5) progress(`router: not routed ${failure.kind} ${failure.reason}`);
       },
-      counted: () => undefined,
+      counted: (metric, count) => routerCounts.set(metric, (routerCounts.get(metric) ?? 0) + count),
       tenantRouted: () => undefined,
       stagingQueueKept: (kept) =>
         progress(`router: staging queue kept with arguments unlike its target ${JSON.stringify(kept)}`),
@@ -214,6 +225,7 @@ export async function deployFleet(options: FleetOptions) {
     notRouted: () => notRouted,
     /** The distributor executions that ended since the last reset. */
     executions: () => executions,
+    routerCounts,
     /** One router invocation: an SQS batch of after-process event bodies. */
     route: (bodies: readonly string[]) =>
       caller.run('router', () =>
@@ -231,6 +243,7 @@ export async function deployFleet(options: FleetOptions) {
       router.reset();
       distributor.reset();
       inFlight.reset();
+      routerCounts.clear();
       waitedMs = 0;
       executions = [];
     },

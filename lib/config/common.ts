@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { DynamoClientSettings } from '../aws/dynamo';
 import { amqpVhost } from '../rabbitmq/amqp-url';
 import { isDotSegment } from '../rabbitmq/api-path';
@@ -125,3 +125,60 @@ export function checkStagingLifecycle(config: StagingLifecycleConfig, ctx: z.Ref
     });
   }
 }
+
+/**
+ * Direct routing under a grant (docs/distributor.md "Direct routing under a grant"), read by the
+ * router and the distributor alike, so that each checks the windows against the other's.
+ */
+export const directRoutingSettings = {
+  /** `off` (default): the router stages every message (SPEC §2). `granted`: it may publish to a target an execution granted. */
+  DIRECT_ROUTING: z.preprocess(
+    (value) => (value === '' ? undefined : value),
+    z.enum(['off', 'granted'], { error: 'must be one of off, granted' }).default('off'),
+  ),
+  /** The router publishes direct only while the target's ready depth and the batch's direct messages stay within this. */
+  DIRECT_ROUTING_MAX_DEPTH: setting.int(20, 1, 1_000_000),
+  /** How long an execution's grant lasts. */
+  DIRECT_ROUTING_GRANT_SECONDS: setting.int(300, 1, 3_600),
+  /** A router uses a grant read at most this long ago, and starts no direct publish later than its read + this. */
+  DIRECT_ROUTING_READ_MS: setting.int(1_000, 10, 30_000),
+  /** A direct publish not confirmed within this fails its record (SQS retries it): the revocation wait relies on it. */
+  DIRECT_ROUTING_PUBLISH_MS: setting.int(1_000, 10, 30_000),
+};
+
+export type DirectRoutingConfig = z.infer<z.ZodObject<typeof directRoutingSettings>>;
+
+/**
+ * Fail closed: a grant must outlast a router's read and publish windows (a router uses a grant only
+ * while it has both ahead of it), and an execution must wait out both after a revocation.
+ */
+export function checkDirectRouting(
+  config: DirectRoutingConfig & { DISTRIBUTOR_WAIT_BOUND_MS?: number },
+  ctx: z.RefinementCtx,
+): void {
+  const windowsMs = config.DIRECT_ROUTING_READ_MS + config.DIRECT_ROUTING_PUBLISH_MS;
+  if (config.DIRECT_ROUTING_GRANT_SECONDS * 1000 <= windowsMs) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['DIRECT_ROUTING_GRANT_SECONDS'],
+      message: `must be longer than DIRECT_ROUTING_READ_MS + DIRECT_ROUTING_PUBLISH_MS (${windowsMs} ms): a router uses a grant only with both ahead of it`,
+    });
+  }
+  const bound = config.DISTRIBUTOR_WAIT_BOUND_MS;
+  if (config.DIRECT_ROUTING === 'granted' && bound !== undefined && windowsMs > bound) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['DIRECT_ROUTING_READ_MS'],
+      message: `with DIRECT_ROUTING_PUBLISH_MS (${windowsMs} ms together) must be at most DISTRIBUTOR_WAIT_BOUND_MS (${bound}): an execution waits that long after revoking a grant`,
+    });
+  }
+}
+
+/** The direct-routing windows as both parts read them. */
+export const directRoutingOf = (config: DirectRoutingConfig) => ({
+  mode: config.DIRECT_ROUTING,
+  maxDepth: config.DIRECT_ROUTING_MAX_DEPTH,
+  grantMs: config.DIRECT_ROUTING_GRANT_SECONDS * 1000,
+  readMs: config.DIRECT_ROUTING_READ_MS,
+  publishMs: config.DIRECT_ROUTING_PUBLISH_MS,
+});

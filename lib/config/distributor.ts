@@ -1,8 +1,10 @@
 import { RE2JS } from 're2js';
 import { z } from 'zod';
 import {
+  checkDirectRouting,
   checkStagingLifecycle,
   checkVhostRule,
+  directRoutingSettings,
   dynamoSettings,
   passRequestSettings,
   rabbitSettings,
@@ -110,6 +112,7 @@ export const distributorSettingsSchema = z.object({
   ...rabbitSettings,
   ...passRequestSettings,
   ...stagingLifecycleSettings,
+  ...directRoutingSettings,
   DISTRIBUTOR_TABLE: setting.text(),
   /** `fair`: max-min water-filling; `reference`: ceil(capacity / N) per queue, as the reference implementation. */
   DISTRIBUTOR_PLANNER: choice(['fair', 'reference'] as const, 'fair'),
@@ -172,6 +175,7 @@ export const distributorSettingsSchema = z.object({
 export const distributorConfigSchema = distributorSettingsSchema.superRefine((config, ctx) => {
   checkVhostRule(config, ctx);
   checkStagingLifecycle(config, ctx);
+  checkDirectRouting(config, ctx);
   if (config.DISTRIBUTOR_FOLLOW_UP_MAX_DELAY_MS < config.DISTRIBUTOR_FOLLOW_UP_DELAY_MS) {
     ctx.addIssue({
       code: 'custom',

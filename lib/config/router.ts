@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import { defaultThresholds, reachableLevels, tenMinusLevel } from '../priority/rules';
 import {
+  checkDirectRouting,
   checkStagingLifecycle,
   checkVhostRule,
+  directRoutingSettings,
   dynamoSettings,
   passRequestSettings,
   rabbitSettings,
@@ -43,6 +45,7 @@ export const routerConfigSchema = z
     ...rabbitSettings,
     ...passRequestSettings,
     ...stagingLifecycleSettings,
+    ...directRoutingSettings,
     TENANT_TABLE: setting.text(),
     /** The distributor's lease table, where the router asks for passes (with DISTRIBUTOR_FUNCTION_NAME). */
     DISTRIBUTOR_TABLE: setting.optionalText(),
@@ -110,6 +113,14 @@ export const routerConfigSchema = z
     }
     checkVhostRule(config, ctx);
     checkStagingLifecycle(config, ctx);
+    checkDirectRouting(config, ctx);
+    if (config.DIRECT_ROUTING === 'granted' && config.DISTRIBUTOR_TABLE === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['DISTRIBUTOR_TABLE'],
+        message: 'is required with DIRECT_ROUTING=granted (the router reads the grants on its work board)',
+      });
+    }
     const skip = config.TENANT_PRIORITY_SKIP_WINDOW_SECONDS;
     if (skip !== undefined && skip * 10 > config.TENANT_PRIORITY_RESET_SECONDS) {
       ctx.addIssue({

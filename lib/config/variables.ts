@@ -33,6 +33,7 @@ export const FAIRWAY_PREFIXES = [
   'TENANT_',
   'STAGING_',
   'PUBLISH_',
+  'DIRECT_ROUTING',
   'NXRG_',
   'OPENXDS_',
   'CLEANUP_',

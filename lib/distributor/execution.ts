@@ -1,5 +1,6 @@
+import { DIRECT_ROUTING_OFF, type DirectRoutingSettings, mayGrant, revocationWaitMs } from '../pass-requests/grants';
 import { type DistributorEvent, type PassTrigger, WORK_EVENT } from '../pass-requests/pass-trigger';
-import { type Board, dueTargets, liveSlots, nextDueAt, type Served } from '../pass-requests/work-board';
+import { type Board, dueTargets, liveGrant, liveSlots, nextDueAt, type Served } from '../pass-requests/work-board';
 import type { DynamoWorkBoard } from '../pass-requests/work-board-store';
 import { type BackstopDeps, runBackstop } from './backstop';
 import type { Distributor } from './pass';
@@ -15,10 +16,12 @@ const FIRST_RETRY_MS = 20;
 export interface ExecutionDeps {
   board: Pick<
     DynamoWorkBoard,
-    'claimSlot' | 'read' | 'writeServed' | 'leave' | 'handOff' | 'clearStarting' | 'request'
+    'claimSlot' | 'read' | 'writeServed' | 'revoke' | 'leave' | 'handOff' | 'clearStarting' | 'request'
   >;
   distributor: Pick<Distributor, 'session'>;
   settings: RunModelSettings;
+  /** Direct routing under a grant (lib/pass-requests/grants.ts); absent: off (a grant left from before is still revoked). */
+  direct?: DirectRoutingSettings;
   /** Starts a successor near the time limit; without it (schedule alone) the schedule follows. */
   trigger?: PassTrigger;
   /** How long a started successor may take to claim a slot (DISTRIBUTOR_REQUEST_GRACE_MS). */
@@ -37,6 +40,7 @@ export interface ExecutionDeps {
  */
 export async function runExecution(deps: ExecutionDeps, remainingMs: number): Promise<ExecutionSummary> {
   const { board, settings, report } = deps;
+  const direct = deps.direct ?? DIRECT_ROUTING_OFF;
   const now = deps.now ?? Date.now;
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const startedAt = now();
@@ -49,6 +53,8 @@ export async function runExecution(deps: ExecutionDeps, remainingMs: number): Pr
     durationMs: 0,
     ending: 'idle',
     waitedMs: 0,
+    grants: 0,
+    revocations: 0,
   };
   const ended = (ending: ExecutionSummary['ending']) => {
     summary.ending = ending;
@@ -128,12 +134,25 @@ export async function runExecution(deps: ExecutionDeps, remainingMs: number): Pr
     if (!left) await board.handOff(slot).catch((error: unknown) => report.boardFailed('free its slot', error));
   }
 
-  /** One pass over the due targets; writes what it served; answers the board then and the targets leased elsewhere. */
+  /**
+   * One pass over the due targets; writes what it served; answers the board then and the targets
+   * leased elsewhere. A due target that routers may be publishing to under a grant is not passed:
+   * its grant is revoked first and it is due again once no router can still be publishing on it.
+   */
   async function round(due: readonly string[], seen: Board): Promise<[Board, Set<string>]> {
     const at = now();
-    const requests = new Map(due.map((t) => [t, seen.targets.get(t)?.req]));
-    const served = new Map(due.map((t) => [t, seen.targets.get(t)?.served]));
-    const pass = await session.pass({ targets: due, version: seen.version, requests, served });
+    const revokedDue = at + revocationWaitMs(direct);
+    const granted = due.filter((t) => liveGrant(seen, t, at) !== undefined);
+    let current = seen;
+    if (granted.length > 0) {
+      current = await board.revoke(granted, revokedDue);
+      summary.revocations += granted.length;
+    }
+    const passing = due.filter((t) => !granted.includes(t));
+    if (passing.length === 0) return [current, new Set()];
+    const requests = new Map(passing.map((t) => [t, current.targets.get(t)?.req]));
+    const served = new Map(passing.map((t) => [t, current.targets.get(t)?.served]));
+    const pass = await session.pass({ targets: passing, version: current.version, requests, served });
     summary.rounds++;
     summary.targetPasses += pass.targets.length;
     summary.summaries.push(pass);
@@ -141,14 +160,28 @@ export async function runExecution(deps: ExecutionDeps, remainingMs: number): Pr
     summary.parked += pass.parked;
     const byTarget = new Map(pass.targets.map((t) => [t.target, t]));
     const leasedElsewhere = new Set(pass.targets.filter((t) => t.outcome === 'leased-elsewhere').map((t) => t.target));
-    // A target with no staging queue recorded has nothing to do: served, with no due time.
-    const written: Served[] = due
+    const grantUntil = now() + direct.grantMs;
+    // A target with no staging queue recorded has nothing to do: served, with no due time. One
+    // granted by another execution since the board was read (seen once its lease was taken) is
+    // revoked here, in the same write.
+    const written: Served[] = passing
       .filter((t) => !leasedElsewhere.has(t))
       .map((target) => {
-        const dueInMs = byTarget.get(target)?.dueInMs;
-        return { target, served: seen.version, ...(dueInMs === undefined ? {} : { due: at + dueInMs }) };
+        const passed = byTarget.get(target);
+        if (passed?.outcome === 'granted') {
+          summary.revocations++;
+          return { target, served: current.version, due: revokedDue };
+        }
+        const dueInMs = passed?.dueInMs;
+        const grant = passed !== undefined && mayGrant(passed, direct) ? { grant: grantUntil } : {};
+        return { target, served: current.version, ...(dueInMs === undefined ? {} : { due: at + dueInMs }), ...grant };
       });
-    return [await board.writeServed(written), leasedElsewhere];
+    // Granted only if no request came in since the board was read (else the target is passed again first).
+    const after = await board.writeServed(written, current.version);
+    summary.grants += written.filter(
+      (w) => w.grant !== undefined && after.targets.get(w.target)?.grant === w.grant,
+    ).length;
+    return [after, leasedElsewhere];
   }
 
   /** Near the time limit with work due: leases back, slot freed, a successor started. */

@@ -13,6 +13,9 @@ import type { StagingSource } from './staging-source';
 import type { Rotation } from './stores/rotation-store';
 import { type Pass, type TargetPassDeps, targetPass } from './target-pass';
 
+/** Outcomes of a target the pass did not measure: no drain to learn, no due time of its own. */
+const UNPASSED: ReadonlySet<TargetSummary['outcome']> = new Set(['leased-elsewhere', 'granted']);
+
 /** What a pass needs from the outside world; tests pass real adapters on their own vhost and table. */
 export interface DistributorDeps extends TargetPassDeps {
   /** One paged management API listing of the vhost (ManagementClient.listQueues): the backstop's. */
@@ -151,7 +154,7 @@ export function createDistributor(deps: DistributorDeps): Distributor {
         };
         const limit = concurrencyLimit(settings.targetConcurrency);
         const targets = await Promise.all(groups.map((group) => limit(() => distributeTarget(group, pass))));
-        for (const target of targets) if (target.outcome !== 'leased-elsewhere') scheduleNext(target, at, over);
+        for (const target of targets) if (!UNPASSED.has(target.outcome)) scheduleNext(target, at, over);
         const summary: PassSummary = {
           owner,
           planner: settings.planner,

@@ -60,6 +60,9 @@ export interface ExecutionSummary {
   ending: 'idle' | 'no-slot' | 'successor' | 'board-failed';
   /** Of its time, how much it waited for a due target. */
   waitedMs: number;
+  /** Grants it wrote (direct routing), and grants it revoked before passing a target. */
+  grants: number;
+  revocations: number;
 }
 
 export interface LengthTuned {
@@ -89,7 +92,14 @@ export interface QueueSummary {
   wait?: WaitFigures;
 }
 
-export type TargetOutcome = 'distributed' | 'leased-elsewhere' | 'target-missing' | 'below-threshold' | 'failed';
+/** `granted`: a router may be publishing to it under another execution's grant; revoked, it is passed after the wait. */
+export type TargetOutcome =
+  | 'distributed'
+  | 'leased-elsewhere'
+  | 'granted'
+  | 'target-missing'
+  | 'below-threshold'
+  | 'failed';
 
 export interface TargetSummary {
   target: string;
@@ -115,6 +125,11 @@ export interface TargetSummary {
   staged?: number;
   /** The target's next pass is due this many ms after this one started (work left staged). */
   dueInMs?: number;
+  /**
+   * Routers may publish to it direct under a grant (lib/pass-requests/grants.ts): no broker limit of
+   * it drops or dead-letters a message, and no staging queue of it weighs 0.
+   */
+  grantable?: boolean;
 }
 
 export interface PassSummary {

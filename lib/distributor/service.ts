@@ -2,7 +2,7 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { documentClient } from '../aws/dynamo';
-import { dynamoClientSettings, passRequestSettingsOf } from '../config/common';
+import { directRoutingOf, dynamoClientSettings, passRequestSettingsOf } from '../config/common';
 import type { DistributorConfig } from '../config/distributor';
 import { loadDistributorConfig, quietFirstSettingsOf } from '../config/distributor';
 import { lambdaPassTrigger } from '../pass-requests/adapters';
@@ -176,6 +176,8 @@ export function buildDistributor(
   report: DistributorReport,
 ): Distributor & { run: RunInvocation } {
   const runModel = runModelSettings(config);
+  const direct = directRoutingOf(config);
+  const board = new DynamoWorkBoard(adapters.doc, config.DISTRIBUTOR_TABLE);
   const distributor = createDistributor({
     settings: distributorSettings(config),
     listQueues: adapters.listQueues,
@@ -191,6 +193,9 @@ export function buildDistributor(
     },
     report,
     waits: new DynamoWaitStore(adapters.doc, config.DISTRIBUTOR_TABLE),
+    ...(direct.mode === 'granted'
+      ? { grantOf: (target: string) => board.grants([target]).then((grants) => grants.get(target)) }
+      : {}),
     ...(adapters.registry
       ? {
           staging: stagingSource({
@@ -202,9 +207,10 @@ export function buildDistributor(
       : {}),
   });
   const run = invocationRunner({
-    board: new DynamoWorkBoard(adapters.doc, config.DISTRIBUTOR_TABLE),
+    board,
     distributor,
     settings: runModel,
+    direct,
     graceMs: passRequestSettingsOf(config).graceMs,
     report,
     listQueues: adapters.listQueues,

@@ -1,4 +1,5 @@
 import { errorText } from '../errors';
+import { limitsKeepEveryMessage } from '../pass-requests/grants';
 import type { LeaseStore } from '../pass-requests/lease-store';
 import type { QueuePolicies } from '../rabbitmq/queue-policies';
 import type { OpenChannel } from './moving/channel-pair';
@@ -49,6 +50,11 @@ export interface TargetPassDeps {
   publisherUser: string;
   /** Where each target's last measured staging waits are kept for `fairway tenants`; none by default. */
   waits?: WaitStore;
+  /**
+   * With direct routing: the target's grant on the work board (epoch ms until), read consistently
+   * once its lease is taken, so that a grant another execution wrote after this one read the board is seen.
+   */
+  grantOf?: (target: string) => Promise<number | undefined>;
   now?: () => number;
 }
 
@@ -102,7 +108,11 @@ export function targetPass(deps: TargetPassDeps, moveCosts: MoveCostModel) {
       return summary;
     };
     try {
-      if (!(await acquire(group.target, pass))) return summary;
+      const lease = await acquire(group.target, pass);
+      if (lease !== 'held') {
+        summary.outcome = lease;
+        return summary;
+      }
     } catch (error) {
       return failed(error);
     }
@@ -123,6 +133,7 @@ export function targetPass(deps: TargetPassDeps, moveCosts: MoveCostModel) {
         overflow: plan.limits.overflow,
         depth: plan.depth,
         capacity: plan.capacity,
+        grantable: limitsKeepEveryMessage(plan.limits) && group.staging.every((name) => pass.weight(name) > 0),
       });
       if (plan.createWith) {
         await createQueue(openChannel, group.target, plan.createWith);
@@ -175,12 +186,18 @@ export function targetPass(deps: TargetPassDeps, moveCosts: MoveCostModel) {
     });
   }
 
-  /** Takes the lease once per execution; a target leased by another execution is theirs to serve. */
-  async function acquire(target: string, pass: Pass): Promise<boolean> {
-    if (pass.held.has(target)) return true;
-    if (!(await leases.acquireLease(target, pass.owner, now(), pass.leaseUntil))) return false;
+  /**
+   * Takes the lease once per execution; a target leased by another execution is theirs to serve.
+   * A lease taken now may come after another execution granted the target since this one read the
+   * board (only a lease holder grants, and it grants before it gives the lease back): such a target
+   * is `granted`, for the execution to revoke and wait out.
+   */
+  async function acquire(target: string, pass: Pass): Promise<'held' | 'leased-elsewhere' | 'granted'> {
+    if (pass.held.has(target)) return 'held';
+    if (!(await leases.acquireLease(target, pass.owner, now(), pass.leaseUntil))) return 'leased-elsewhere';
     pass.held.add(target);
-    return true;
+    const until = deps.grantOf ? await deps.grantOf(target) : undefined;
+    return until !== undefined && until > now() ? 'granted' : 'held';
   }
 
   /**

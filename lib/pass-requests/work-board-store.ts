@@ -1,6 +1,7 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { isConditionFailure } from '../aws/dynamo';
 import { type DocumentPort, retryingThrottled } from '../aws/dynamo-faults';
+import { TargetClauses } from './target-clauses';
 import { type Board, MAX_SLOTS, parseBoard, type Served, WORK_BOARD_KEY } from './work-board';
 
 /** Targets per request or round write: an update expression is at most 4 KB. */
@@ -107,35 +108,103 @@ export class DynamoWorkBoard {
   }
 
   /**
-   * Writes a round's `served` and `due` per target (one update for up to TARGETS_PER_WRITE targets),
-   * and answers the board after it (the next round reads no more).
+   * Writes a round's `served`, `due` and `grant` per target (one update for up to TARGETS_PER_WRITE
+   * targets; an undefined due or grant is removed), and answers the board after it (the next round
+   * reads no more). With `grantIfVersion`, a part that grants is written only while the board's
+   * version is still that one: a request since (a router staged while the target was not granted)
+   * would make the target due and revoke the new grant at once; that part is then written again
+   * without its grants, and the target is passed next round with no revocation to wait out.
    */
-  async writeServed(served: readonly Served[]): Promise<Board> {
+  async writeServed(served: readonly Served[], grantIfVersion?: number): Promise<Board> {
     if (served.length === 0) return this.read();
+    const clauses = (entry: Served, j: number, update: TargetClauses) => {
+      update.set(`served:${entry.target}`, `s${j}`, entry.served);
+      update.setOrRemove(`due:${entry.target}`, `d${j}`, entry.due);
+      update.setOrRemove(`grant:${entry.target}`, `g${j}`, entry.grant);
+    };
     let board = parseBoard(undefined);
     for (let i = 0; i < served.length; i += TARGETS_PER_WRITE) {
-      const names: Record<string, string> = {};
-      const values: Record<string, number> = {};
-      const sets: string[] = [];
-      const removes: string[] = [];
-      served.slice(i, i + TARGETS_PER_WRITE).forEach((entry, j) => {
-        names[`#s${j}`] = `served:${entry.target}`;
-        names[`#d${j}`] = `due:${entry.target}`;
-        values[`:s${j}`] = entry.served;
-        sets.push(`#s${j} = :s${j}`);
-        if (entry.due === undefined) removes.push(`#d${j}`);
-        else {
-          values[`:d${j}`] = entry.due;
-          sets.push(`#d${j} = :d${j}`);
-        }
+      const part = served.slice(i, i + TARGETS_PER_WRITE);
+      if (grantIfVersion === undefined || part.every((entry) => entry.grant === undefined)) {
+        board = await this.updateTargets(part, clauses);
+        continue;
+      }
+      const unchanged =
+        grantIfVersion === 0 ? 'attribute_not_exists(version) OR version = :version' : 'version = :version';
+      try {
+        board = await this.updateTargets(part, clauses, {
+          expression: unchanged,
+          values: { ':version': grantIfVersion },
+        });
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+        board = await this.updateTargets(
+          part.map(({ grant: _, ...rest }) => rest),
+          clauses,
+        );
+      }
+    }
+    return board;
+  }
+
+  /**
+   * Revokes the targets' grants: removes each `grant:<target>` and makes the target due at `due`
+   * (after the routers' read and publish windows), in one update; answers the board after it.
+   */
+  revoke(targets: readonly string[], due: number): Promise<Board> {
+    return this.updateTargets(targets, (target, j, update) => {
+      update.set(`due:${target}`, `d${j}`, due);
+      update.setOrRemove(`grant:${target}`, `g${j}`, undefined);
+    });
+  }
+
+  /**
+   * The live-or-not grants of `targets` (epoch ms until), read consistently with a projection of
+   * their `grant:` attributes alone (a router's read: the rest of the board is not its concern).
+   */
+  async grants(targets: readonly string[]): Promise<Map<string, number>> {
+    const found = new Map<string, number>();
+    for (let i = 0; i < targets.length; i += TARGETS_PER_WRITE) {
+      const chunk = targets.slice(i, i + TARGETS_PER_WRITE);
+      const names = Object.fromEntries(chunk.map((target, j) => [`#g${j}`, `grant:${target}`]));
+      const { Item } = await this.doc.send(
+        new GetCommand({
+          TableName: this.table,
+          Key: { pk: WORK_BOARD_KEY },
+          ConsistentRead: true,
+          ProjectionExpression: Object.keys(names).join(', '),
+          ExpressionAttributeNames: names,
+        }),
+      );
+      for (const [target, entry] of parseBoard(Item).targets)
+        if (entry.grant !== undefined) found.set(target, entry.grant);
+    }
+    return found;
+  }
+
+  /** One update per TARGETS_PER_WRITE entries of SET and REMOVE clauses on target attributes; answers the board after the last. */
+  private async updateTargets<T>(
+    entries: readonly T[],
+    clauses: (entry: T, j: number, update: TargetClauses) => void,
+    condition?: { expression: string; values: Record<string, number> },
+  ): Promise<Board> {
+    if (entries.length === 0) return this.read();
+    let board = parseBoard(undefined);
+    for (let i = 0; i < entries.length; i += TARGETS_PER_WRITE) {
+      const update = new TargetClauses();
+      entries.slice(i, i + TARGETS_PER_WRITE).forEach((entry, j) => {
+        clauses(entry, j, update);
       });
       const { Attributes } = await this.doc.send(
         new UpdateCommand({
           TableName: this.table,
           Key: { pk: WORK_BOARD_KEY },
-          UpdateExpression: `SET ${sets.join(', ')}${removes.length > 0 ? ` REMOVE ${removes.join(', ')}` : ''}`,
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
+          UpdateExpression: update.expression(),
+          ExpressionAttributeNames: update.names,
+          ...(condition ? { ConditionExpression: condition.expression } : {}),
+          ...(Object.keys(update.values).length > 0 || condition
+            ? { ExpressionAttributeValues: { ...update.values, ...condition?.values } }
+            : {}),
           ReturnValues: 'ALL_NEW',
         }),
       );

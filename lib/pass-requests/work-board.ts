@@ -10,6 +10,8 @@
  * - `served:<target>`: the version an execution read before the target's latest pass: every
  *   request up to it was staged before that pass measured.
  * - `due:<target>`: epoch ms when the target's next pass is wanted (work was left staged).
+ * - `grant:<target>`: epoch ms until which routers may publish straight to the target
+ *   (DIRECT_ROUTING=granted, grants.ts); written with `served` by the execution that holds its lease.
  * - `exec:<i>`: epoch ms until which execution slot i is held (the holder's invocation end).
  * - `starting`: epoch ms until which a started execution is expected to claim a slot.
  * - `listedAt`: epoch ms of the latest backstop listing of the vhost.
@@ -23,6 +25,8 @@ export interface BoardTarget {
   req?: number;
   served?: number;
   due?: number;
+  /** Routers may publish straight to the target until this epoch ms (grants.ts). */
+  grant?: number;
 }
 
 export interface Board {
@@ -36,7 +40,7 @@ export interface Board {
 
 export const EMPTY_BOARD: Board = { version: 0, targets: new Map(), slots: new Map() };
 
-const PREFIXES = { 'req:': 'req', 'served:': 'served', 'due:': 'due' } as const;
+const PREFIXES = { 'req:': 'req', 'served:': 'served', 'due:': 'due', 'grant:': 'grant' } as const;
 
 /** The board as its item holds it; attributes that are not numbers are ignored (a hand edit). */
 export function parseBoard(item: Record<string, unknown> | undefined): Board {
@@ -106,4 +110,12 @@ export interface Served {
   served: number;
   /** Epoch ms of the next pass wanted; undefined: none (nothing left staged). */
   due?: number;
+  /** Epoch ms until which routers may publish to it direct; undefined: no grant (any is removed). */
+  grant?: number;
+}
+
+/** The grant of a target that is live at `now`, if any. */
+export function liveGrant(board: Board, target: string, now: number): number | undefined {
+  const grant = board.targets.get(target)?.grant;
+  return grant !== undefined && grant > now ? grant : undefined;
 }

@@ -29,7 +29,14 @@ export interface NameShortened {
   shortened: NonNullable<StagingDestination['shortened']>;
 }
 
-export type RouterMetric = 'Routed' | 'RoutedWithoutTenant' | 'NamesShortened' | FailureKind;
+/** `RoutedDirect`: of `Routed`, published straight to a granted target; `DirectRoutingUnread`: batches whose grants or depths could not be read (staged). */
+export type RouterMetric =
+  | 'Routed'
+  | 'RoutedDirect'
+  | 'RoutedWithoutTenant'
+  | 'NamesShortened'
+  | 'DirectRoutingUnread'
+  | FailureKind;
 
 /** Where the router reports; never given a message body. */
 export interface RouterReport extends StagingQueuesReport {
@@ -63,6 +70,7 @@ export function reportBatch(
     report.nameShortened({ target: item.message.target, queue: item.destination, shortened: item.shortened! });
   }
   report.counted('Routed', routed.length);
+  report.counted('RoutedDirect', routed.filter((item) => item.direct !== undefined).length);
   report.counted('RoutedWithoutTenant', tenantless.length);
   report.counted('NamesShortened', shortened.length);
   for (const kind of failureKinds) report.counted(kind, failures.filter((f) => f.kind === kind).length);

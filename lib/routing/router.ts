@@ -1,16 +1,18 @@
 import type { ConfirmChannel } from 'amqplib';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { InvalidEventError } from '../errors';
+import { readFresh } from '../pass-requests/grants';
 import type { RequestWork } from '../pass-requests/requester';
 import type { TenantCounterStore } from '../priority/counter-store';
 import { mappingFromTable } from '../priority/rules';
 import { stampStagedAt } from '../queues/staged-at';
 import { defaultMutators, type QueueNameMutator, stagingDestination } from '../queues/staging-names';
-import { putInDoubt } from '../rabbitmq/answer-within';
+import { isInDoubt, putInDoubt } from '../rabbitmq/answer-within';
 import { publishIsolatingRefusals } from '../rabbitmq/confirms';
 import type { AmqpSession } from '../rabbitmq/connection';
 import { userIdRefusal } from '../rabbitmq/publish-refusals';
 import { headerTableIssues } from './amqp-limits';
+import type { DirectGrants } from './direct-grants';
 import { parseAfterProcessRecord } from './event';
 import { dropFailed, type Failed, type Pending } from './pending';
 import { checkPriorities } from './priorities';
@@ -29,6 +31,8 @@ export interface RouterDeps {
   /** Asks for distributor passes over the targets that just got staged messages (docs/distributor.md "Run model"). */
   requestPass?: RequestWork;
   mutators?: readonly QueueNameMutator[];
+  /** Direct routing under a grant (DIRECT_ROUTING=granted); without it every message is staged (SPEC §2). */
+  direct?: DirectGrants;
   now?: () => number;
 }
 
@@ -67,7 +71,13 @@ export function createRouter(deps: RouterDeps) {
    * still owed: they would answer the next batch. With `retry`, a staged message returned (its queue
    * reaped since this container declared it) is handed back instead of failed.
    */
-  const publish = async (channel: ConfirmChannel, pending: Pending[], failures: RecordFailure[], retry: boolean) => {
+  const publish = async (
+    channel: ConfirmChannel,
+    pending: Pending[],
+    failures: RecordFailure[],
+    retry: boolean,
+    timeoutMs = settings.confirmTimeoutMs,
+  ) => {
     const routed: Pending[] = [];
     const returned: Pending[] = [];
     let inDoubt = true;
@@ -84,7 +94,7 @@ export function createRouter(deps: RouterDeps) {
             ...(bypass ? {} : { headers: stagedHeaders(message.properties.headers, now()) }),
           },
         })),
-        settings.confirmTimeoutMs,
+        timeoutMs,
       );
       outcomes.forEach((outcome, i) => {
         const item = pending[i]!;
@@ -117,6 +127,17 @@ export function createRouter(deps: RouterDeps) {
     return (await publish(channel, again, failures, false)).routed;
   };
 
+  /** Another shared channel for the staged publishes after the direct ones left this one in doubt; none: they fail. */
+  const freshChannel = async (pending: Pending[], failures: RecordFailure[]): Promise<ConfirmChannel | undefined> => {
+    try {
+      return await deps.amqp.sharedConfirmChannel();
+    } catch (error) {
+      const staged = pending.filter((p) => !p.direct);
+      dropFailed(staged, new Map(staged.map((p) => [p, { kind: 'BrokerFailures', error }])), failures);
+      return undefined;
+    }
+  };
+
   return async function route(event: SQSEvent): Promise<SQSBatchResponse> {
     const failures: RecordFailure[] = [];
     let pending = event.Records.flatMap((record): Pending[] => {
@@ -137,18 +158,31 @@ export function createRouter(deps: RouterDeps) {
         pending = dropFailed(pending, new Map(pending.map((p) => [p, { kind: 'BrokerFailures', error }])), failures);
       }
     }
-    let routed: Pending[] = [];
+    const routed: Pending[] = [];
     try {
+      if (channel && deps.direct) await chooseDirect(deps.direct, pending, deps.report);
       pending = dropFailed(pending, await ensureStagingQueues(deps.stagingQueues, pending), failures);
       pending = dropFailed(pending, await checkPriorities(priorityCheck, pending, now()), failures);
+      // A grant read too long ago by now: staged after all (its publish would start too late).
+      const late = pending.filter((p) => p.direct && !readFresh(p.direct.readAt, now(), deps.direct!.settings));
+      for (const item of late) stageAfterAll(item);
+      pending = dropFailed(pending, await ensureStagingQueues(deps.stagingQueues, late), failures);
     } catch (error) {
       // Neither step rejects; should one, the channel is discarded rather than trusted.
       if (channel) putInDoubt(channel);
       throw error;
     }
-    if (channel && pending.length > 0) {
-      const first = await publish(channel, pending, failures, true);
-      routed = first.routed;
+    const direct = pending.filter((p) => p.direct);
+    if (channel && direct.length > 0) {
+      // First, within the grant's read window; a publish unconfirmed within DIRECT_ROUTING_PUBLISH_MS
+      // fails its record: the distributor's revocation wait counts on it.
+      routed.push(...(await publish(channel, direct, failures, false, deps.direct!.settings.publishMs)).routed);
+      if (isInDoubt(channel)) channel = await freshChannel(pending, failures);
+    }
+    const staged = pending.filter((p) => !p.direct);
+    if (channel && staged.length > 0) {
+      const first = await publish(channel, staged, failures, true);
+      routed.push(...first.routed);
       if (first.returned.length > 0) routed.push(...(await publishAgain(first.returned, failures)));
     }
 
@@ -177,6 +211,40 @@ function checkUserId(message: RoutableMessage, publisherUser: string): void {
 function stagedHeaders(headers: Record<string, unknown> | undefined, at: number) {
   const stamped = stampStagedAt(headers, at);
   return headerTableIssues(stamped).length === 0 ? stamped : headers;
+}
+
+/**
+ * Marks the batch's staged messages that go straight to their granted, nearly empty target
+ * (docs/router.md "Direct routing"). A grant or depth that cannot be read stages them all (counted).
+ */
+async function chooseDirect(direct: DirectGrants, pending: readonly Pending[], report: RouterReport): Promise<void> {
+  const staged = pending.filter((p) => !p.bypass);
+  if (staged.length === 0) return;
+  let readAts: (number | undefined)[];
+  try {
+    readAts = await direct.choose(staged.map((p) => p.message.target));
+  } catch {
+    report.counted('DirectRoutingUnread', 1);
+    return;
+  }
+  staged.forEach((item, i) => {
+    const readAt = readAts[i];
+    if (readAt === undefined) return;
+    item.direct = { readAt, staged: { destination: item.destination, shortened: item.shortened } };
+    item.bypass = true;
+    item.destination = item.message.target;
+    delete item.shortened;
+  });
+}
+
+/** A message chosen to go direct whose grant read is too old to start its publish now: back to its staging queue. */
+function stageAfterAll(item: Pending): void {
+  const { destination, shortened } = item.direct!.staged;
+  delete item.direct;
+  item.bypass = false;
+  item.destination = destination;
+  if (shortened === undefined) delete item.shortened;
+  else item.shortened = shortened;
 }
 
 async function ensureStagingQueues(stagingQueues: StagingQueues, pending: Pending[]): Promise<Failed> {

@@ -1,20 +1,23 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { documentClient } from '../aws/dynamo';
-import { dynamoClientSettings, passRequestSettingsOf } from '../config/common';
+import { directRoutingOf, dynamoClientSettings, passRequestSettingsOf } from '../config/common';
 import type { RouterConfig } from '../config/router';
 import { loadRouterConfig, skipWindowMsOf } from '../config/router';
 import { errorText } from '../errors';
 import { lambdaPassTrigger, passRequests } from '../pass-requests/adapters';
+import { DynamoWorkBoard } from '../pass-requests/work-board-store';
 import { DynamoTenantCounterStore, type TenantCounterStore } from '../priority/counter-store';
 import { defaultMemoryCapacity, RememberingCounterStore } from '../priority/remembering-store';
 import { DynamoStagingRegistry } from '../queues/dynamo-staging-registry';
 import { amqpUser } from '../rabbitmq/amqp-url';
 import { AmqpSession } from '../rabbitmq/connection';
 import { ManagementClient } from '../rabbitmq/management';
+import { readyCounts } from '../rabbitmq/ready-counts';
 import type { Observability } from '../runtime/observability';
 import { rabbitmqConnections } from '../secrets/connections';
 import type { FunctionDefinition } from '../secrets/lambda-function';
+import { DirectGrants } from './direct-grants';
 import type { RouterReport } from './report';
 import { createRouter } from './router';
 import type { RouterSettings } from './settings';
@@ -43,6 +46,7 @@ export function routerSettings(config: RouterConfig): RouterSettings {
     ...(config.STAGING_TABLE === undefined ? {} : { stagingTable: config.STAGING_TABLE }),
     stagingTouchMs: config.STAGING_TOUCH_SECONDS * 1000,
     publisherUser: amqpUser(config.AMQP_URL),
+    ...(config.DIRECT_ROUTING === 'granted' ? { direct: directRoutingOf(config) } : {}),
   };
 }
 
@@ -100,6 +104,7 @@ export function createRouterService(config: RouterConfig, report: RouterReport, 
         : { registry: new DynamoStagingRegistry(doc, settings.stagingTable), touchPeriodMs: settings.stagingTouchMs }),
     },
   );
+  const board = passSettings.table === undefined ? undefined : new DynamoWorkBoard(doc, passSettings.table);
   const route = createRouter({
     settings,
     counters:
@@ -113,6 +118,16 @@ export function createRouterService(config: RouterConfig, report: RouterReport, 
     stagingQueues,
     report,
     requestPass: passRequests(passSettings, doc, trigger),
+    ...(settings.direct !== undefined && board !== undefined
+      ? {
+          direct: new DirectGrants({
+            settings: settings.direct,
+            grants: (targets) => board.grants(targets),
+            // On channels of their own: a missing target's 404 closes only its reader's.
+            depths: (targets) => readyCounts(() => amqp.openConfirmChannel(), targets),
+          }),
+        }
+      : {}),
   });
   return {
     route,

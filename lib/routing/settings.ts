@@ -1,3 +1,4 @@
+import type { DirectRoutingSettings } from '../pass-requests/grants';
 import type { TenantPriorityRules } from '../priority/rules';
 
 /** How a target is handled; a shape given here wins over the management API. */
@@ -40,4 +41,6 @@ export interface RouterSettings {
   stagingTouchMs?: number;
   /** The RabbitMQ user the router publishes as: the only `user-id` the broker accepts. */
   publisherUser: string;
+  /** Direct routing under a grant (docs/router.md "Direct routing"); absent or `off`: every message is staged. */
+  direct?: DirectRoutingSettings;
 }

@@ -1,6 +1,7 @@
 import { type ExecutionDeps, MIN_ROUND_MS, runExecution } from '../../../lib/distributor/execution';
 import type { PassOver } from '../../../lib/distributor/pass';
 import type { PassSummary, TargetSummary } from '../../../lib/distributor/report';
+import type { DirectRoutingSettings } from '../../../lib/pass-requests/grants';
 import { type Board, EMPTY_BOARD, type Served } from '../../../lib/pass-requests/work-board';
 import type { LeaveRule } from '../../../lib/pass-requests/work-board-store';
 
@@ -9,7 +10,9 @@ import type { LeaveRule } from '../../../lib/pass-requests/work-board-store';
  * (test/integration/pass-requests/work-board-store.test.ts checks those on dynalite) and passes
  * that only report, on a clock the test moves.
  */
-function world(options: { remainingMs?: number; maxExecutions?: number; waitBoundMs?: number } = {}) {
+function world(
+  options: { remainingMs?: number; maxExecutions?: number; waitBoundMs?: number; direct?: DirectRoutingSettings } = {},
+) {
   let clock = 1_000_000;
   const board: Board = { ...EMPTY_BOARD, targets: new Map(), slots: new Map() };
   const copy = (): Board => ({
@@ -22,6 +25,8 @@ function world(options: { remainingMs?: number; maxExecutions?: number; waitBoun
   /** What each target's pass reports: its outcome and when it is due next. */
   const outcomes = new Map<string, Partial<TargetSummary>>();
   const passes: PassOver[] = [];
+  /** Each board write of a round, in order: what it served, or what it revoked. */
+  const writes: ({ served: Served[] } | { revoked: string[]; due: number })[] = [];
   /** Changes each pass's report, by its round (1, 2, …). */
   let script: ((round: number, summary: PassSummary) => void) | undefined;
   const started: unknown[] = [];
@@ -46,12 +51,29 @@ function world(options: { remainingMs?: number; maxExecutions?: number; waitBoun
         return undefined;
       },
       read: async () => copy(),
-      async writeServed(served: readonly Served[]) {
+      async writeServed(given: readonly Served[], grantIfVersion?: number) {
+        // As the adapter: grants only while no request came in since the round read the board.
+        const served: readonly Served[] =
+          grantIfVersion !== undefined && board.version !== grantIfVersion
+            ? given.map(({ grant: _, ...rest }) => rest)
+            : given;
+        writes.push({ served: [...served] });
         for (const s of served) {
           const entry = { ...board.targets.get(s.target), served: s.served };
           if (s.due === undefined) delete entry.due;
           else entry.due = s.due;
+          if (s.grant === undefined) delete entry.grant;
+          else entry.grant = s.grant;
           board.targets.set(s.target, entry);
+        }
+        return copy();
+      },
+      async revoke(targets, due) {
+        writes.push({ revoked: [...targets], due });
+        for (const t of targets) {
+          const entry = { ...board.targets.get(t), due };
+          delete entry.grant;
+          board.targets.set(t, entry);
         }
         return copy();
       },
@@ -113,6 +135,7 @@ function world(options: { remainingMs?: number; maxExecutions?: number; waitBoun
       stagingCacheMs: 60_000,
       safetyMarginMs: 10_000,
     },
+    ...(options.direct ? { direct: options.direct } : {}),
     trigger: { start: async (event) => void started.push(event) },
     graceMs: 10_000,
     report: { boardFailed: (action, error) => void started.push({ action, error }), executionEnded: () => undefined },
@@ -131,6 +154,7 @@ function world(options: { remainingMs?: number; maxExecutions?: number; waitBoun
     request,
     outcomes,
     passes,
+    writes,
     started,
     now: () => clock,
     holdSlot: (slot: number, until: number) => board.slots.set(slot, until),
@@ -271,5 +295,108 @@ describe('runExecution: one execution over the work board', () => {
     const summary = await w.run();
     expect(summary.rounds).toBe(2);
     expect(w.board().targets.get('orphan')?.served).toBe(1);
+  });
+});
+
+describe('runExecution: grants for direct routing (docs/distributor.md "Direct routing under a grant")', () => {
+  const direct: DirectRoutingSettings = {
+    mode: 'granted',
+    maxDepth: 20,
+    grantMs: 300_000,
+    readMs: 1_000,
+    publishMs: 1_000,
+  };
+  const grantable: Partial<TargetSummary> = { grantable: true, maxLength: 1_000 };
+
+  it("grants a target its pass left with nothing staged, in the round's one write", async () => {
+    const w = world({ direct });
+    w.request(['t']);
+    w.outcomes.set('t', grantable);
+    const summary = await w.run();
+    expect(w.writes).toHaveLength(1);
+    // The pass took 100 ms; the grant runs from the write.
+    expect(w.writes[0]).toEqual({ served: [{ target: 't', served: 1, grant: w.now() + 300_000 }] });
+    expect(w.board().targets.get('t')?.grant).toBe(w.now() + 300_000);
+    expect(summary).toMatchObject({ grants: 1, revocations: 0 });
+  });
+
+  it.each<[string, Partial<TargetSummary>, DirectRoutingSettings]>([
+    ['work left staged', { ...grantable, dueInMs: 1_000 }, direct],
+    ['a target whose limits may drop a message', { ...grantable, grantable: false }, direct],
+    ['a failed pass', { ...grantable, outcome: 'failed', error: 'boom' }, direct],
+    ['below the refill threshold', { ...grantable, outcome: 'below-threshold' }, direct],
+    ['a soft capacity not above the max depth', { ...grantable, maxLength: 20 }, direct],
+    ['direct routing off', grantable, { ...direct, mode: 'off' }],
+  ])('no grant, and any grant removed: %s', async (_, outcome, settings) => {
+    const w = world({ direct: settings });
+    w.request(['t']);
+    w.board().targets.set('t', { ...w.board().targets.get('t'), grant: w.now() - 1 });
+    w.outcomes.set('t', outcome);
+    const summary = await w.run();
+    const first = w.writes[0] as { served: Served[] };
+    expect(first.served[0]).not.toHaveProperty('grant');
+    expect(w.board().targets.get('t')?.grant).toBeUndefined();
+    expect(summary.grants).toBe(0);
+  });
+
+  it("a due target with a live grant is revoked, not passed, and passed once the routers' windows are over", async () => {
+    const w = world({ direct });
+    const start = w.now();
+    w.request(['t', 'u']);
+    w.board().targets.set('t', { ...w.board().targets.get('t'), grant: start + 100_000 });
+    const summary = await w.run();
+    // Round 1: t revoked (due after read + publish windows), u passed; then t alone, after the wait.
+    expect(w.writes[0]).toEqual({ revoked: ['t'], due: start + 2_000 });
+    expect(w.passes.map((p) => p.targets)).toEqual([['u'], ['t']]);
+    expect(w.passes).toHaveLength(2);
+    expect(summary).toMatchObject({ revocations: 1, ending: 'idle' });
+    expect(summary.waitedMs).toBeGreaterThanOrEqual(2_000 - 100);
+    expect(w.board().targets.get('t')?.grant).toBeUndefined();
+  });
+
+  it('a lapsed grant needs no revocation: the target is passed at once', async () => {
+    const w = world({ direct });
+    w.request(['t']);
+    w.board().targets.set('t', { ...w.board().targets.get('t'), grant: w.now() });
+    const summary = await w.run();
+    expect(w.passes.map((p) => p.targets)).toEqual([['t']]);
+    expect(summary.revocations).toBe(0);
+  });
+
+  it('with direct routing off a grant left from before is still revoked', async () => {
+    const w = world();
+    const start = w.now();
+    w.request(['t']);
+    w.board().targets.set('t', { ...w.board().targets.get('t'), grant: start + 100_000 });
+    await w.run();
+    expect(w.writes[0]).toEqual({ revoked: ['t'], due: start + 2_000 });
+  });
+
+  it("a target another execution granted since the board was read (seen once its lease is taken) is revoked in the round's write", async () => {
+    const w = world({ direct });
+    const start = w.now();
+    w.request(['t']);
+    w.script((round, summary) => {
+      if (round === 1) summary.targets[0]!.outcome = 'granted';
+    });
+    const summary = await w.run();
+    expect(w.writes[0]).toEqual({ served: [{ target: 't', served: 1, due: start + 2_000 }] });
+    // Passed in a second round, after the wait.
+    expect(summary).toMatchObject({ revocations: 1, rounds: 2 });
+    expect(summary.waitedMs).toBeGreaterThanOrEqual(2_000 - 100);
+  });
+
+  it('a request written during the pass withholds the grant: the target is passed again next round, with no revocation', async () => {
+    const w = world({ direct });
+    w.request(['t']);
+    w.outcomes.set('t', grantable);
+    w.script((round) => {
+      if (round === 1) w.request(['t']);
+    });
+    const summary = await w.run();
+    expect(w.writes[0]).toEqual({ served: [{ target: 't', served: 1 }] });
+    expect(w.passes.map((p) => p.targets)).toEqual([['t'], ['t']]);
+    expect(summary).toMatchObject({ grants: 1, revocations: 0, waitedMs: 0 });
+    expect(w.board().targets.get('t')?.grant).toBeGreaterThan(w.now());
   });
 });

@@ -1,6 +1,7 @@
 import {
   dueTargets,
   isDue,
+  liveGrant,
   liveSlots,
   needsStart,
   nextDueAt,
@@ -78,5 +79,34 @@ describe('the work board (pure rules)', () => {
     expect(needsStart(board, 1_500)).toBe(false); // slot 0 held
     expect(needsStart(board, 60_000)).toBe(true); // every slot lapsed, the start too
     expect(needsStart({ ...board, slots: new Map() }, 1_500)).toBe(false); // one is starting
+  });
+});
+
+describe('grants on the work board (direct routing)', () => {
+  const board = parseBoard({
+    pk: WORK_BOARD_KEY,
+    version: 3,
+    'req:a': 3,
+    'served:a': 3,
+    'grant:a': 50_000,
+    'grant:b': 1_000,
+    'grant:bad': 'soon',
+  });
+
+  it('reads `grant:<target>` beside the other target attributes; a value that is not a number is ignored', () => {
+    expect(Object.fromEntries(board.targets)).toEqual({ a: { req: 3, served: 3, grant: 50_000 }, b: { grant: 1_000 } });
+  });
+
+  it.each([
+    ['a', 49_999, 50_000],
+    ['a', 50_000, undefined],
+    ['b', 2_000, undefined],
+    ['none', 0, undefined],
+  ])('the live grant of %s at %d is %s', (target, now, live) => {
+    expect(liveGrant(board, target, now)).toBe(live);
+  });
+
+  it('a grant alone does not make a target due', () => {
+    expect(dueTargets(board, 0)).toEqual([]);
   });
 });

@@ -1,0 +1,255 @@
+import { type ChannelModel, connect } from 'amqplib';
+import { loadDistributorConfig } from '../../../lib/config/distributor';
+import type { ExecutionSummary } from '../../../lib/distributor/report';
+import { createDistributorService, warningReport } from '../../../lib/distributor/service';
+import { parseDistributorEvent } from '../../../lib/pass-requests/pass-trigger';
+import { DynamoWorkBoard } from '../../../lib/pass-requests/work-board-store';
+import { createRouterService } from '../../../lib/routing/service';
+import { startLambdaInvokeServer } from '../../../local/lambda-invoke-server';
+import { startDynamo } from '../../harness/dynamo';
+import { eventually } from '../../harness/eventually';
+import { createTestVhost } from '../../harness/rabbit';
+import { event, recordingReport, routerConfig, sqsEvent, sqsRecord } from '../../harness/routing-events';
+
+const TABLE = 'DistributorStateTable';
+const READ_MS = 200;
+const PUBLISH_MS = 300;
+const MAX_DEPTH = 5;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const direct = {
+  DIRECT_ROUTING: 'granted',
+  DIRECT_ROUTING_MAX_DEPTH: String(MAX_DEPTH),
+  DIRECT_ROUTING_READ_MS: String(READ_MS),
+  DIRECT_ROUTING_PUBLISH_MS: String(PUBLISH_MS),
+  DIRECT_ROUTING_GRANT_SECONDS: '60',
+};
+
+/** dynalite, a vhost, a connection for the test's own reads, and the Lambda endpoint routers start executions through. */
+async function bed(runExecutions: boolean, distributorEnv: Record<string, string> = {}) {
+  const [dynamo, rabbit] = await Promise.all([startDynamo(), createTestVhost()]);
+  await dynamo.createTables();
+  const model = await connect(rabbit.amqpUrl);
+  const channel = await model.createChannel();
+  const warnings: string[] = [];
+  const executions: ExecutionSummary[] = [];
+  const distributor = runExecutions
+    ? createDistributorService(
+        loadDistributorConfig({
+          AMQP_URL: rabbit.amqpUrl,
+          RABBITMQ_MANAGEMENT_URL: rabbit.managementUrl,
+          RABBITMQ_VHOST: rabbit.vhost,
+          DISTRIBUTOR_TABLE: TABLE,
+          DYNAMODB_ENDPOINT: dynamo.endpoint,
+          DISTRIBUTOR_FOLLOW_UP_DELAY_MS: '50',
+          DISTRIBUTOR_FOLLOW_UP_MAX_DELAY_MS: '400',
+          DISTRIBUTOR_IDLE_STOP_MS: '200',
+          DISTRIBUTOR_BOARD_POLL_MS: '50',
+          ...direct,
+          ...distributorEnv,
+        }),
+        warningReport((message) => warnings.push(message)),
+      )
+    : undefined;
+  const lambda = await startLambdaInvokeServer(async (_name, e) => {
+    if (distributor) executions.push(await distributor.run(parseDistributorEvent(e), 60_000));
+  });
+  const recorded = recordingReport();
+  const router = createRouterService(
+    routerConfig(rabbit, dynamo, {
+      DISTRIBUTOR_FUNCTION_NAME: 'fairway-test-distributor',
+      DISTRIBUTOR_TABLE: TABLE,
+      LAMBDA_ENDPOINT: lambda.endpoint,
+      ...direct,
+    }),
+    recorded.report,
+  );
+  const board = new DynamoWorkBoard(dynamo.doc, TABLE);
+  return {
+    dynamo,
+    rabbit,
+    model,
+    board,
+    lambda,
+    recorded,
+    executions,
+    warnings,
+    route: (target: string, tenants: readonly string[], prefix: string) =>
+      router.route(sqsEvent(tenants.map((tenant, i) => sqsRecord(event(target, tenant, `${prefix}-${i}`))))),
+    declare: (queue: string, args: Record<string, unknown> = {}) =>
+      channel.assertQueue(queue, { durable: true, arguments: args }),
+    depth: async (queue: string) => (await channel.checkQueue(queue)).messageCount,
+    /** The bodies the queue holds now, taken off it. */
+    async drain(queue: string): Promise<string[]> {
+      const bodies: string[] = [];
+      for (let m = await channel.get(queue, { noAck: true }); m; m = await channel.get(queue, { noAck: true }))
+        bodies.push(m.content.toString());
+      return bodies;
+    },
+    async exists(queue: string) {
+      const probe = await model.createChannel();
+      probe.on('error', () => undefined);
+      return probe.checkQueue(queue).then(
+        () => probe.close().then(() => true),
+        () => false,
+      );
+    },
+    async close() {
+      await router.close();
+      await lambda.close();
+      await distributor?.close();
+      await (model as ChannelModel).close().catch(() => undefined);
+      await Promise.all([dynamo.stop(), rabbit.delete()]);
+    },
+  };
+}
+
+describe('direct routing under a grant: the router (real RabbitMQ, dynalite)', () => {
+  let b: Awaited<ReturnType<typeof bed>>;
+  beforeAll(async () => {
+    b = await bed(false);
+  });
+  afterAll(() => b?.close());
+
+  const grant = (target: string, until = Date.now() + 60_000) =>
+    b.board.writeServed([{ target, served: 0, grant: until }]);
+
+  it('(a) no grant: staged, and a pass asked for', async () => {
+    await b.declare('ungranted');
+    expect(await b.route('ungranted', ['a', 'b'], 'u')).toEqual({ batchItemFailures: [] });
+    expect(await b.depth('ungranted')).toBe(0);
+    expect(await b.depth('ungranted»/a')).toBe(1);
+    expect((await b.board.read()).targets.get('ungranted')?.req).toBeGreaterThan(0);
+    expect(b.recorded.counts.RoutedDirect).toBe(0);
+  });
+
+  it('(b) a live grant and an idle target: in the target directly, nothing staged, no pass asked for', async () => {
+    await b.declare('idle');
+    await grant('idle');
+    const before = await b.board.read();
+    expect(await b.route('idle', ['a', 'b', 'a'], 'i')).toEqual({ batchItemFailures: [] });
+    const messages = await b.drain('idle');
+    expect(messages.sort()).toEqual(['i-0', 'i-1', 'i-2']);
+    expect(await b.exists('idle»/a')).toBe(false);
+    const after = await b.board.read();
+    expect(after.version).toBe(before.version);
+    expect(after.targets.get('idle')?.req).toBeUndefined();
+    expect(b.recorded.counts.RoutedDirect).toBe(3);
+  });
+
+  it('(c) a granted target already at the max depth: staged, and a pass asked for', async () => {
+    await b.declare('full');
+    await b.route('full', ['seed'], 'warm'); // staged: no grant yet
+    await b.drain('full»/seed');
+    await grant('full');
+    await sleep(READ_MS + 20); // the router's cached "no grant" lapses
+    const fill = await b.model.createConfirmChannel();
+    for (let i = 0; i < MAX_DEPTH; i++) fill.sendToQueue('full', Buffer.from(`pre-${i}`));
+    await fill.waitForConfirms();
+    await fill.close();
+    const directBefore = b.recorded.counts.RoutedDirect ?? 0;
+    expect(await b.route('full', ['a'], 'f')).toEqual({ batchItemFailures: [] });
+    expect(await b.depth('full')).toBe(MAX_DEPTH);
+    expect(await b.depth('full»/a')).toBe(1);
+    expect((await b.board.read()).targets.get('full')?.req).toBeGreaterThan(1);
+    expect(b.recorded.counts.RoutedDirect).toBe(directBefore);
+  });
+
+  it('a lapsing grant (not outlasting the read and publish windows) is not used', async () => {
+    await b.declare('lapsing');
+    await grant('lapsing', Date.now() + READ_MS + PUBLISH_MS - 50);
+    await b.route('lapsing', ['a'], 'l');
+    expect(await b.depth('lapsing')).toBe(0);
+    expect(await b.depth('lapsing»/a')).toBe(1);
+  });
+});
+
+describe('direct routing under a grant: a full cycle with the distributor (real RabbitMQ, dynalite)', () => {
+  let b: Awaited<ReturnType<typeof bed>>;
+  const capacity = 10;
+  beforeAll(async () => {
+    b = await bed(true, { DISTRIBUTOR_DEFAULT_MAX_LENGTH: String(capacity) });
+  });
+  afterAll(() => b?.close());
+
+  it('(d) staged first, granted, direct next; a burst past the max depth is staged, revoked, waited out and moved; never past capacity, each message once', async () => {
+    const target = 'cycle';
+    await b.declare(target);
+    const arrived: string[] = [];
+
+    // A first batch: no grant yet, staged; the execution moves it and grants the target.
+    await b.route(target, ['a', 'b', 'c'], 'one');
+    await b.lambda.idle();
+    expect(b.executions).toHaveLength(1);
+    expect(b.executions[0]).toMatchObject({ moved: 3, grants: 1, revocations: 0 });
+    expect((await b.board.read()).targets.get(target)?.grant).toBeGreaterThan(Date.now() + 50_000);
+    arrived.push(...(await b.drain(target)));
+
+    // The next batch goes direct: no execution, no request.
+    await sleep(READ_MS + 20);
+    const version = (await b.board.read()).version;
+    await b.route(target, ['a', 'b', 'c'], 'two');
+    expect(b.recorded.counts.RoutedDirect).toBe(3);
+    expect((await b.board.read()).version).toBe(version);
+    await b.lambda.idle();
+    expect(b.executions).toHaveLength(1);
+    arrived.push(...(await b.drain(target)));
+
+    // A burst deeper than the max depth: MAX_DEPTH direct, the rest staged; the execution
+    // revokes, waits out the windows, then fills the target to its capacity and no further.
+    let highest = 0;
+    let movedAt: number | undefined;
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        const depth = await b.depth(target);
+        highest = Math.max(highest, depth);
+        if (depth > MAX_DEPTH) movedAt ??= Date.now();
+        await sleep(10);
+      }
+    })();
+    const burst = Array.from({ length: 16 }, (_, i) => ['a', 'b', 'c', 'd'][i % 4]!);
+    const routedAt = Date.now();
+    await b.route(target, burst, 'burst');
+    expect(b.recorded.counts.RoutedDirect).toBe(3 + MAX_DEPTH);
+    await eventually(async () => (await b.depth(target)) === capacity || undefined, 'the target filled to capacity');
+    // The workers take what is there; the execution moves the rest as room appears.
+    const draining = (async () => {
+      while (arrived.length < 22) {
+        arrived.push(...(await b.drain(target)));
+        await sleep(100);
+      }
+    })();
+    await draining;
+    await b.lambda.idle();
+    sampling = false;
+    await sampler;
+
+    const revoked = b.executions.reduce((n, e) => n + e.revocations, 0);
+    expect(revoked).toBeGreaterThanOrEqual(1);
+    // No pass before the routers' read and publish windows after the revocation were over.
+    expect(movedAt! - routedAt).toBeGreaterThanOrEqual(READ_MS + PUBLISH_MS);
+    expect(highest).toBeLessThanOrEqual(capacity);
+    const expected = [
+      ...['one', 'two'].flatMap((p) => [0, 1, 2].map((i) => `${p}-${i}`)),
+      ...burst.map((_, i) => `burst-${i}`),
+    ];
+    expect([...arrived].sort()).toEqual(expected.sort());
+    for (const tenant of ['a', 'b', 'c', 'd']) expect(await b.depth(`${target}»/${tenant}`)).toBe(0);
+    // Nothing left staged at the end: granted again.
+    expect((await b.board.read()).targets.get(target)?.grant).toBeGreaterThan(Date.now());
+    expect(b.recorded.failures).toEqual([]);
+  }, 60_000);
+
+  it('(e) a target with a broker max-length and the default drop-head overflow never gets a grant', async () => {
+    const target = 'dropping';
+    await b.declare(target, { 'x-max-length': 100 });
+    for (const round of ['one', 'two']) {
+      await b.route(target, ['a', 'b'], round);
+      await b.lambda.idle();
+      await sleep(READ_MS + 20);
+    }
+    expect((await b.board.read()).targets.get(target)?.grant).toBeUndefined();
+    expect((await b.drain(target)).sort()).toEqual(['one-0', 'one-1', 'two-0', 'two-1']);
+    expect(b.recorded.counts.RoutedDirect).toBe(3 + MAX_DEPTH);
+  }, 30_000);
+});
