@@ -433,7 +433,7 @@ async function lightLoad(stack: Stack, flags: Record<Flags, number>, progress: (
   const note = (run: LightRun) =>
     `${run.mode}: ${run.messages} messages in ${Math.round(run.elapsedMs / 1000)} s, ${run.direct} of them routed direct; ` +
     `distributor invocations ${run.scheduled} scheduled, ${run.onDemand} on demand; management API requests ` +
-    `${run.managementRequests}, of them vhost listings ${run.listings}. Cold (deploy and the ${run.warmUpSeconds} s warm-up, ` +
+    `${run.managementRequests}, of them vhost listings ${run.listings}. ${executionsNote(run.executions)} Cold (deploy and the ${run.warmUpSeconds} s warm-up, ` +
     `${run.cold.messages} messages): Fairway $${perMillion(run.cold.usage, run.cold.messages).toFixed(3)} per million, ` +
     `$${(perMillion(run.cold.usage, run.cold.messages) - perMillion(run.plain, run.messages)).toFixed(3)} above the window's plain path.`;
   const listings = off.onDemandListings + granted.onDemandListings;
@@ -485,6 +485,16 @@ interface LightRun {
   onDemandListings: number;
   managementRequests: number;
   listings: number;
+  executions: ReturnType<FleetDeployment['executions']>;
+}
+
+/** What the window's distributor executions did: how long they ran and waited, grants written and revoked. */
+function executionsNote(executions: LightRun['executions']): string {
+  const sum = (of: (e: LightRun['executions'][number]) => number) => executions.reduce((n, e) => n + of(e), 0);
+  return (
+    `Executions ended in the window: ${executions.length}, ${(sum((e) => e.durationMs) / 1000).toFixed(1)} s in all, ` +
+    `${(sum((e) => e.waitedMs) / 1000).toFixed(1)} s of it waiting; grants written ${sum((e) => e.grants)}, revoked ${sum((e) => e.revocations)}.`
+  );
 }
 
 /** One light-load run: deploy, warm up, measure the window, then the window's batches on the plain path. */
@@ -549,6 +559,7 @@ async function lightRun(
       onDemandListings: fleet.management.listings.get('distributor, on demand') ?? 0,
       managementRequests: fleet.management.total(fleet.management.requests),
       listings: fleet.management.total(fleet.management.listings),
+      executions: fleet.executions(),
     };
     await fleet.stop();
 

@@ -124,7 +124,10 @@ export async function deployFleet(options: FleetOptions) {
   /** Distributor time spent before its pass began (a follow-up's delay, waited inside the invocation). */
   let waitedMs = 0;
   /** The executions that ended since the last reset: how each ended, its rounds and its time. */
-  let executions: Pick<ExecutionSummary, 'ending' | 'rounds' | 'targetPasses' | 'durationMs'>[] = [];
+  let executions: Pick<
+    ExecutionSummary,
+    'ending' | 'rounds' | 'targetPasses' | 'durationMs' | 'waitedMs' | 'grants' | 'revocations'
+  >[] = [];
   /** Router records reported failed (the first few are logged). */
   let notRouted = 0;
   /** The router's metrics (Routed, RoutedDirect, …) since the last reset. */
@@ -181,8 +184,16 @@ export async function deployFleet(options: FleetOptions) {
             lambdaContext(distributorFn.deployedName, distributorFn.timeoutSeconds),
           );
           waitedMs += execution.waitedMs;
-          const { ending, rounds, targetPasses, durationMs } = execution;
-          executions.push({ ending, rounds, targetPasses, durationMs });
+          const { ending, rounds, targetPasses, durationMs, grants, revocations } = execution;
+          executions.push({
+            ending,
+            rounds,
+            targetPasses,
+            durationMs,
+            waitedMs: execution.waitedMs,
+            grants,
+            revocations,
+          });
           return execution;
         } finally {
           inFlight.ended();
