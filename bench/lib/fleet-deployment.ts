@@ -7,7 +7,7 @@ import type { ExecutionSummary, PassSummary } from '../../lib/distributor/report
 import { createDistributorService, distributorInvocation, warningReport } from '../../lib/distributor/service';
 import type { DistributorEvent } from '../../lib/pass-requests/pass-trigger';
 import { createRouterService } from '../../lib/routing/service';
-import { STAGING_OVERFLOW } from '../../lib/routing/staging-limits';
+import { stagingArguments as routerStagingArguments } from '../../lib/routing/staging-queues';
 import { lambdaContext, scheduledEvent, sqsEvent } from '../../local/lambda-events';
 import { startLambdaInvokeServer } from '../../local/lambda-invoke-server';
 import { serviceFunctions } from '../../local/service';
@@ -277,11 +277,13 @@ export function afterProcessBody(target: string, tenantId: string, messageId: st
   });
 }
 
-/** A staging queue's arguments as the router declares it for a target declared with `targetArguments`. */
-export const stagingArguments = (targetArguments: Record<string, unknown>) => ({
-  ...targetArguments,
-  ...STAGING_OVERFLOW,
-});
+/**
+ * A staging queue's arguments as the router declares it for a classic target declared with
+ * `targetArguments` (the router names the type the management API reports), so that queues the
+ * bench declares ahead are the router's own, not kept with other arguments.
+ */
+export const stagingArguments = (targetArguments: Record<string, unknown>) =>
+  routerStagingArguments({ ...targetArguments, 'x-queue-type': 'classic' });
 
 /** The staging queue the router stages `tenantId`'s events to `target` in. */
 export { stagingQueueName } from '../../lib/queues/staging-names';

@@ -51,7 +51,10 @@ describe("a function's Lambda usage", () => {
 });
 
 describe('staging queue arguments', () => {
-  it("are the target's with the router's overflow", () => {
-    expect(stagingArguments({ 'x-max-priority': 9 })).toEqual({ 'x-max-priority': 9, 'x-overflow': 'reject-publish' });
+  it("are the router's for a classic target: its type and the router's overflow, no x-max-priority", () => {
+    expect(stagingArguments({ 'x-max-priority': 9 })).toEqual({
+      'x-queue-type': 'classic',
+      'x-overflow': 'reject-publish',
+    });
   });
 });
