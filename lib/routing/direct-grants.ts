@@ -9,6 +9,14 @@ import { directChoice, type GrantRead, grantedTargets } from './direct-routes';
  */
 export const UNGRANTED_RECHECK_MS = 100;
 
+/**
+ * A usable grant read is used for new decisions only this part of the read window: the rest is the
+ * batch's headroom between its decision and its publish (priority checks, depth reads). Decided at
+ * the window's edge, the publish found the read stale and staged the batch, whose pass request
+ * revoked the grant (a light-load bench saw a revocation about every 15 s).
+ */
+export const GRANT_REUSE_FRACTION = 0.5;
+
 /** What direct routing reads: grants from the work board, ready depths from the broker. */
 export interface DirectRoutingDeps {
   settings: DirectRoutingSettings;
@@ -21,8 +29,8 @@ export interface DirectRoutingDeps {
 
 /**
  * A router container's direct routing (docs/router.md "Direct routing"): grants cached per target for
- * DIRECT_ROUTING_READ_MS from when their read was sent (so light load costs about one read a
- * container a second), the absence of one for UNGRANTED_RECHECK_MS; depths read per batch for the
+ * half of DIRECT_ROUTING_READ_MS from when their read was sent (so light load costs at most two reads
+ * a container a second), the absence of one for UNGRANTED_RECHECK_MS; depths read per batch for the
  * granted targets only.
  */
 export class DirectGrants {
@@ -50,7 +58,8 @@ export class DirectGrants {
       const cached = this.cache.get(t);
       if (cached === undefined) return true;
       const usable = grantedTargets([t], this.cache, at, settings).length > 0;
-      return at - cached.readAt >= (usable ? settings.readMs : Math.min(settings.readMs, UNGRANTED_RECHECK_MS));
+      const reuseMs = usable ? settings.readMs * GRANT_REUSE_FRACTION : Math.min(settings.readMs, UNGRANTED_RECHECK_MS);
+      return at - cached.readAt >= reuseMs;
     });
     if (stale.length > 0) {
       // The send time, not the answer's: a revocation the read just missed came after it.

@@ -5,7 +5,7 @@ import {
   mayGrant,
   readFresh,
 } from '../../../lib/pass-requests/grants';
-import { DirectGrants, UNGRANTED_RECHECK_MS } from '../../../lib/routing/direct-grants';
+import { DirectGrants, GRANT_REUSE_FRACTION, UNGRANTED_RECHECK_MS } from '../../../lib/routing/direct-grants';
 import { directChoice, type GrantRead, grantedTargets } from '../../../lib/routing/direct-routes';
 
 const windows = { readMs: 1_000, publishMs: 1_000 };
@@ -127,18 +127,29 @@ describe('DirectGrants: grants cached per target for the read window, depths rea
     return { direct, reads, depthReads, advance: (ms: number) => (clock += ms) };
   }
 
-  it("one read for the batch's targets, a grant kept for the read window; read times are the send time", async () => {
+  it("one read for the batch's targets, a grant kept for half the read window; read times are the send time", async () => {
     const w = world({ a: NOW + 60_000 }, { a: 1 });
     expect(await w.direct.choose(['a', 'b', 'a', 'a'])).toEqual([NOW, undefined, NOW, undefined]);
     expect(w.reads).toEqual([['a', 'b']]);
     expect(w.depthReads).toEqual([['a']]);
-    // a's grant is kept for the read window; b, without one, is read again sooner.
-    w.advance(900);
+    // a's grant is kept for half the read window; b, without one, is read again sooner.
+    w.advance(400);
     await w.direct.choose(['a', 'b']);
     expect(w.reads).toEqual([['a', 'b'], ['b']]);
     w.advance(100);
     await w.direct.choose(['a', 'b']);
     expect(w.reads).toEqual([['a', 'b'], ['b'], ['a', 'b']]);
+  });
+
+  it('a grant read past half the read window is read again before a decision: the publish keeps its headroom', async () => {
+    const w = world({ a: NOW + 60_000 }, { a: 0 });
+    await w.direct.choose(['a']);
+    const readMs = DIRECT_ROUTING_OFF.readMs;
+    w.advance(readMs * GRANT_REUSE_FRACTION + 100);
+    const [readAt] = await w.direct.choose(['a']);
+    expect(w.reads).toHaveLength(2);
+    // A publish up to half the window after this decision still finds its read fresh.
+    expect(w.advance(0) + readMs * (1 - GRANT_REUSE_FRACTION) - readAt!).toBeLessThanOrEqual(readMs);
   });
 
   it('no usable grant found: read again after UNGRANTED_RECHECK_MS, not after the read window', async () => {
