@@ -2,9 +2,6 @@ import { channelAnswer } from '../../rabbitmq/answer-within';
 import { closeWithin } from '../../rabbitmq/close';
 import type { OpenChannel } from './channel-pair';
 
-// Exact depths live in lib/rabbitmq (the router reads a target's depth for direct routing too).
-export { DEPTH_READ_CHANNELS, readyCounts } from '../../rabbitmq/ready-counts';
-
 /** Declares a missing target: durable, with the given arguments. */
 export async function createQueue(
   openChannel: OpenChannel,

@@ -1,5 +1,5 @@
 import type { ConfirmChannel } from 'amqplib';
-import { DEPTH_READ_CHANNELS, readyCounts } from '../../../../lib/distributor/moving/queue-probe';
+import { DEPTH_READ_CHANNELS, readyCounts } from '../../../../lib/rabbitmq/ready-counts';
 import { type DistributorFixture, distributorFixture } from '../fixture';
 
 describe('readyCounts (real RabbitMQ)', () => {

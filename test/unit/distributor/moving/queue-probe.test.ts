@@ -1,6 +1,6 @@
 import type { ConfirmChannel } from 'amqplib';
-import { readyCounts } from '../../../../lib/distributor/moving/queue-probe';
 import { BrokerError } from '../../../../lib/errors';
+import { readyCounts } from '../../../../lib/rabbitmq/ready-counts';
 
 /** A channel that answers passive declares from `answers`: a count, or the error amqplib would raise. */
 function channels(answers: Record<string, number | { code: number }>) {
