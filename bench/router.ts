@@ -308,6 +308,7 @@ const report: RouterReport = {
   nameShortened: () => undefined,
   stagingQueueKept: () => undefined,
   passRequestFailed: () => undefined,
+  directRoutingUnread: () => undefined,
 };
 
 function routerConfig(vhost: BenchVhost, dynamoEndpoint: string) {

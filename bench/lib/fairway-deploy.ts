@@ -138,6 +138,7 @@ export async function deploy(given: DeployOptions): Promise<Deployment> {
     tenantlessRouted: () => undefined,
     nameShortened: () => undefined,
     passRequestFailed: (target, error) => progress(`router: pass request failed for ${target}: ${String(error)}`),
+    directRoutingUnread: (error) => progress(`router: direct-routing grants or depths unread: ${String(error)}`),
   });
   closers.unshift(() => router.close());
 

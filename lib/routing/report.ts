@@ -29,14 +29,8 @@ export interface NameShortened {
   shortened: NonNullable<StagingDestination['shortened']>;
 }
 
-/** `RoutedDirect`: of `Routed`, published straight to a granted target; `DirectRoutingUnread`: batches whose grants or depths could not be read (staged). */
-export type RouterMetric =
-  | 'Routed'
-  | 'RoutedDirect'
-  | 'RoutedWithoutTenant'
-  | 'NamesShortened'
-  | 'DirectRoutingUnread'
-  | FailureKind;
+/** `RoutedDirect`: of `Routed`, published straight to a granted target. */
+export type RouterMetric = 'Routed' | 'RoutedDirect' | 'RoutedWithoutTenant' | 'NamesShortened' | FailureKind;
 
 /** Where the router reports; never given a message body. */
 export interface RouterReport extends StagingQueuesReport {
@@ -47,6 +41,8 @@ export interface RouterReport extends StagingQueuesReport {
   nameShortened(shortened: NameShortened): void;
   /** Messages are staged, but asking for a distributor pass failed: they wait for the schedule's. */
   passRequestFailed(target: string, error: unknown): void;
+  /** The batch's grants or the targets' depths could not be read: its messages are staged (docs/router.md "Direct routing"). */
+  directRoutingUnread(error: unknown): void;
 }
 
 /** Logs and counts what one batch did: each failure, each tenant's routed documents, the tenant-less ones, shortened names. */

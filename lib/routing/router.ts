@@ -223,8 +223,8 @@ async function chooseDirect(direct: DirectGrants, pending: readonly Pending[], r
   let readAts: (number | undefined)[];
   try {
     readAts = await direct.choose(staged.map((p) => p.message.target));
-  } catch {
-    report.counted('DirectRoutingUnread', 1);
+  } catch (error) {
+    report.directRoutingUnread(error);
     return;
   }
   staged.forEach((item, i) => {

@@ -68,6 +68,12 @@ export function powertoolsRouterReport({ logger, metrics }: Observability): Rout
       });
       metrics.addMetric('PassRequestsFailed', MetricUnit.Count, 1);
     },
+    directRoutingUnread: (error) => {
+      logger.warn('Could not read direct-routing grants or target depths; the batch is staged', {
+        error: errorText(error),
+      });
+      metrics.addMetric('DirectRoutingUnread', MetricUnit.Count, 1);
+    },
     stagingQueueKept: (kept) =>
       logger.warn('Staging queue exists with arguments unlike its target; using it as it is', { ...kept }),
   };

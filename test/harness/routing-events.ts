@@ -53,6 +53,7 @@ export function recordingReport() {
   const tenantless: TenantlessRouted[] = [];
   const shortened: NameShortened[] = [];
   const passRequestFailures: { target: string; error: unknown }[] = [];
+  const directRoutingUnread: unknown[] = [];
   const report: RouterReport = {
     failed: (failure) => failures.push(failure),
     tenantRouted: (routed) => tenants.push(routed),
@@ -63,8 +64,9 @@ export function recordingReport() {
     },
     stagingQueueKept: (queue) => kept.push(queue),
     passRequestFailed: (target, error) => passRequestFailures.push({ target, error }),
+    directRoutingUnread: (error) => directRoutingUnread.push(error),
   };
-  return { report, failures, tenants, counts, kept, tenantless, shortened, passRequestFailures };
+  return { report, failures, tenants, counts, kept, tenantless, shortened, passRequestFailures, directRoutingUnread };
 }
 
 /** The router's configuration for a test vhost and dynalite, as the function reads it from its environment. */

@@ -1,8 +1,10 @@
 import { EventEmitter } from 'node:events';
 import type { ConfirmChannel } from 'amqplib';
 import type { SQSEvent } from 'aws-lambda';
+import { DIRECT_ROUTING_OFF } from '../../../lib/pass-requests/grants';
 import type { TenantCounterStore } from '../../../lib/priority/counter-store';
 import { type CheckResult, countsFrom, defaultRules } from '../../../lib/priority/rules';
+import { DirectGrants } from '../../../lib/routing/direct-grants';
 import type { RecordFailure } from '../../../lib/routing/record-failures';
 import type { TenantRouted } from '../../../lib/routing/report';
 import { createRouter } from '../../../lib/routing/router';
@@ -47,15 +49,16 @@ const record = (target: string, tenantId: string, body: string) => ({
   body: JSON.stringify({ target, tenantId, message: { body } }),
 });
 
-function routerWith(store: TenantCounterStore) {
+function routerWith(store: TenantCounterStore, direct?: DirectGrants) {
   const channel = new ChannelThatNeverConfirmsSilentQueues();
   const failures: RecordFailure[] = [];
+  const unread: unknown[] = [];
   const tenants: TenantRouted[] = [];
   const counts: Record<string, number> = {};
   const route = createRouter({
     settings: {
       // Bypass staging so that each record's queue is its target, named by the test.
-      targets: { silent: { bypassStaging: true }, acked: { bypassStaging: true } },
+      targets: { silent: { bypassStaging: true }, acked: { bypassStaging: true }, staged: { bypassStaging: false } },
       missingTenant: 'route',
       priorityRules: defaultRules,
       amqpPriorities: { 1: 9, 2: 8, 3: 7, 4: 6, 5: 5, 6: 4, 7: 3, 8: 2, 9: 1 },
@@ -65,6 +68,7 @@ function routerWith(store: TenantCounterStore) {
       publisherUser: 'guest',
     },
     counters: store,
+    ...(direct ? { direct } : {}),
     amqp: {
       sharedConfirmChannel: async () => channel as unknown as ConfirmChannel,
       openConfirmChannel: async () => channel as unknown as ConfirmChannel,
@@ -76,6 +80,7 @@ function routerWith(store: TenantCounterStore) {
       tenantlessRouted: () => undefined,
       nameShortened: () => undefined,
       passRequestFailed: () => undefined,
+      directRoutingUnread: (error) => unread.push(error),
       tenantRouted: (routed) => tenants.push(routed),
       counted: (metric, count) => {
         counts[metric] = (counts[metric] ?? 0) + count;
@@ -84,7 +89,7 @@ function routerWith(store: TenantCounterStore) {
   });
   const invoke = (records: ReturnType<typeof record>[]) =>
     route({ Records: records.map((r) => ({ ...r, attributes: {}, messageAttributes: {} })) } as unknown as SQSEvent);
-  return { invoke, channel, failures, tenants, counts };
+  return { invoke, channel, failures, tenants, counts, unread };
 }
 
 describe('createRouter when a step fails for one record', () => {
@@ -133,5 +138,23 @@ describe('createRouter when a step fails for one record', () => {
     expect(router.channel.published.map((p) => p.body)).toEqual(['ok']);
     expect(router.counts).toMatchObject({ Routed: 1, Rejected: 0, PriorityFailures: 2, BrokerFailures: 0 });
     expect(router.tenants).toEqual([{ tenant: 'fine', documents: 1, priorityLevel: 1 }]);
+  });
+
+  it('stages the batch and reports why when the grants cannot be read (direct routing on)', async () => {
+    const unreachable = new Error('connect ETIMEDOUT dynamodb');
+    const direct = new DirectGrants({
+      settings: { ...DIRECT_ROUTING_OFF, mode: 'granted' },
+      grants: () => Promise.reject(unreachable),
+      depths: () => Promise.reject(new Error('no depth read without a grant')),
+    });
+    const router = routerWith(counters({}), direct);
+    const event = record('staged', 't1', 'to stage');
+
+    const result = await router.invoke([event]);
+
+    expect(result).toEqual({ batchItemFailures: [] });
+    expect(router.channel.published.map((p) => [p.queue, p.body])).toEqual([['staged»/t1', 'to stage']]);
+    expect(router.unread).toEqual([unreachable]);
+    expect(router.counts).toMatchObject({ Routed: 1, RoutedDirect: 0 });
   });
 });
