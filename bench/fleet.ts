@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { type ChannelModel, connect } from 'amqplib';
+import { type RouterConfig, skipWindowMsOf } from '../lib/config/router';
 import { managementPath } from '../lib/rabbitmq/api-path';
 import { ManagementClient } from '../lib/rabbitmq/management';
+import { routerSettings } from '../lib/routing/service';
 import { paramResolver } from '../local/service';
 import { publishConfirmed } from './lib/amqp';
 import type { Benchmark } from './lib/benchmark';
@@ -42,6 +44,7 @@ import { plainPath } from './lib/plain-path';
 import { type Goal, goalsTable, type Row, type Table } from './lib/report';
 import { seededRandom } from './lib/scenarios';
 import { type BenchVhost, createBenchVhost } from './lib/services';
+import { tenantMixCost } from './lib/tenant-mix';
 
 type Flags =
   | 'tenants'
@@ -112,7 +115,15 @@ export const fleetBench: Benchmark<Flags> = {
     goals.push(...busy.goals);
     const pass = await inStack('fleet_pass', flags.delay, (stack) => onePass(stack, flags, progress));
     goals.push(pass.goal);
-    return [memory.table, writes.table, light.table, busy.table, ...busy.extra, pass.table, goalsTable('fleet', goals)];
+    return [
+      memory.table,
+      ...writes.tables,
+      light.table,
+      busy.table,
+      ...busy.extra,
+      pass.table,
+      goalsTable('fleet', goals),
+    ];
   },
 };
 
@@ -302,6 +313,7 @@ async function brokerMemory(stack: Stack, flags: Record<Flags, number>, progress
 async function routerWrites(flags: Record<Flags, number>, progress: (line: string) => void) {
   const rows: Row[] = [];
   const goals: Goal[] = [];
+  let steady: Awaited<ReturnType<typeof steadyWrites>> | undefined;
   const direct = await createBenchVhost('fleet_writes');
   const delayed = await delayedVhost(direct, flags.delay);
   const model = await connect(direct.amqpUrl);
@@ -349,9 +361,9 @@ async function routerWrites(flags: Record<Flags, number>, progress: (line: strin
           ),
         );
       await row("cold: each tenant's first event, in turn", flags.tenants, 0);
-      for (const [mix, s, bound] of [
-        ['Zipf (s = 1)', 1, 0.1],
-        ['uniform', 0, 0.2],
+      for (const [mix, s] of [
+        ['Zipf (s = 1)', 1],
+        ['uniform', 0],
       ] as const) {
         const weights = tenantWeights(flags.tenants, s);
         const random = seededRandom(24);
@@ -363,14 +375,17 @@ async function routerWrites(flags: Record<Flags, number>, progress: (line: strin
         const failedBefore = fleet.notRouted();
         for (let i = 0; i < flags.writeBatches; i++) await fleet.route(batch());
         const { writes, notRouted } = await row(mix, flags.writeBatches * BATCH_SIZE, failedBefore);
-        progress(`router writes, ${mix}: ${writes.toFixed(3)} per event`);
-        goals.push({
-          goal: `router DynamoDB writes per event, ${flags.tenants} tenants ${mix}, batches of ${BATCH_SIZE}`,
-          target: `≤ ${bound}`,
-          measured: writes.toFixed(3),
-          met: writes <= bound && notRouted === 0,
-        });
+        progress(`router writes, ${mix}, after a cold start: ${writes.toFixed(3)} per event, ${notRouted} not routed`);
+        if (notRouted > 0)
+          goals.push({
+            goal: `router: every event routed, ${mix}`,
+            target: '0 not routed',
+            measured: `${notRouted}`,
+            met: false,
+          });
       }
+      steady = await steadyWrites(dynamo, fleet.routerConfig, flags.tenants, progress);
+      goals.push(...steady.goals);
     } finally {
       await fleet.stop();
       await dynamo.stop();
@@ -382,16 +397,67 @@ async function routerWrites(flags: Record<Flags, number>, progress: (line: strin
   }
   return {
     goals,
-    table: {
-      title: `DynamoDB requests per event: ${flags.tenants} tenants over ${flags.targets} targets, batches of ${BATCH_SIZE}`,
-      rows,
-      notes: [
-        'The staging queues are declared ahead; the first row routes each tenant once (a cold container and cold ' +
-          "counters), then each mix's batches are a warm router's (one container, the mixes one after the other). The router asks for passes as deployed " +
-          '(through the async-invoke endpoint, which accepts them and runs none: nothing consumes these targets).',
-      ],
-    } satisfies Table,
+    tables: [
+      {
+        title: `DynamoDB requests per event after a cold start: ${flags.tenants} tenants over ${flags.targets} targets, batches of ${BATCH_SIZE}`,
+        rows,
+        notes: [
+          'The staging queues are declared ahead; the first row routes each tenant once (a cold container and cold ' +
+            "counters), then each mix's batches are a warm router's (one container, the mixes one after the other). The router asks for passes as deployed " +
+            '(through the async-invoke endpoint, which accepts them and runs none: nothing consumes these targets). ' +
+            `These ${flags.writeBatches} batches a mix follow the cold start within seconds: most tenants are still counting ` +
+            'towards saturation, so nearly every check writes. The goals are steady state: the next table.',
+        ],
+      },
+      ...(steady ? [steady.table] : []),
+    ] satisfies Table[],
   };
+}
+
+/** Events a second of the steady-state writes measure: the issue's fleet (about 1,000 msg/s). */
+const STEADY_RATE = 1_000;
+
+/**
+ * Router writes per event in steady state, the goal's measure: the router bench's tenant-mix run of
+ * the store as deployed (container memory, the configured skip window) on the counters 25 minutes of
+ * the same traffic leave, on a simulated clock at STEADY_RATE (bench/lib/tenant-mix.ts).
+ */
+async function steadyWrites(
+  dynamo: BenchDynamo,
+  config: RouterConfig,
+  tenants: number,
+  progress: (line: string) => void,
+) {
+  const table = await tenantMixCost(
+    dynamo,
+    routerSettings(config).priorityRules,
+    {
+      tenants: [tenants],
+      distributions: ['zipf', 'uniform'],
+      batch: BATCH_SIZE,
+      rate: STEADY_RATE,
+      skipWindowSeconds: skipWindowMsOf(config) / 1000,
+      baselineSeconds: 0,
+      containers: 1,
+      stores: 'deployed',
+    },
+    progress,
+  );
+  const goals = (
+    [
+      ['zipf', 'Zipf (s = 1)', 0.1],
+      ['uniform', 'uniform', 0.2],
+    ] as const
+  ).map(([distribution, mix, bound]): Goal => {
+    const writes = Number(table.rows.find((r) => r.distribution === distribution)?.['writes per event']);
+    return {
+      goal: `router DynamoDB writes per event, steady state, ${tenants} tenants ${mix}, batches of ${BATCH_SIZE}, ${STEADY_RATE} events/s`,
+      target: `≤ ${bound}`,
+      measured: writes.toFixed(3),
+      met: writes <= bound,
+    };
+  });
+  return { goals, table };
 }
 
 /** The light load's warm-up before its window (at most the window): a deploy's first batches and schedule are not steady state. */

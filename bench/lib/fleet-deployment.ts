@@ -201,8 +201,13 @@ export async function deployFleet(options: FleetOptions) {
       }),
     );
   };
+  const routerConfig = loadRouterConfig({
+    ...common,
+    DYNAMODB_ENDPOINT: callerEndpoint(options.dynamoEndpoint, 'router'),
+    ...routerEnv,
+  });
   const routerService = createRouterService(
-    loadRouterConfig({ ...common, DYNAMODB_ENDPOINT: callerEndpoint(options.dynamoEndpoint, 'router'), ...routerEnv }),
+    routerConfig,
     {
       failed: (failure) => {
         notRouted++;
@@ -215,6 +220,7 @@ export async function deployFleet(options: FleetOptions) {
       tenantlessRouted: () => undefined,
       nameShortened: () => undefined,
       passRequestFailed: (target, error) => progress(`router: pass request failed for ${target}: ${String(error)}`),
+      directRoutingUnread: (error) => progress(`router: direct-routing grants or depths unread: ${String(error)}`),
     },
     { fetch: management.fetchFor(() => 'router') },
   );
@@ -224,6 +230,8 @@ export async function deployFleet(options: FleetOptions) {
   if (options.schedule) scheduler.start();
 
   return {
+    /** The router's configuration as its cold start read it. */
+    routerConfig,
     management,
     router,
     distributor,

@@ -22,6 +22,8 @@ export interface TenantMixFlags {
   baselineSeconds: number;
   /** Containers taking the batches in turn, each with its own memory. */
   containers: number;
+  /** `deployed`: only the store as deployed (container memory, skip window on) on the steady table; default every store. */
+  stores?: 'all' | 'deployed';
 }
 
 const table = 'TenantCountersTable';
@@ -72,7 +74,8 @@ export async function tenantMixCost(
           windowMs / 1000,
         ],
       ];
-      for (const [index, [tableState, store, build, warmUpMs, seconds]] of runs.entries()) {
+      const measured = flags.stores === 'deployed' ? runs.slice(-1) : runs;
+      for (const [index, [tableState, store, build, warmUpMs, seconds]] of measured.entries()) {
         // Its own tenants: no item of an earlier run is left for one the seeding did not reach.
         const traffic = new Traffic(`mix${tenantCount}${distribution}${index}`, tenantCount, distribution, flags);
         if (tableState === 'steady') await seed(dynamo, traffic, rules);
