@@ -6,7 +6,12 @@ import { concurrencyLimit } from './moving/concurrency';
 import { groupByTarget, type TargetGroup } from './planning/discovery';
 import { followUpDelay } from './planning/follow-up';
 import { moveCostModel } from './planning/move-costs';
-import { controlledWeight, type TenantControlStore, type TenantControls } from './planning/tenant-controls';
+import {
+  controlledWeight,
+  someQueueMayWeighZero,
+  type TenantControlStore,
+  type TenantControls,
+} from './planning/tenant-controls';
 import { weightOf } from './planning/weights';
 import type { PassSummary, TargetSummary } from './report';
 import type { StagingSource } from './staging-source';
@@ -151,6 +156,7 @@ export function createDistributor(deps: DistributorDeps): Distributor {
           slots,
           policies,
           weight: controlledWeight(configuredWeight, controls),
+          someQueueMayWeighZero: someQueueMayWeighZero(settings.weights, controls),
         };
         const limit = concurrencyLimit(settings.targetConcurrency);
         const targets = await Promise.all(groups.map((group) => limit(() => distributeTarget(group, pass))));

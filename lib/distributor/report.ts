@@ -127,7 +127,7 @@ export interface TargetSummary {
   dueInMs?: number;
   /**
    * Routers may publish to it direct under a grant (lib/pass-requests/grants.ts): no broker limit of
-   * it drops or dead-letters a message, and no staging queue of it weighs 0.
+   * it drops or dead-letters a message, and no staging queue, seen or not yet, may weigh 0.
    */
   grantable?: boolean;
 }

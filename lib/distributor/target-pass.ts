@@ -1,5 +1,5 @@
 import { errorText } from '../errors';
-import { limitsKeepEveryMessage } from '../pass-requests/grants';
+import { grantable } from '../pass-requests/grants';
 import type { LeaseStore } from '../pass-requests/lease-store';
 import type { QueuePolicies } from '../rabbitmq/queue-policies';
 import { readyCounts } from '../rabbitmq/ready-counts';
@@ -78,6 +78,8 @@ export interface Pass {
   policies: QueuePolicies;
   /** Staging queue weights: the configured rules under this pass's tenant controls (paused: 0). */
   weight: (queue: string) => number;
+  /** Some staging queue, seen or not yet, may weigh 0 (tenant-controls.ts `someQueueMayWeighZero`): no target is grantable. */
+  someQueueMayWeighZero: boolean;
 }
 
 /**
@@ -134,7 +136,7 @@ export function targetPass(deps: TargetPassDeps, moveCosts: MoveCostModel) {
         overflow: plan.limits.overflow,
         depth: plan.depth,
         capacity: plan.capacity,
-        grantable: limitsKeepEveryMessage(plan.limits) && group.staging.every((name) => pass.weight(name) > 0),
+        grantable: grantable(plan.limits, pass.someQueueMayWeighZero),
       });
       if (plan.createWith) {
         await createQueue(openChannel, group.target, plan.createWith);

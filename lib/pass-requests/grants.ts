@@ -61,10 +61,7 @@ export interface PassForGrant {
   error?: string;
   /** The target's soft capacity: the max length the pass filled it to. */
   maxLength?: number;
-  /**
-   * No broker limit of the target can drop or dead-letter a message (no length limit, or overflow
-   * reject-publish), and no staging queue of it weighs 0 (a paused tenant's messages must stay staged).
-   */
+  /** `grantable` of the target's limits and the pass's weights. */
   grantable?: boolean;
 }
 
@@ -77,6 +74,18 @@ export function mayGrant(pass: PassForGrant, settings: Pick<DirectRoutingSetting
   if (pass.outcome !== 'distributed' || pass.error !== undefined || pass.dueInMs !== undefined) return false;
   if (pass.grantable !== true) return false;
   return pass.maxLength !== undefined && settings.maxDepth < pass.maxLength;
+}
+
+/**
+ * Whether a pass may grant the target at all: its limits keep every message, and no staging queue,
+ * one not yet seen included, may weigh 0 (a paused tenant's messages must stay staged; its first
+ * queue on the target may not exist when the pass measures it, so any pause or 0 weight counts).
+ */
+export function grantable(
+  limits: Pick<LengthLimits, 'maxLength' | 'maxLengthBytes' | 'overflow'>,
+  someQueueMayWeighZero: boolean,
+): boolean {
+  return limitsKeepEveryMessage(limits) && !someQueueMayWeighZero;
 }
 
 /**

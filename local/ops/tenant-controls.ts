@@ -1,11 +1,19 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
-import { dynamoSettings } from '../../lib/config/common';
+import {
+  type DirectRoutingConfig,
+  directRoutingOf,
+  directRoutingSettings,
+  dynamoSettings,
+} from '../../lib/config/common';
 import { distributorSettingsSchema, weightValue } from '../../lib/config/distributor';
 import { type Env, parseEnv } from '../../lib/config/env';
 import type { TenantControl } from '../../lib/distributor/planning/tenant-controls';
 import { type ControlChange, DynamoTenantControlStore } from '../../lib/distributor/stores/tenant-control-store';
 import { InvalidEventError } from '../../lib/errors';
+import { revocationWaitMs } from '../../lib/pass-requests/grants';
+import { liveGrant } from '../../lib/pass-requests/work-board';
+import { DynamoWorkBoard } from '../../lib/pass-requests/work-board-store';
 import {
   checkDiscriminator,
   DISCRIMINATOR_SEPARATOR,
@@ -14,10 +22,14 @@ import {
 } from '../../lib/queues/staging-names';
 import { isDotSegment } from '../../lib/rabbitmq/api-path';
 
-/** What the tenant controls need: the distributor's table, where the distributor reads them. */
+/**
+ * What the tenant controls need: the distributor's table, where the distributor reads them, and the
+ * direct-routing windows the functions have (a pause revokes the live grants and waits them out).
+ */
 const controlSettingsSchema = z.object({
   ...dynamoSettings,
   DISTRIBUTOR_TABLE: distributorSettingsSchema.shape.DISTRIBUTOR_TABLE,
+  ...directRoutingSettings,
 });
 export const loadControlSettings = (env: Env) => parseEnv(controlSettingsSchema, env);
 
@@ -75,4 +87,28 @@ export function changeControl(
   change: ControlChange,
 ): Promise<TenantControl> {
   return new DynamoTenantControlStore(doc, table).update(key, change);
+}
+
+/** Whether a change revokes the live grants (revokeGrants): it can make a staging queue weigh 0. */
+export const revokesGrants = (change: ControlChange): boolean => change.paused === true || change.weight === 0;
+
+/**
+ * Revokes every live grant on the work board, as an execution does (DynamoWorkBoard.revoke): routers
+ * stage from then on, and each target is due once no router can still be publishing on a grant it
+ * read, when its pass sees the new control and grants nothing (a pause stands: grants.ts `grantable`).
+ * The board's version is raised first (a request for no target): a grant an execution decided on
+ * controls read before the change is written only while the version is the one it read before them,
+ * so it is refused, or already on the board this reads. Answers how many grants it revoked.
+ */
+export async function revokeGrants(
+  doc: DynamoDBDocumentClient,
+  table: string,
+  windows: DirectRoutingConfig,
+): Promise<number> {
+  const board = new DynamoWorkBoard(doc, table);
+  const seen = await board.request([]);
+  const at = Date.now();
+  const granted = [...seen.targets.keys()].filter((target) => liveGrant(seen, target, at) !== undefined);
+  if (granted.length > 0) await board.revoke(granted, at + revocationWaitMs(directRoutingOf(windows)));
+  return granted.length;
 }

@@ -1,4 +1,5 @@
 import { parseStagingQueueName } from '../../queues/staging-names';
+import type { WeightRule } from './weights';
 
 /** What an operator set at run time for a tenant or one of its workflows (`fairway tenants`). */
 export interface TenantControl {
@@ -60,4 +61,17 @@ export function controlledWeight(
     if (control.paused) return 0;
     return control.weight ?? configured(queueName);
   };
+}
+
+/**
+ * Whether a staging queue, one no pass has seen yet included, may weigh 0 under these rules and
+ * controls: a control pauses a tenant or workflow or weighs it 0, or a configured rule weighs 0.
+ * Fail closed, for the grant rule: a tenant's first staging queue on a target may not exist when
+ * the pass measures the target, and its first messages would then go direct, past the pause.
+ */
+export function someQueueMayWeighZero(rules: readonly WeightRule[], controls: TenantControls): boolean {
+  return (
+    rules.some((rule) => rule.weight === 0) ||
+    Object.values(controls).some((control) => control.paused === true || control.weight === 0)
+  );
 }

@@ -5,6 +5,8 @@ import {
   listControls,
   loadControlSettings,
   parseWeight,
+  revokeGrants,
+  revokesGrants,
 } from '../../ops/tenant-controls';
 import { isSeen, readSeenTenants } from '../../ops/tenant-seen';
 import { listStagingWaits } from '../../ops/tenant-waits';
@@ -22,6 +24,8 @@ const usage =
   '  pause: the next distributor pass moves nothing from the tenant’s (or workflow’s) staging queues;\n' +
   '  their messages stay there. resume undoes it. weight 0–1000 (decimals, 0 = no share) overrides\n' +
   '  DISTRIBUTOR_WEIGHTS for its staging queues on every target; clear returns to the configured weight.\n' +
+  '  pause and weight 0 also revoke every live direct-routing grant (DIRECT_ROUTING_READ_MS and\n' +
+  '  DIRECT_ROUTING_PUBLISH_MS as the functions have them) and print how many.\n' +
   '  A tenant must have been seen (a counter in TENANT_TABLE, or a staging queue the management API\n' +
   '  lists; a workflow: a staging queue of it), or already have a control; --force stores it anyway.';
 
@@ -129,9 +133,14 @@ async function control(
     if (!existing && options.force !== true) await refuseUnseen(key, env);
     const change = subcommand === 'weight' ? { weight } : { paused: subcommand === 'pause' };
     const now = await changeControl(doc, settings.DISTRIBUTOR_TABLE, key, change);
+    // A live grant would let routers publish the tenant's messages direct, past the control, until it ends.
+    const revoked = revokesGrants(change) ? await revokeGrants(doc, settings.DISTRIBUTOR_TABLE, settings) : undefined;
+    const count = (name: string) => (revoked === undefined ? {} : { [name]: revoked });
     return {
-      data: { tenant: key, ...now },
-      tables: [{ rows: [{ tenant: key, paused: now.paused ?? false, weight: now.weight }] }],
+      data: { tenant: key, ...now, ...count('revokedGrants') },
+      tables: [
+        { rows: [{ tenant: key, paused: now.paused ?? false, weight: now.weight, ...count('grants revoked') }] },
+      ],
     };
   } finally {
     doc.destroy();

@@ -5,6 +5,7 @@ import { type ChannelModel, connect } from 'amqplib';
 import { z } from 'zod';
 import { createCleanupEngine } from '../../../lib/cleanup/engine/engine';
 import { DynamoWaitStore } from '../../../lib/distributor/stores/wait-store';
+import { DynamoWorkBoard } from '../../../lib/pass-requests/work-board-store';
 import { DynamoTenantCounterStore } from '../../../lib/priority/counter-store';
 import { defaultRules } from '../../../lib/priority/rules';
 import { runCli } from '../../../local/cli/cli';
@@ -92,6 +93,59 @@ describe('operator CLI against dynalite and RabbitMQ', () => {
       const { stdout } = await fairway(env, 'tenants');
       expect(stdout).toMatch(/^tenant\s+workflow\s+target\s+wait \(s\)\s+p50 \(s\)\s+measured\s+measured at$/m);
       expect(stdout).toMatch(/^slow\s+ocr\s+scan\s+42\s+30\s+5\s+2026-01-01T00:00:00.000Z$/m);
+    });
+  });
+
+  describe('tenants pause while a target is granted direct routing', () => {
+    const windows = { DIRECT_ROUTING_READ_MS: '200', DIRECT_ROUTING_PUBLISH_MS: '300' };
+    const grant = (target: string, until: number) =>
+      new DynamoWorkBoard(dynamo.doc, 'DistributorStateTable').writeServed([{ target, served: 0, grant: until }]);
+    const targets = async () => (await new DynamoWorkBoard(dynamo.doc, 'DistributorStateTable').read()).targets;
+
+    it('pause and weight 0 revoke every live grant, due after the routers’ windows; resume and a weight > 0 revoke none', async () => {
+      await grant('scan', Date.now() + 60_000);
+      await grant('ocr', Date.now() + 60_000);
+      await grant('lapsed', Date.now() - 1_000);
+      const before = Date.now();
+      const paused = await fairway({ ...env, ...windows }, 'tenants', 'pause', 'late', '--force');
+      const after = Date.now();
+      expect(paused.code).toBe(0);
+      expect(paused.stdout).toMatch(/^tenant\s+paused\s+weight\s+grants revoked$/m);
+      expect(paused.stdout).toMatch(/^late\s+true\s+2$/m);
+      const board = await targets();
+      for (const target of ['scan', 'ocr']) {
+        expect(board.get(target)?.grant).toBeUndefined();
+        expect(board.get(target)?.due).toBeGreaterThanOrEqual(before + 500);
+        expect(board.get(target)?.due).toBeLessThanOrEqual(after + 500);
+      }
+      // A lapsed grant needs no revocation: no router uses it.
+      expect(board.get('lapsed')?.due).toBeUndefined();
+
+      await grant('scan', Date.now() + 60_000);
+      expect(await fairwayJson(env, 'tenants', 'resume', 'late')).toEqual({ tenant: 'late' });
+      expect(await fairwayJson(env, 'tenants', 'weight', 'late', '2', '--force')).toEqual({
+        tenant: 'late',
+        weight: 2,
+      });
+      expect((await targets()).get('scan')?.grant).toBeGreaterThan(Date.now());
+      expect(await fairwayJson(env, 'tenants', 'weight', 'late', '0')).toEqual({
+        tenant: 'late',
+        weight: 0,
+        revokedGrants: 1,
+      });
+      expect((await targets()).get('scan')?.grant).toBeUndefined();
+      expect(await fairwayJson(env, 'tenants', 'weight', 'late', 'clear')).toEqual({ tenant: 'late' });
+    });
+
+    it('a grant an execution decided on the controls before a pause, written after it, is refused', async () => {
+      const board = new DynamoWorkBoard(dynamo.doc, 'DistributorStateTable');
+      const readBefore = (await board.read()).version;
+      expect(await fairwayJson(env, 'tenants', 'pause', 'late', '--force')).toMatchObject({ revokedGrants: 0 });
+      // The execution's round write, conditional on the version it read before its pass read the controls.
+      await board.writeServed([{ target: 'racing', served: readBefore, grant: Date.now() + 60_000 }], readBefore);
+      expect((await targets()).get('racing')).toMatchObject({ served: readBefore });
+      expect((await targets()).get('racing')?.grant).toBeUndefined();
+      expect(await fairwayJson(env, 'tenants', 'resume', 'late')).toEqual({ tenant: 'late' });
     });
   });
 

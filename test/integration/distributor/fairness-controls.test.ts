@@ -89,7 +89,11 @@ describe('fairness controls (real RabbitMQ, dynalite)', () => {
     await f.stage('work', { 'x-max-length': 20 }, { 'work»/a/w': 50, 'work»/b': 50 });
     const distributor = f.distributor();
 
-    expect(await fairway(f.env, 'tenants', 'pause', 'a', '--json')).toEqual({ tenant: 'a', paused: true });
+    expect(await fairway(f.env, 'tenants', 'pause', 'a', '--json')).toEqual({
+      tenant: 'a',
+      paused: true,
+      revokedGrants: 0,
+    });
     const shown = await fairway({ ...f.env, TENANT_TABLE: 'TenantCountersTable' }, 'tenants', '--json');
     expect(shown.controls).toEqual([{ key: 'a', paused: true }]);
     const queues = await fairway(f.env, 'queues', '--json');

@@ -2,6 +2,7 @@ import { type ChannelModel, connect } from 'amqplib';
 import { loadDistributorConfig } from '../../../lib/config/distributor';
 import type { ExecutionSummary } from '../../../lib/distributor/report';
 import { createDistributorService, warningReport } from '../../../lib/distributor/service';
+import { DynamoTenantControlStore } from '../../../lib/distributor/stores/tenant-control-store';
 import { parseDistributorEvent } from '../../../lib/pass-requests/pass-trigger';
 import { DynamoWorkBoard } from '../../../lib/pass-requests/work-board-store';
 import { createRouterService } from '../../../lib/routing/service';
@@ -251,5 +252,29 @@ describe('direct routing under a grant: a full cycle with the distributor (real 
     expect((await b.board.read()).targets.get(target)?.grant).toBeUndefined();
     expect((await b.drain(target)).sort()).toEqual(['one-0', 'one-1', 'two-0', 'two-1']);
     expect(b.recorded.counts.RoutedDirect).toBe(3 + MAX_DEPTH);
+  }, 30_000);
+
+  it('(f) a tenant paused before it has a staging queue on the target: no grant, so its first messages are staged and stay there', async () => {
+    const target = 'paused-late';
+    const controls = new DynamoTenantControlStore(b.dynamo.doc, TABLE);
+    await b.declare(target);
+    await controls.update('late', { paused: true });
+    try {
+      // The pass sees only early's staging queue, all of whose weights are above 0.
+      await b.route(target, ['early'], 'early');
+      await b.lambda.idle();
+      expect(b.executions.at(-1)).toMatchObject({ moved: 1, grants: 0 });
+      expect((await b.board.read()).targets.get(target)?.grant).toBeUndefined();
+      await sleep(READ_MS + 20); // the router's cached "no grant" lapses
+
+      await b.route(target, ['late', 'late'], 'late');
+      await b.lambda.idle();
+      expect(b.recorded.counts.RoutedDirect).toBe(3 + MAX_DEPTH);
+      expect(await b.drain(target)).toEqual(['early-0']);
+      expect(await b.depth(`${target}»/late`)).toBe(2);
+      expect((await b.board.read()).targets.get(target)?.grant).toBeUndefined();
+    } finally {
+      await controls.update('late', { paused: false });
+    }
   }, 30_000);
 });

@@ -1,5 +1,7 @@
+import { controlledWeight, someQueueMayWeighZero } from '../../../lib/distributor/planning/tenant-controls';
 import {
   DIRECT_ROUTING_OFF,
+  grantable,
   grantUsable,
   limitsKeepEveryMessage,
   mayGrant,
@@ -103,6 +105,27 @@ describe('the grant rules (lib/pass-requests/grants.ts)', () => {
   ])('mayGrant: %s → %s', (_, pass, grants) => {
     expect(mayGrant(pass, granted)).toBe(grants);
     expect(mayGrant(pass, DIRECT_ROUTING_OFF)).toBe(false);
+  });
+
+  it.each<[string, Parameters<typeof grantable>[0], boolean, boolean]>([
+    ['limits that keep every message, no queue may weigh 0', { overflow: 'drop-head' }, false, true],
+    ['limits that keep every message, some queue may weigh 0', { overflow: 'drop-head' }, true, false],
+    ['limits that may drop a message', { maxLength: 100, overflow: 'drop-head' }, false, false],
+  ])('grantable: %s → %s', (_, limits, mayWeighZero, expected) => {
+    expect(grantable(limits, mayWeighZero)).toBe(expected);
+  });
+
+  it('a tenant paused before it has a staging queue on the target: every queue the pass sees weighs > 0, yet no grant', () => {
+    const controls = { late: { paused: true } };
+    const staging = ['scan»/early/w']; // `late` has no staging queue on scan yet
+    expect(staging.every((name) => controlledWeight(() => 1, controls)(name) > 0)).toBe(true);
+    const pass = {
+      outcome: 'distributed',
+      maxLength: 1_000,
+      grantable: grantable({ overflow: 'drop-head' }, someQueueMayWeighZero([], controls)),
+    };
+    expect(pass.grantable).toBe(false);
+    expect(mayGrant(pass, granted)).toBe(false);
   });
 });
 

@@ -1,4 +1,8 @@
-import { controlledWeight, queueControl } from '../../../../lib/distributor/planning/tenant-controls';
+import {
+  controlledWeight,
+  queueControl,
+  someQueueMayWeighZero,
+} from '../../../../lib/distributor/planning/tenant-controls';
 import { type TunedLengthSettings, tuneLength } from '../../../../lib/distributor/planning/tuned-length';
 
 const settings: TunedLengthSettings = {
@@ -52,5 +56,22 @@ describe('tenant controls on staging queues', () => {
   ])('%s plans with weight %d (paused %s)', (name, expected, paused) => {
     expect(weight(name)).toBe(expected);
     expect(queueControl(controls, name).paused).toBe(paused);
+  });
+});
+
+describe('someQueueMayWeighZero: fail closed for queues no pass has seen yet', () => {
+  const positive = [{ regex: 'tenant2', weight: 3 }];
+  it.each<[string, Parameters<typeof someQueueMayWeighZero>[0], Parameters<typeof someQueueMayWeighZero>[1], boolean]>([
+    ['no rules, no controls', [], {}, false],
+    ['positive rules and weights', positive, { t1: { weight: 2 }, 't1/w': { weight: 0.001 } }, false],
+    ['a control resumed (no pause, no weight)', [], { t1: {} }, false],
+    ['a paused tenant', [], { t1: { paused: true } }, true],
+    ['a paused workflow', positive, { 't1/w': { paused: true } }, true],
+    ['a tenant weighed 0 at run time', [], { t1: { weight: 0 } }, true],
+    ['a configured rule of weight 0', [...positive, { pattern: 'scan»/tenant1/*', weight: 0 }], {}, true],
+    // An own key, as the store builds it (a literal's __proto__ would set the prototype).
+    ['a tenant called __proto__, paused', [], JSON.parse('{"__proto__":{"paused":true}}'), true],
+  ])('%s', (_, rules, controls, may) => {
+    expect(someQueueMayWeighZero(rules, controls)).toBe(may);
   });
 });
