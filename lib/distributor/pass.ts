@@ -79,13 +79,17 @@ export function createDistributor(deps: DistributorDeps): Distributor {
   // next one measures the drain from it, unless another execution served the target in between.
   const lastEnds = new Map<string, { at: number; left?: number; version: number; delayMs?: number }>();
   // The controls of the last pass that could read them: an unreadable item never stops distribution.
+  // It stops grants (`read: false`): a pause set since may be in it, and routers would pass it by.
   let lastControls: TenantControls = {};
-  const readControls = () =>
+  const readControls = (): Promise<{ controls: TenantControls; read: boolean }> =>
     deps.controls.read().then(
-      (controls) => (lastControls = controls),
+      (controls) => {
+        lastControls = controls;
+        return { controls, read: true };
+      },
       (error: unknown) => {
         report.controlsUnreadable(error);
-        return lastControls;
+        return { controls: lastControls, read: false };
       },
     );
 
@@ -146,7 +150,7 @@ export function createDistributor(deps: DistributorDeps): Distributor {
       async pass(over) {
         const at = now();
         if (deadline <= at) report.noTimeToMove(leaseUntil - at, settings.safetyMarginMs);
-        const [{ groups, policies }, controls] = await Promise.all([groupsOf(over), readControls()]);
+        const [{ groups, policies }, { controls, read }] = await Promise.all([groupsOf(over), readControls()]);
         const pass: Pass = {
           owner,
           deadline,
@@ -156,7 +160,7 @@ export function createDistributor(deps: DistributorDeps): Distributor {
           slots,
           policies,
           weight: controlledWeight(configuredWeight, controls),
-          someQueueMayWeighZero: someQueueMayWeighZero(settings.weights, controls),
+          someQueueMayWeighZero: !read || someQueueMayWeighZero(settings.weights, controls),
         };
         const limit = concurrencyLimit(settings.targetConcurrency);
         const targets = await Promise.all(groups.map((group) => limit(() => distributeTarget(group, pass))));

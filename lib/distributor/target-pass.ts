@@ -78,7 +78,7 @@ export interface Pass {
   policies: QueuePolicies;
   /** Staging queue weights: the configured rules under this pass's tenant controls (paused: 0). */
   weight: (queue: string) => number;
-  /** Some staging queue, seen or not yet, may weigh 0 (tenant-controls.ts `someQueueMayWeighZero`): no target is grantable. */
+  /** Some staging queue, seen or not yet, may weigh 0 (tenant-controls.ts `someQueueMayWeighZero`), or the controls could not be read: no target is grantable. */
   someQueueMayWeighZero: boolean;
 }
 

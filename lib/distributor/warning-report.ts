@@ -42,7 +42,9 @@ export function warningReport(
         error: errorText(error),
       }),
     controlsUnreadable: (error) =>
-      warn('Could not read the tenant controls; distributed with the last ones read', { error: errorText(error) }),
+      warn('Could not read the tenant controls; distributed with the last ones read, and granted no target', {
+        error: errorText(error),
+      }),
     controlSkipped: (key, problem) =>
       warn('A tenant control entry is malformed and was skipped; the others apply', { key, problem }),
     backstopListed: (listed) => info('Backstop listing of the vhost', { ...listed }),

@@ -1,8 +1,9 @@
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { type ChannelModel, connect } from 'amqplib';
 import { loadDistributorConfig } from '../../../lib/config/distributor';
 import type { ExecutionSummary } from '../../../lib/distributor/report';
 import { createDistributorService, warningReport } from '../../../lib/distributor/service';
-import { DynamoTenantControlStore } from '../../../lib/distributor/stores/tenant-control-store';
+import { DynamoTenantControlStore, TENANT_CONTROLS_KEY } from '../../../lib/distributor/stores/tenant-control-store';
 import { parseDistributorEvent } from '../../../lib/pass-requests/pass-trigger';
 import { DynamoWorkBoard } from '../../../lib/pass-requests/work-board-store';
 import { createRouterService } from '../../../lib/routing/service';
@@ -16,6 +17,8 @@ const TABLE = 'DistributorStateTable';
 const READ_MS = 200;
 const PUBLISH_MS = 300;
 const MAX_DEPTH = 5;
+const CONTROLS_UNREADABLE =
+  'Could not read the tenant controls; distributed with the last ones read, and granted no target';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const direct = {
   DIRECT_ROUTING: 'granted',
@@ -275,6 +278,22 @@ describe('direct routing under a grant: a full cycle with the distributor (real 
       expect((await b.board.read()).targets.get(target)?.grant).toBeUndefined();
     } finally {
       await controls.update('late', { paused: false });
+    }
+  }, 30_000);
+
+  it('(g) tenant controls that cannot be read: the pass moves with the last ones it read, and grants nothing', async () => {
+    const target = 'controls-unread';
+    await b.declare(target);
+    // Not a controls item the store can read (no entries, no version): a hand edit gone wrong.
+    await b.dynamo.doc.send(new PutCommand({ TableName: TABLE, Item: { pk: TENANT_CONTROLS_KEY, note: 'hand edit' } }));
+    try {
+      await b.route(target, ['a'], 'unread');
+      await b.lambda.idle();
+      expect(b.executions.at(-1)).toMatchObject({ moved: 1, grants: 0 });
+      expect((await b.board.read()).targets.get(target)?.grant).toBeUndefined();
+      expect(b.warnings).toContain(CONTROLS_UNREADABLE);
+    } finally {
+      await b.dynamo.doc.send(new DeleteCommand({ TableName: TABLE, Key: { pk: TENANT_CONTROLS_KEY } }));
     }
   }, 30_000);
 });
