@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { DynamoClientSettings } from '../aws/dynamo';
 import { amqpVhost } from '../rabbitmq/amqp-url';
 import { isDotSegment } from '../rabbitmq/api-path';
-import { setting } from './env';
+import { parseEnv, setting } from './env';
 import { urlProblem } from './url';
 
 /** Where the AWS SDK sends DynamoDB calls; an endpoint is set only for local or embedded DynamoDB. */
@@ -182,3 +182,6 @@ export const directRoutingOf = (config: DirectRoutingConfig) => ({
   readMs: config.DIRECT_ROUTING_READ_MS,
   publishMs: config.DIRECT_ROUTING_PUBLISH_MS,
 });
+
+/** Direct routing as an environment that sets none of it gets it: off, the default windows. */
+export const directRoutingDefaults = () => directRoutingOf(parseEnv(z.object(directRoutingSettings), {}));

@@ -1,4 +1,4 @@
-import { DIRECT_ROUTING_OFF, type DirectRoutingSettings, mayGrant, revocationWaitMs } from '../pass-requests/grants';
+import { type DirectRoutingSettings, mayGrant, revocationWaitMs } from '../pass-requests/grants';
 import { type DistributorEvent, type PassTrigger, WORK_EVENT } from '../pass-requests/pass-trigger';
 import { type Board, dueTargets, liveGrant, liveSlots, nextDueAt, type Served } from '../pass-requests/work-board';
 import type { DynamoWorkBoard } from '../pass-requests/work-board-store';
@@ -20,8 +20,8 @@ export interface ExecutionDeps {
   >;
   distributor: Pick<Distributor, 'session'>;
   settings: RunModelSettings;
-  /** Direct routing under a grant (lib/pass-requests/grants.ts); absent: off (a grant left from before is still revoked). */
-  direct?: DirectRoutingSettings;
+  /** Direct routing under a grant (lib/pass-requests/grants.ts); off, a grant left from before is still revoked. */
+  direct: DirectRoutingSettings;
   /** Starts a successor near the time limit; without it (schedule alone) the schedule follows. */
   trigger?: PassTrigger;
   /** How long a started successor may take to claim a slot (DISTRIBUTOR_REQUEST_GRACE_MS). */
@@ -40,7 +40,7 @@ export interface ExecutionDeps {
  */
 export async function runExecution(deps: ExecutionDeps, remainingMs: number): Promise<ExecutionSummary> {
   const { board, settings, report } = deps;
-  const direct = deps.direct ?? DIRECT_ROUTING_OFF;
+  const { direct } = deps;
   const now = deps.now ?? Date.now;
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const startedAt = now();

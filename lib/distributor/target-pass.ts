@@ -67,10 +67,7 @@ export interface Pass {
   leaseUntil: number;
   /** Targets whose lease this pass's execution holds: taken on first use, given back when the execution ends. */
   held: Set<string>;
-  /**
-   * The rotation of each held target as this execution last read or wrote it: only the lease
-   * holder writes it, so while the lease is held it is the stored one, and not read again.
-   */
+  /** Each held target's rotation as this execution last read or wrote it: only the holder writes it, so it is not read again. */
   rotations: Map<string, Rotation>;
   /** The movers of the whole pass, each on its slot's channel pair (the move concurrency). */
   slots: ChannelSlots;
@@ -78,7 +75,7 @@ export interface Pass {
   policies: QueuePolicies;
   /** Staging queue weights: the configured rules under this pass's tenant controls (paused: 0). */
   weight: (queue: string) => number;
-  /** Some staging queue, seen or not yet, may weigh 0 (tenant-controls.ts `someQueueMayWeighZero`), or the controls could not be read: no target is grantable. */
+  /** A staging queue, seen or not, may weigh 0 (tenant-controls.ts), or the controls were unreadable: no grant. */
   someQueueMayWeighZero: boolean;
 }
 

@@ -21,15 +21,6 @@ export interface DirectRoutingSettings {
   publishMs: number;
 }
 
-/** Direct routing off, with the default windows (an execution still revokes a grant left from before). */
-export const DIRECT_ROUTING_OFF: DirectRoutingSettings = {
-  mode: 'off',
-  maxDepth: 20,
-  grantMs: 300_000,
-  readMs: 1_000,
-  publishMs: 1_000,
-};
-
 /** After a revocation, how long until no router can still be publishing on a grant it read before it. */
 export const revocationWaitMs = (settings: Pick<DirectRoutingSettings, 'readMs' | 'publishMs'>): number =>
   settings.readMs + settings.publishMs;

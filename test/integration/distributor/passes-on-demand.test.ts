@@ -1,3 +1,4 @@
+import { directRoutingDefaults } from '../../../lib/config/common';
 import { invocationRunner } from '../../../lib/distributor/execution';
 import { createDistributor } from '../../../lib/distributor/pass';
 import type { ExecutionSummary } from '../../../lib/distributor/report';
@@ -123,6 +124,7 @@ function onDemand(
   const run = invocationRunner({
     board,
     distributor,
+    direct: directRoutingDefaults(),
     settings: runModel,
     graceMs: config.DISTRIBUTOR_REQUEST_GRACE_MS,
     report,

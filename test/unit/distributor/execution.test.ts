@@ -1,3 +1,4 @@
+import { directRoutingDefaults } from '../../../lib/config/common';
 import { type ExecutionDeps, MIN_ROUND_MS, runExecution } from '../../../lib/distributor/execution';
 import type { PassOver } from '../../../lib/distributor/pass';
 import type { PassSummary, TargetSummary } from '../../../lib/distributor/report';
@@ -135,7 +136,7 @@ function world(
       stagingCacheMs: 60_000,
       safetyMarginMs: 10_000,
     },
-    ...(options.direct ? { direct: options.direct } : {}),
+    direct: options.direct ?? directRoutingDefaults(),
     trigger: { start: async (event) => void started.push(event) },
     graceMs: 10_000,
     report: { boardFailed: (action, error) => void started.push({ action, error }), executionEnded: () => undefined },

@@ -1,12 +1,6 @@
+import { directRoutingDefaults } from '../../../lib/config/common';
 import { controlledWeight, someQueueMayWeighZero } from '../../../lib/distributor/planning/tenant-controls';
-import {
-  DIRECT_ROUTING_OFF,
-  grantable,
-  grantUsable,
-  limitsKeepEveryMessage,
-  mayGrant,
-  readFresh,
-} from '../../../lib/pass-requests/grants';
+import { grantable, grantUsable, limitsKeepEveryMessage, mayGrant, readFresh } from '../../../lib/pass-requests/grants';
 import { DirectGrants, GRANT_REUSE_FRACTION, UNGRANTED_RECHECK_MS } from '../../../lib/routing/direct-grants';
 import { directChoice, type GrantRead, grantedTargets } from '../../../lib/routing/direct-routes';
 
@@ -91,7 +85,7 @@ describe('the grant rules (lib/pass-requests/grants.ts)', () => {
     expect(limitsKeepEveryMessage(limits)).toBe(keeps);
   });
 
-  const granted = { ...DIRECT_ROUTING_OFF, mode: 'granted' as const };
+  const granted = { ...directRoutingDefaults(), mode: 'granted' as const };
   const clean = { outcome: 'distributed', grantable: true, maxLength: 1_000 };
   it.each<[string, Parameters<typeof mayGrant>[0], boolean]>([
     ['a clean pass', clean, true],
@@ -104,7 +98,7 @@ describe('the grant rules (lib/pass-requests/grants.ts)', () => {
     ['max length just above the max depth', { ...clean, maxLength: 21 }, true],
   ])('mayGrant: %s → %s', (_, pass, grants) => {
     expect(mayGrant(pass, granted)).toBe(grants);
-    expect(mayGrant(pass, DIRECT_ROUTING_OFF)).toBe(false);
+    expect(mayGrant(pass, directRoutingDefaults())).toBe(false);
   });
 
   it.each<[string, Parameters<typeof grantable>[0], boolean, boolean]>([
@@ -135,7 +129,7 @@ describe('DirectGrants: grants cached per target for the read window, depths rea
     const reads: string[][] = [];
     const depthReads: string[][] = [];
     const direct = new DirectGrants({
-      settings: { ...DIRECT_ROUTING_OFF, mode: 'granted', maxDepth: 3 },
+      settings: { ...directRoutingDefaults(), mode: 'granted', maxDepth: 3 },
       grants: async (targets) => {
         reads.push([...targets]);
         clock += 5; // the read's round trip: its send time counts
@@ -167,7 +161,7 @@ describe('DirectGrants: grants cached per target for the read window, depths rea
   it('a grant read past half the read window is read again before a decision: the publish keeps its headroom', async () => {
     const w = world({ a: NOW + 60_000 }, { a: 0 });
     await w.direct.choose(['a']);
-    const readMs = DIRECT_ROUTING_OFF.readMs;
+    const readMs = directRoutingDefaults().readMs;
     w.advance(readMs * GRANT_REUSE_FRACTION + 100);
     const [readAt] = await w.direct.choose(['a']);
     expect(w.reads).toHaveLength(2);

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { ConfirmChannel } from 'amqplib';
 import type { SQSEvent } from 'aws-lambda';
-import { DIRECT_ROUTING_OFF } from '../../../lib/pass-requests/grants';
+import { directRoutingDefaults } from '../../../lib/config/common';
 import type { TenantCounterStore } from '../../../lib/priority/counter-store';
 import { type CheckResult, countsFrom, defaultRules } from '../../../lib/priority/rules';
 import { DirectGrants } from '../../../lib/routing/direct-grants';
@@ -143,7 +143,7 @@ describe('createRouter when a step fails for one record', () => {
   it('stages the batch and reports why when the grants cannot be read (direct routing on)', async () => {
     const unreachable = new Error('connect ETIMEDOUT dynamodb');
     const direct = new DirectGrants({
-      settings: { ...DIRECT_ROUTING_OFF, mode: 'granted' },
+      settings: { ...directRoutingDefaults(), mode: 'granted' },
       grants: () => Promise.reject(unreachable),
       depths: () => Promise.reject(new Error('no depth read without a grant')),
     });
