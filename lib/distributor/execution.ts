@@ -1,6 +1,14 @@
 import { type DirectRoutingSettings, mayGrant, revocationWaitMs } from '../pass-requests/grants';
 import { type DistributorEvent, type PassTrigger, WORK_EVENT } from '../pass-requests/pass-trigger';
-import { type Board, dueTargets, liveGrant, liveSlots, nextDueAt, type Served } from '../pass-requests/work-board';
+import {
+  type Board,
+  dueTargets,
+  liveGrant,
+  liveSlots,
+  nextDueAt,
+  revokedDueAt,
+  type Served,
+} from '../pass-requests/work-board';
 import type { DynamoWorkBoard } from '../pass-requests/work-board-store';
 import { type BackstopDeps, runBackstop } from './backstop';
 import type { Distributor } from './pass';
@@ -141,11 +149,11 @@ export async function runExecution(deps: ExecutionDeps, remainingMs: number): Pr
    */
   async function round(due: readonly string[], seen: Board): Promise<[Board, Set<string>]> {
     const at = now();
-    const revokedDue = at + revocationWaitMs(direct);
+    const waitMs = revocationWaitMs(direct);
     const granted = due.filter((t) => liveGrant(seen, t, at) !== undefined);
     let current = seen;
     if (granted.length > 0) {
-      current = await board.revoke(granted, revokedDue);
+      current = await board.revoke(granted, revokedDueAt(seen, granted, at, waitMs));
       summary.revocations += granted.length;
     }
     const passing = due.filter((t) => !granted.includes(t));
@@ -163,17 +171,17 @@ export async function runExecution(deps: ExecutionDeps, remainingMs: number): Pr
     const grantUntil = now() + direct.grantMs;
     // A target with no staging queue recorded has nothing to do: served, with no due time. One
     // granted by another execution since the board was read (seen once its lease was taken) is
-    // revoked here, in the same write.
+    // revoked here, in the same write, with this execution's wait (the two run one deployment's windows).
     const written: Served[] = passing
       .filter((t) => !leasedElsewhere.has(t))
       .map((target) => {
         const passed = byTarget.get(target);
         if (passed?.outcome === 'granted') {
           summary.revocations++;
-          return { target, served: current.version, due: revokedDue };
+          return { target, served: current.version, due: at + waitMs };
         }
         const dueInMs = passed?.dueInMs;
-        const grant = passed !== undefined && mayGrant(passed, direct) ? { grant: grantUntil } : {};
+        const grant = passed !== undefined && mayGrant(passed, direct) ? { grant: grantUntil, grantWait: waitMs } : {};
         return { target, served: current.version, ...(dueInMs === undefined ? {} : { due: at + dueInMs }), ...grant };
       });
     // Granted only if no request came in since the board was read (else the target is passed again first).

@@ -121,6 +121,7 @@ export class DynamoWorkBoard {
       update.set(`served:${entry.target}`, `s${j}`, entry.served);
       update.setOrRemove(`due:${entry.target}`, `d${j}`, entry.due);
       update.setOrRemove(`grant:${entry.target}`, `g${j}`, entry.grant);
+      update.setOrRemove(`grantWait:${entry.target}`, `w${j}`, entry.grant === undefined ? undefined : entry.grantWait);
     };
     let board = parseBoard(undefined);
     for (let i = 0; i < served.length; i += TARGETS_PER_WRITE) {
@@ -139,7 +140,7 @@ export class DynamoWorkBoard {
       } catch (error) {
         if (!isConditionFailure(error)) throw error;
         board = await this.updateTargets(
-          part.map(({ grant: _, ...rest }) => rest),
+          part.map(({ grant: _, grantWait: __, ...rest }) => rest),
           clauses,
         );
       }
@@ -155,6 +156,7 @@ export class DynamoWorkBoard {
     return this.updateTargets(targets, (target, j, update) => {
       update.set(`due:${target}`, `d${j}`, due);
       update.setOrRemove(`grant:${target}`, `g${j}`, undefined);
+      update.setOrRemove(`grantWait:${target}`, `w${j}`, undefined);
     });
   }
 

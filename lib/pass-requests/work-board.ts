@@ -12,6 +12,8 @@
  * - `due:<target>`: epoch ms when the target's next pass is wanted (work was left staged).
  * - `grant:<target>`: epoch ms until which routers may publish straight to the target
  *   (DIRECT_ROUTING=granted, grants.ts); written with `served` by the execution that holds its lease.
+ * - `grantWait:<target>`: the revocation wait (ms) of the deployment that wrote the grant, which a
+ *   revocation waits at least: the windows may have been changed since, or be unknown to the revoker.
  * - `exec:<i>`: epoch ms until which execution slot i is held (the holder's invocation end).
  * - `starting`: epoch ms until which a started execution is expected to claim a slot.
  * - `listedAt`: epoch ms of the latest backstop listing of the vhost.
@@ -27,6 +29,8 @@ export interface BoardTarget {
   due?: number;
   /** Routers may publish straight to the target until this epoch ms (grants.ts). */
   grant?: number;
+  /** The revocation wait (ms) the grant was written with. */
+  grantWait?: number;
 }
 
 export interface Board {
@@ -40,7 +44,13 @@ export interface Board {
 
 export const EMPTY_BOARD: Board = { version: 0, targets: new Map(), slots: new Map() };
 
-const PREFIXES = { 'req:': 'req', 'served:': 'served', 'due:': 'due', 'grant:': 'grant' } as const;
+const PREFIXES = {
+  'req:': 'req',
+  'served:': 'served',
+  'due:': 'due',
+  'grant:': 'grant',
+  'grantWait:': 'grantWait',
+} as const;
 
 /** The board as its item holds it; attributes that are not numbers are ignored (a hand edit). */
 export function parseBoard(item: Record<string, unknown> | undefined): Board {
@@ -112,6 +122,17 @@ export interface Served {
   due?: number;
   /** Epoch ms until which routers may publish to it direct; undefined: no grant (any is removed). */
   grant?: number;
+  /** With a grant: the revocation wait it is written with (`grantWait:<target>`). */
+  grantWait?: number;
+}
+
+/**
+ * When the targets' grants, revoked at `at`, can no longer be in use: after the revoker's own wait,
+ * or the longest wait a grant among them was written with.
+ */
+export function revokedDueAt(board: Board, targets: readonly string[], at: number, waitMs: number): number {
+  const waits = targets.map((target) => board.targets.get(target)?.grantWait ?? 0);
+  return at + Math.max(waitMs, ...waits);
 }
 
 /** The grant of a target that is live at `now`, if any. */

@@ -12,7 +12,7 @@ import type { TenantControl } from '../../lib/distributor/planning/tenant-contro
 import { type ControlChange, DynamoTenantControlStore } from '../../lib/distributor/stores/tenant-control-store';
 import { InvalidEventError } from '../../lib/errors';
 import { revocationWaitMs } from '../../lib/pass-requests/grants';
-import { liveGrant } from '../../lib/pass-requests/work-board';
+import { liveGrant, revokedDueAt } from '../../lib/pass-requests/work-board';
 import { DynamoWorkBoard } from '../../lib/pass-requests/work-board-store';
 import {
   checkDiscriminator,
@@ -109,6 +109,8 @@ export async function revokeGrants(
   const seen = await board.request([]);
   const at = Date.now();
   const granted = [...seen.targets.keys()].filter((target) => liveGrant(seen, target, at) !== undefined);
-  if (granted.length > 0) await board.revoke(granted, at + revocationWaitMs(directRoutingOf(windows)));
+  if (granted.length > 0) {
+    await board.revoke(granted, revokedDueAt(seen, granted, at, revocationWaitMs(directRoutingOf(windows))));
+  }
   return granted.length;
 }

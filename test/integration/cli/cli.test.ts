@@ -98,8 +98,10 @@ describe('operator CLI against dynalite and RabbitMQ', () => {
 
   describe('tenants pause while a target is granted direct routing', () => {
     const windows = { DIRECT_ROUTING_READ_MS: '200', DIRECT_ROUTING_PUBLISH_MS: '300' };
-    const grant = (target: string, until: number) =>
-      new DynamoWorkBoard(dynamo.doc, 'DistributorStateTable').writeServed([{ target, served: 0, grant: until }]);
+    const grant = (target: string, until: number, grantWait?: number) =>
+      new DynamoWorkBoard(dynamo.doc, 'DistributorStateTable').writeServed([
+        { target, served: 0, grant: until, ...(grantWait === undefined ? {} : { grantWait }) },
+      ]);
     const targets = async () => (await new DynamoWorkBoard(dynamo.doc, 'DistributorStateTable').read()).targets;
 
     it('pause and weight 0 revoke every live grant, due after the routers’ windows; resume and a weight > 0 revoke none', async () => {
@@ -135,6 +137,16 @@ describe('operator CLI against dynalite and RabbitMQ', () => {
       });
       expect((await targets()).get('scan')?.grant).toBeUndefined();
       expect(await fairwayJson(env, 'tenants', 'weight', 'late', 'clear')).toEqual({ tenant: 'late' });
+    });
+
+    it('a grant written with a longer revocation wait than the CLI’s windows (the deployment’s differ) is waited out in full', async () => {
+      await grant('wide', Date.now() + 60_000, 4_000);
+      const before = Date.now();
+      expect(await fairwayJson({ ...env, ...windows }, 'tenants', 'pause', 'late', '--force')).toMatchObject({
+        revokedGrants: 1,
+      });
+      expect((await targets()).get('wide')?.due).toBeGreaterThanOrEqual(before + 4_000);
+      expect(await fairwayJson(env, 'tenants', 'resume', 'late')).toEqual({ tenant: 'late' });
     });
 
     it('a grant an execution decided on the controls before a pause, written after it, is refused', async () => {

@@ -103,17 +103,19 @@ describe('DynamoWorkBoard (dynalite)', () => {
     const board = new DynamoWorkBoard(dynamo.doc, TABLE);
     await board.request(['a', 'b']);
     await board.writeServed([
-      { target: 'a', served: 1, grant: 90_000 },
+      { target: 'a', served: 1, grant: 90_000, grantWait: 2_000 },
       { target: 'b', served: 1, due: 5_000 },
     ]);
-    expect(await item()).toMatchObject({ 'grant:a': 90_000, 'due:b': 5_000 });
+    expect(await item()).toMatchObject({ 'grant:a': 90_000, 'grantWait:a': 2_000, 'due:b': 5_000 });
     expect(await board.grants(['a', 'b', 'c'])).toEqual(new Map([['a', 90_000]]));
     const revoked = await board.revoke(['a'], 7_000);
     expect(revoked.targets.get('a')).toEqual({ req: 1, served: 1, due: 7_000 });
     expect(await board.grants(['a'])).toEqual(new Map());
-    await board.writeServed([{ target: 'b', served: 2, grant: 95_000 }]);
-    await board.writeServed([{ target: 'b', served: 3 }]);
+    await board.writeServed([{ target: 'b', served: 2, grant: 95_000, grantWait: 2_000 }]);
+    expect((await board.read()).targets.get('b')).toMatchObject({ grant: 95_000, grantWait: 2_000 });
+    await board.writeServed([{ target: 'b', served: 3, grantWait: 2_000 }]);
     expect(await item()).not.toHaveProperty('grant:b');
+    expect(await item()).not.toHaveProperty('grantWait:b');
     // Past 40 targets a read is split too.
     const many = Array.from({ length: 45 }, (_, i) => ({ target: `t-${i}`, served: 0, grant: 1_000 + i }));
     await board.writeServed(many);
@@ -126,8 +128,12 @@ describe('DynamoWorkBoard (dynalite)', () => {
     const granted = await board.writeServed([{ target: 'a', served: 1, grant: 90_000 }], 1);
     expect(granted.targets.get('a')?.grant).toBe(90_000);
     await board.request(['a']); // version 2: a router staged meanwhile
-    const withheld = await board.writeServed([{ target: 'a', served: 1, due: 3_000, grant: 95_000 }], 1);
+    const withheld = await board.writeServed(
+      [{ target: 'a', served: 1, due: 3_000, grant: 95_000, grantWait: 2_000 }],
+      1,
+    );
     expect(withheld.targets.get('a')).toEqual({ req: 2, served: 1, due: 3_000 });
     expect(await item()).not.toHaveProperty('grant:a');
+    expect(await item()).not.toHaveProperty('grantWait:a');
   });
 });

@@ -56,15 +56,17 @@ function world(
         // As the adapter: grants only while no request came in since the round read the board.
         const served: readonly Served[] =
           grantIfVersion !== undefined && board.version !== grantIfVersion
-            ? given.map(({ grant: _, ...rest }) => rest)
+            ? given.map(({ grant: _, grantWait: __, ...rest }) => rest)
             : given;
         writes.push({ served: [...served] });
         for (const s of served) {
           const entry = { ...board.targets.get(s.target), served: s.served };
           if (s.due === undefined) delete entry.due;
           else entry.due = s.due;
-          if (s.grant === undefined) delete entry.grant;
-          else entry.grant = s.grant;
+          if (s.grant === undefined) {
+            delete entry.grant;
+            delete entry.grantWait;
+          } else Object.assign(entry, { grant: s.grant, grantWait: s.grantWait });
           board.targets.set(s.target, entry);
         }
         return copy();
@@ -74,6 +76,7 @@ function world(
         for (const t of targets) {
           const entry = { ...board.targets.get(t), due };
           delete entry.grant;
+          delete entry.grantWait;
           board.targets.set(t, entry);
         }
         return copy();
@@ -316,7 +319,8 @@ describe('runExecution: grants for direct routing (docs/distributor.md "Direct r
     const summary = await w.run();
     expect(w.writes).toHaveLength(1);
     // The pass took 100 ms; the grant runs from the write.
-    expect(w.writes[0]).toEqual({ served: [{ target: 't', served: 1, grant: w.now() + 300_000 }] });
+    // With the wait a revocation of it must keep: this deployment's read + publish windows.
+    expect(w.writes[0]).toEqual({ served: [{ target: 't', served: 1, grant: w.now() + 300_000, grantWait: 2_000 }] });
     expect(w.board().targets.get('t')?.grant).toBe(w.now() + 300_000);
     expect(summary).toMatchObject({ grants: 1, revocations: 0 });
   });
@@ -353,6 +357,17 @@ describe('runExecution: grants for direct routing (docs/distributor.md "Direct r
     expect(summary).toMatchObject({ revocations: 1, ending: 'idle' });
     expect(summary.waitedMs).toBeGreaterThanOrEqual(2_000 - 100);
     expect(w.board().targets.get('t')?.grant).toBeUndefined();
+  });
+
+  it('a grant written with a longer revocation wait than this execution has (windows changed since) is waited out in full', async () => {
+    const w = world({ direct });
+    const start = w.now();
+    w.request(['t']);
+    w.board().targets.set('t', { ...w.board().targets.get('t'), grant: start + 100_000, grantWait: 5_000 });
+    const summary = await w.run();
+    expect(w.writes[0]).toEqual({ revoked: ['t'], due: start + 5_000 });
+    expect(summary.waitedMs).toBeGreaterThanOrEqual(5_000 - 100);
+    expect(w.board().targets.get('t')).not.toHaveProperty('grantWait');
   });
 
   it('a lapsed grant needs no revocation: the target is passed at once', async () => {
