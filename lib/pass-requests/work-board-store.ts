@@ -4,6 +4,13 @@ import { type DocumentPort, retryingThrottled } from '../aws/dynamo-faults';
 import { TargetClauses } from './target-clauses';
 import { type Board, MAX_SLOTS, parseBoard, type Served, WORK_BOARD_KEY } from './work-board';
 
+/**
+ * The condition that the board's version is still `version`: a board no router has written yet has
+ * no version (read as 0), which is unchanged too.
+ */
+const versionUnchanged = (version: number): string =>
+  version === 0 ? '(attribute_not_exists(version) OR version = :version)' : 'version = :version';
+
 /** Targets per request or round write: an update expression is at most 4 KB. */
 const TARGETS_PER_WRITE = 40;
 
@@ -130,11 +137,9 @@ export class DynamoWorkBoard {
         board = await this.updateTargets(part, clauses);
         continue;
       }
-      const unchanged =
-        grantIfVersion === 0 ? 'attribute_not_exists(version) OR version = :version' : 'version = :version';
       try {
         board = await this.updateTargets(part, clauses, {
-          expression: unchanged,
+          expression: versionUnchanged(grantIfVersion),
           values: { ':version': grantIfVersion },
         });
       } catch (error) {
@@ -229,9 +234,7 @@ export class DynamoWorkBoard {
         names[`#o${i}`] = `exec:${i}`;
         return `#o${i} > :now`;
       });
-    // A board no router has written yet has no version (read as 0): that is unchanged too.
-    const unchanged = version === 0 ? '(attribute_not_exists(version) OR version = :version)' : 'version = :version';
-    const versionClause = rule === 'version-or-others' ? [unchanged] : [];
+    const versionClause = rule === 'version-or-others' ? [versionUnchanged(version)] : [];
     const clauses = [...versionClause, ...others];
     if (clauses.length === 0) return Promise.resolve(false);
     return this.conditional({
