@@ -1,4 +1,4 @@
-import type { DirectRoutingSettings } from '../pass-requests/grants';
+import { type DirectRoutingSettings, grantUsable } from '../pass-requests/grants';
 import { directChoice, type GrantRead, grantedTargets } from './direct-routes';
 
 /**
@@ -57,7 +57,7 @@ export class DirectGrants {
     const stale = targets.filter((t) => {
       const cached = this.cache.get(t);
       if (cached === undefined) return true;
-      const usable = grantedTargets([t], this.cache, at, settings).length > 0;
+      const usable = grantUsable(cached, at, settings);
       const reuseMs = usable ? settings.readMs * GRANT_REUSE_FRACTION : Math.min(settings.readMs, UNGRANTED_RECHECK_MS);
       return at - cached.readAt >= reuseMs;
     });
