@@ -89,9 +89,6 @@ export function changeControl(
   return new DynamoTenantControlStore(doc, table).update(key, change);
 }
 
-/** Whether a change revokes the live grants (revokeGrants): it can make a staging queue weigh 0. */
-export const revokesGrants = (change: ControlChange): boolean => change.paused === true || change.weight === 0;
-
 /**
  * Revokes every live grant on the work board, as an execution does (DynamoWorkBoard.revoke): routers
  * stage from then on, and each target is due once no router can still be publishing on a grant it

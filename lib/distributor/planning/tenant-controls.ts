@@ -70,8 +70,9 @@ export function controlledWeight(
  * the pass measures the target, and its first messages would then go direct, past the pause.
  */
 export function someQueueMayWeighZero(rules: readonly WeightRule[], controls: TenantControls): boolean {
-  return (
-    rules.some((rule) => rule.weight === 0) ||
-    Object.values(controls).some((control) => control.paused === true || control.weight === 0)
-  );
+  return rules.some((rule) => rule.weight === 0) || Object.values(controls).some(weighsZero);
 }
+
+/** Whether a control (or a change to one) gives its staging queues no share: paused, or weight 0. */
+export const weighsZero = (control: { paused?: boolean; weight?: number | null }): boolean =>
+  control.paused === true || control.weight === 0;

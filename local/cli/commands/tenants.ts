@@ -1,3 +1,4 @@
+import { weighsZero } from '../../../lib/distributor/planning/tenant-controls';
 import { cliDocumentClient } from '../../ops/dynamo';
 import {
   changeControl,
@@ -6,7 +7,6 @@ import {
   loadControlSettings,
   parseWeight,
   revokeGrants,
-  revokesGrants,
 } from '../../ops/tenant-controls';
 import { isSeen, readSeenTenants } from '../../ops/tenant-seen';
 import { listStagingWaits } from '../../ops/tenant-waits';
@@ -133,8 +133,8 @@ async function control(
     if (!existing && options.force !== true) await refuseUnseen(key, env);
     const change = subcommand === 'weight' ? { weight } : { paused: subcommand === 'pause' };
     const now = await changeControl(doc, settings.DISTRIBUTOR_TABLE, key, change);
-    // A live grant would let routers publish the tenant's messages direct, past the control, until it ends.
-    const revoked = revokesGrants(change) ? await revokeGrants(doc, settings.DISTRIBUTOR_TABLE, settings) : undefined;
+    // A live grant would let routers publish the tenant's messages direct, past a control that weighs them 0, until it ends.
+    const revoked = weighsZero(change) ? await revokeGrants(doc, settings.DISTRIBUTOR_TABLE, settings) : undefined;
     const count = (name: string) => (revoked === undefined ? {} : { [name]: revoked });
     return {
       data: { tenant: key, ...now, ...count('revokedGrants') },
