@@ -160,7 +160,7 @@ export function createDistributor(deps: DistributorDeps): Distributor {
           slots,
           policies,
           weight: controlledWeight(configuredWeight, controls),
-          someQueueMayWeighZero: !read || someQueueMayWeighZero(settings.weights, controls),
+          grantsWithheld: !read || someQueueMayWeighZero(settings.weights, controls),
         };
         const limit = concurrencyLimit(settings.targetConcurrency);
         const targets = await Promise.all(groups.map((group) => limit(() => distributeTarget(group, pass))));

@@ -75,8 +75,8 @@ export interface Pass {
   policies: QueuePolicies;
   /** Staging queue weights: the configured rules under this pass's tenant controls (paused: 0). */
   weight: (queue: string) => number;
-  /** A staging queue, seen or not, may weigh 0 (tenant-controls.ts), or the controls were unreadable: no grant. */
-  someQueueMayWeighZero: boolean;
+  /** No target is granted: a staging queue, seen or not, may weigh 0 (tenant-controls.ts), or the controls were unreadable. */
+  grantsWithheld: boolean;
 }
 
 /**
@@ -133,7 +133,7 @@ export function targetPass(deps: TargetPassDeps, moveCosts: MoveCostModel) {
         overflow: plan.limits.overflow,
         depth: plan.depth,
         capacity: plan.capacity,
-        grantable: grantable(plan.limits, pass.someQueueMayWeighZero),
+        grantable: grantable(plan.limits, pass.grantsWithheld),
       });
       if (plan.createWith) {
         await createQueue(openChannel, group.target, plan.createWith);

@@ -68,15 +68,16 @@ export function mayGrant(pass: PassForGrant, settings: Pick<DirectRoutingSetting
 }
 
 /**
- * Whether a pass may grant the target at all: its limits keep every message, and no staging queue,
- * one not yet seen included, may weigh 0 (a paused tenant's messages must stay staged; its first
- * queue on the target may not exist when the pass measures it, so any pause or 0 weight counts).
+ * Whether a pass may grant the target at all: its limits keep every message, and the pass does not
+ * withhold grants (a staging queue, one not yet seen included, may weigh 0: a paused tenant's
+ * messages must stay staged, and its first queue on the target may not exist when the pass
+ * measures it; or the controls could not be read).
  */
 export function grantable(
   limits: Pick<LengthLimits, 'maxLength' | 'maxLengthBytes' | 'overflow'>,
-  someQueueMayWeighZero: boolean,
+  grantsWithheld: boolean,
 ): boolean {
-  return limitsKeepEveryMessage(limits) && !someQueueMayWeighZero;
+  return limitsKeepEveryMessage(limits) && !grantsWithheld;
 }
 
 /**
