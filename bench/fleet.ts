@@ -22,6 +22,7 @@ import {
   executionEndings,
   IdleWhileStaged,
   monthlyPerTarget,
+  monthlyPerTargetOf,
   PRICES_STATED,
   perMillion,
   pick,
@@ -856,7 +857,7 @@ function dynamoByKind(byKind: DynamoCounts['byKind'], events: number, elapsedMs:
         'condition failed': conditionFailed,
         'per event': requests / events,
         '/s per target': (requests * 1000) / elapsedMs / targets,
-        'US$/month per target': (cost * (30 * 86_400_000)) / elapsedMs / targets,
+        'US$/month per target': monthlyPerTargetOf(cost, elapsedMs, targets),
       };
     }),
   );

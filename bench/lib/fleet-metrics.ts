@@ -49,7 +49,12 @@ export function perMillion(usage: Usage, messages: number): number {
 
 /** US$ a 30-day month, for each of `targets`, at the rate `usage` cost over `windowMs`. */
 export function monthlyPerTarget(usage: Usage, windowMs: number, targets: number): number {
-  return windowMs <= 0 || targets <= 0 ? 0 : (dollars(usage) * (30 * 86_400_000)) / windowMs / targets;
+  return monthlyPerTargetOf(dollars(usage), windowMs, targets);
+}
+
+/** US$ a 30-day month, for each of `targets`, at the rate of `dollarsInWindow` over `windowMs`. */
+export function monthlyPerTargetOf(dollarsInWindow: number, windowMs: number, targets: number): number {
+  return windowMs <= 0 || targets <= 0 ? 0 : (dollarsInWindow * (30 * 86_400_000)) / windowMs / targets;
 }
 
 /** Billed GB-s of one invocation: its duration rounded up to the millisecond, at `memoryMb`. */
