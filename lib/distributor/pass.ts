@@ -140,6 +140,7 @@ export function createDistributor(deps: DistributorDeps): Distributor {
     const deadline = startedAt + Math.max(0, remainingMs - settings.safetyMarginMs);
     const held = new Set<string>();
     const rotations = new Map<string, Rotation>();
+    const movedBytes = new Map<string, number>();
     // The movers' channel pairs serve every round of the execution (a broken pair is replaced).
     const slots = channelSlots(settings.moveConcurrency, openChannel);
     return {
@@ -157,6 +158,7 @@ export function createDistributor(deps: DistributorDeps): Distributor {
           leaseUntil,
           held,
           rotations,
+          movedBytes,
           slots,
           policies,
           weight: controlledWeight(configuredWeight, controls),

@@ -5,6 +5,7 @@ import type { QueuePolicies } from '../rabbitmq/queue-policies';
 import { readyCounts } from '../rabbitmq/ready-counts';
 import type { OpenChannel } from './moving/channel-pair';
 import type { ChannelSlots } from './moving/channel-slots';
+import type { ByteBudget } from './moving/move-request';
 import { moveShares } from './moving/move-shares';
 import { createQueue } from './moving/queue-probe';
 import { fitToBudget } from './planning/budget';
@@ -23,12 +24,9 @@ import type { DistributorReport, QueueSummary, TargetSummary } from './report';
 import type { DistributorSettings } from './settings';
 import type { Rotation, RotationStore } from './stores/rotation-store';
 import type { TunedLengthStore } from './stores/tuned-length-store';
-import { STORED_WAITS_PER_TARGET, type StagingWait, type WaitStore } from './stores/wait-store';
-
-/** A target's waits record is written at most this often per container (it is the CLI's view, not a guarantee). */
-const WAIT_RECORD_INTERVAL_MS = 10_000;
-
-import { longestWaits, waitFigures } from './waits';
+import type { WaitStore } from './stores/wait-store';
+import { waitRecorder } from './wait-records';
+import { waitFigures } from './waits';
 
 /** Where tuned targets' rates come from and their lengths are kept. */
 export interface TuningDeps {
@@ -69,6 +67,8 @@ export interface Pass {
   held: Set<string>;
   /** Each held target's rotation as this execution last read or wrote it: only the holder writes it, so it is not read again. */
   rotations: Map<string, Rotation>;
+  /** Per byte-limited target, the largest body this execution moved there: it sizes what the target holds. */
+  movedBytes: Map<string, number>;
   /** The movers of the whole pass, each on its slot's channel pair (the move concurrency). */
   slots: ChannelSlots;
   /** The vhost's policies and operator policies, listed once per pass (targets' effective limits). */
@@ -86,8 +86,7 @@ export interface Pass {
 export function targetPass(deps: TargetPassDeps, moveCosts: MoveCostModel) {
   const { settings, leases, rotations, openChannel, report } = deps;
   const now = deps.now ?? Date.now;
-  /** Per target, the waits measured since its record was last written (this container's passes). */
-  const waitsSince = new Map<string, { writtenAt: number; queues: Map<string, StagingWait> }>();
+  const recordWaits = waitRecorder(deps.waits, report, now);
 
   /** Lease → measure → plan → move, for one target; a failure ends this target alone. */
   async function distributeTarget(group: TargetGroup, pass: Pass): Promise<TargetSummary> {
@@ -162,31 +161,6 @@ export function targetPass(deps: TargetPassDeps, moveCosts: MoveCostModel) {
   }
 
   /**
-   * Keeps the target's longest waits for the CLI: the first pass's at once, then at most every
-   * WAIT_RECORD_INTERVAL_MS the longest of the passes since (one write per target per interval, not per
-   * pass). A failed write is reported, never fails the target.
-   */
-  async function recordWaits(target: string, queues: readonly QueueSummary[]): Promise<void> {
-    if (!deps.waits) return;
-    const since = waitsSince.get(target) ?? { writtenAt: -Infinity, queues: new Map<string, StagingWait>() };
-    waitsSince.set(target, since);
-    for (const { name, wait } of longestWaits(queues, STORED_WAITS_PER_TARGET)) {
-      const kept = since.queues.get(name);
-      if (!kept || wait.maxMs > kept.maxMs)
-        since.queues.set(name, { queue: name, maxMs: wait.maxMs, p50Ms: wait.p50Ms, measured: wait.measured });
-    }
-    if (now() - since.writtenAt < WAIT_RECORD_INTERVAL_MS) return;
-    const longest = [...since.queues.values()]
-      .sort((a, b) => b.maxMs - a.maxMs || a.queue.localeCompare(b.queue))
-      .slice(0, STORED_WAITS_PER_TARGET);
-    since.writtenAt = now();
-    since.queues.clear();
-    await deps.waits.record({ target, at: now(), queues: longest }).catch((error: unknown) => {
-      report.waitsNotRecorded(target, error);
-    });
-  }
-
-  /**
    * Takes the lease once per execution; a target leased by another execution is theirs to serve.
    * A lease taken now may come after another execution granted the target since this one read the
    * board (only a lease holder grants, and it grants before it gives the lease back): such a target
@@ -216,6 +190,7 @@ export function targetPass(deps: TargetPassDeps, moveCosts: MoveCostModel) {
       ...(group.targetQueue ? { targetQueue: group.targetQueue } : {}),
       policies: pass.policies,
       stagedMessageBytes: group.stagedMessageBytes,
+      ...(pass.movedBytes.has(group.target) ? { movedMessageBytes: pass.movedBytes.get(group.target) } : {}),
       depth: depths.get(group.target),
       staging: group.staging.map((name) => ({ name, depth: depths.get(name) ?? 0 })),
       rotation,
@@ -282,6 +257,7 @@ export function targetPass(deps: TargetPassDeps, moveCosts: MoveCostModel) {
       } else report.rotationConflict(measured.target);
     }
     const queues = new Map(plan.queues.map((q) => [q.name, q]));
+    const byteBudget: ByteBudget | undefined = plan.byteRoom === undefined ? undefined : { remaining: plan.byteRoom };
     const moves = {
       target: measured.target,
       deadline: pass.deadline,
@@ -289,9 +265,12 @@ export function targetPass(deps: TargetPassDeps, moveCosts: MoveCostModel) {
       idleStopMs: settings.idleStopMs,
       publisherUser: deps.publisherUser,
       waitsMs,
-      ...(plan.byteRoom === undefined ? {} : { byteBudget: { remaining: plan.byteRoom } }),
+      ...(byteBudget === undefined ? {} : { byteBudget }),
     };
     const results = await moveShares(pass.slots, plan.shares, moves, moveCosts.learn, now);
+    if (byteBudget?.largest !== undefined) {
+      pass.movedBytes.set(measured.target, Math.max(pass.movedBytes.get(measured.target) ?? 0, byteBudget.largest));
+    }
     return plan.shares.map(({ name, share }, i) => ({ ...queues.get(name)!, planned: share, ...results[i]! }));
   }
 

@@ -27,6 +27,8 @@ export interface MoveRequest {
 /** What is left of a target's byte room (`max-length-bytes`) this pass; movers take from it before each publish. */
 export interface ByteBudget {
   remaining: number;
+  /** The largest body taken so far: what the execution knows of a message's size in the target. */
+  largest?: number;
 }
 
 /** Takes `bytes` from the budget if they fit (always, without a budget). */
@@ -34,6 +36,7 @@ export function takeBytes(budget: ByteBudget | undefined, bytes: number): boolea
   if (budget === undefined) return true;
   if (bytes > budget.remaining) return false;
   budget.remaining -= bytes;
+  budget.largest = Math.max(budget.largest ?? 0, bytes);
   return true;
 }
 

@@ -46,6 +46,8 @@ export interface TargetMeasurement {
   policies: QueuePolicies;
   /** Body bytes of a message in the target's staging queues, on average as listed (0 when unknown). */
   stagedMessageBytes: number;
+  /** The largest body this execution has moved to the target (byte-limited targets; absent before its first move). */
+  movedMessageBytes?: number;
   /** Messages ready in the target; undefined when it does not exist. */
   depth: number | undefined;
   /** Each staging queue with its ready messages (0 when it is gone). */
@@ -112,11 +114,10 @@ export function planTarget(
   const depth = measured.depth ?? 0;
   const quietFirst = settings.quietFirst ?? keepPriorities;
   const limits = targetLimits(measured, createWith);
-  const byteRoom =
-    limits.maxLengthBytes === undefined ? undefined : Math.max(0, limits.maxLengthBytes - heldBytes(measured, depth));
+  const byteRoom = limits.maxLengthBytes === undefined ? undefined : bytesFree(limits.maxLengthBytes, measured, depth);
   const capacity = targetCapacity({
     queueMaxLength: limits.maxLength,
-    ...(byteRoom === undefined ? {} : { bytes: { room: byteRoom, perMessage: measured.stagedMessageBytes } }),
+    ...(byteRoom === undefined ? {} : { bytes: { room: byteRoom, perMessage: messageBytes(measured) } }),
     configuredMaxLength: configured?.maxLength,
     defaultMaxLength: settings.defaultMaxLength,
     ...(measured.tunedMaxLength === undefined ? {} : { tunedMaxLength: measured.tunedMaxLength }),
@@ -197,13 +198,23 @@ export function targetLimits(measured: TargetMeasurement, createWith?: Record<st
 }
 
 /**
- * The body bytes the target holds, at least: the listing's figure (up to ~5 s old), or the exact
- * depth at the larger of the listed and the staged average size, whichever is more, so messages
- * that arrived since the listing (the last pass's) are counted too.
+ * The body bytes a byte-limited target may still take. An exact depth of 0 holds none. Otherwise
+ * the target holds its depth at the largest size known of a message there, and at least what the
+ * listing showed: the listing lags ~5 s, so within one execution it is what the execution moved
+ * that counts. With no size known at all, the bytes held cannot be known: nothing moves until an
+ * exact reading allows it (issue 34: later rounds refilled the whole byte room and the broker dropped the head).
  */
-function heldBytes(measured: TargetMeasurement, depth: number): number {
+function bytesFree(limit: number, measured: TargetMeasurement, depth: number): number {
+  if (depth === 0) return limit;
   const listed = measured.targetQueue;
-  const listedBytes = listed?.message_bytes_ready ?? 0;
-  const listedAverage = listed && listed.messages_ready > 0 ? listedBytes / listed.messages_ready : 0;
-  return Math.max(listedBytes, depth * Math.max(listedAverage, measured.stagedMessageBytes));
+  const listedAverage =
+    listed && listed.messages_ready > 0 ? (listed.message_bytes_ready ?? 0) / listed.messages_ready : 0;
+  const perMessage = Math.max(listedAverage, messageBytes(measured));
+  if (perMessage === 0) return 0;
+  return Math.max(0, limit - Math.max(listed?.message_bytes_ready ?? 0, depth * perMessage));
+}
+
+/** The size a staged message is planned at: the staged average as listed, or what this execution moved. */
+function messageBytes(measured: TargetMeasurement): number {
+  return Math.max(measured.stagedMessageBytes, measured.movedMessageBytes ?? 0);
 }

@@ -1,5 +1,7 @@
+import { WORK_EVENT } from '../../../lib/pass-requests/pass-trigger';
+import { DynamoWorkBoard } from '../../../lib/pass-requests/work-board-store';
 import { managementPath } from '../../../lib/rabbitmq/api-path';
-import { type DistributorFixture, scenario } from './fixture';
+import { type DistributorFixture, STATE_TABLE, scenario } from './fixture';
 
 /**
  * Issue 23 item 1 (distributor side): a target limited by a policy (`max-length` 300) or by
@@ -55,4 +57,58 @@ describe('a pass fills a target to its effective limits (real RabbitMQ, the test
     await stage1000(f, 'by-operator');
     expect(await passOver(f, 'by-operator')).toMatchObject({ moved: 200, target: 200, staged: 800 });
   });
+});
+
+/**
+ * Issue 34: one execution of several rounds over a byte-limited target. The first round was right;
+ * each later round within the listing's ~5 s lag saw the whole byte room again (the listed bytes
+ * still 0, and a registry pass knows no staged message size), so rounds 2–4 moved 300, 300 and 100
+ * more and the broker dropped 700. The byte room now comes from what the execution knows it put in.
+ */
+describe('an execution of several rounds keeps a byte-limited target within its limit (real RabbitMQ, registry path)', () => {
+  const LIMIT = 30_000;
+  const byteLimited = async (f: DistributorFixture, target: string, limitedBy: 'argument' | 'policy' | 'operator') => {
+    if (limitedBy !== 'argument') {
+      const kind = limitedBy === 'policy' ? 'policies' : 'operator-policies';
+      await f.rabbit.api('PUT', managementPath('api', kind, f.rabbit.vhost, `${target}-bytes`), {
+        pattern: `^${target}$`,
+        definition: { 'max-length-bytes': LIMIT },
+        'apply-to': 'queues',
+        priority: 1,
+      });
+    }
+    // A dead-letter queue makes any message the broker drops from the head visible.
+    await f.declare(`${target}-dropped`);
+    await f.declare(target, {
+      ...(limitedBy === 'argument' ? { 'x-max-length-bytes': LIMIT } : {}),
+      'x-dead-letter-exchange': '',
+      'x-dead-letter-routing-key': `${target}-dropped`,
+    });
+    const staging = `${target}»/t1`;
+    await f.record(target, [staging]);
+    await f.declare(staging);
+    await f.withChannel(async (channel) => {
+      for (let i = 0; i < 1_000; i++) {
+        channel.publish('', staging, Buffer.from(`${target}-${i}`.padEnd(100, '.')), { persistent: true });
+      }
+      await channel.waitForConfirms();
+    });
+    return staging;
+  };
+
+  for (const limitedBy of ['argument', 'policy', 'operator'] as const) {
+    scenario(`limit from the ${limitedBy}: 300 moved, 700 still staged, none dropped`, async (f) => {
+      const target = `rounds-${limitedBy}`;
+      const staging = await byteLimited(f, target, limitedBy);
+      await new DynamoWorkBoard(f.dynamo.doc, STATE_TABLE).request([target]);
+      const execution = await f.distributor().run(WORK_EVENT, 60_000);
+      expect(execution.rounds).toBeGreaterThan(1);
+      expect({
+        moved: execution.moved,
+        target: await f.depth(target),
+        staged: await f.depth(staging),
+        dropped: await f.depth(`${target}-dropped`),
+      }).toEqual({ moved: 300, target: 300, staged: 700, dropped: 0 });
+    });
+  }
 });
