@@ -23,6 +23,8 @@ await esbuild.build({
   format: 'cjs',
   target: 'node22',
   sourcemap: 'linked',
+  // Classes keep their names: errors print as `DatabaseError`, not a name renamed apart from pg's own.
+  keepNames: true,
   // pg's optional native binding; pg falls back to JavaScript without it.
   external: ['pg-native'],
   logLevel: 'warning',

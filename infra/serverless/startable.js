@@ -1,3 +1,5 @@
+const { readFileSync } = require('node:fs');
+const { join } = require('node:path');
 const { ratePeriodSeconds } = require('./schedule');
 
 /**
@@ -9,11 +11,25 @@ const { ratePeriodSeconds } = require('./schedule');
 const isRequired = (variable) =>
   variable.endsWith('_URL') || variable === 'NXRG_DOCUMENT_TYPES' || variable === 'CLEANUP_TIMEBASED_DOCUMENT_TYPES';
 
+/**
+ * The param serverless.yml sets each variable from (`VARIABLE: ${param:name}`): the operator types
+ * the param, so a refusal names it. Read from the file, since serverless has resolved the values.
+ */
+function paramOfVariable() {
+  const text = readFileSync(join(__dirname, '../../serverless.yml'), 'utf8');
+  return new Map([...text.matchAll(/^\s*([A-Z][A-Z0-9_]*): \$\{param:(\w+)\}/gm)].map((m) => [m[1], m[2]]));
+}
+
 function emptyRequiredProblems(functions) {
+  const params = paramOfVariable();
   return Object.entries(functions).flatMap(([name, fn]) =>
     Object.entries(fn.environment ?? {})
       .filter(([variable, value]) => isRequired(variable) && (value === '' || value === undefined || value === null))
-      .map(([variable]) => `${name}: ${variable} is empty; set its param (docs/configuration.md names it)`),
+      .map(([variable]) => {
+        const param = params.get(variable);
+        const fix = param ? `set the param ${param} (--param="${param}=…")` : 'set its param';
+        return `${name}: ${variable} is empty; ${fix} (docs/configuration.md)`;
+      }),
   );
 }
 

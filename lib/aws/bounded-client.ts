@@ -1,3 +1,4 @@
+import { Tracer } from '@aws-lambda-powertools/tracer';
 import { AwsServiceError } from '../errors';
 import { type AwsBounds, awsCallBoundMs } from '../network-bounds';
 
@@ -31,6 +32,8 @@ function networkFailure(error: unknown): 'timeout' | 'unreachable' | undefined {
  * `client`, whose calls that end without an answer (every attempt timed out, or no connection)
  * fail with an AwsServiceError naming `service` and the bound, the SDK's error as its cause.
  * Errors the service answered with (throttling, a failed condition) are passed on as they are.
+ * Every AWS client of Fairway is made here, so this is where tracing captures them: with tracing
+ * on (POWERTOOLS_TRACE_ENABLED=true, on Lambda) each call is an X-Ray subsegment of the invocation's.
  */
 export function namingFailures<C extends ClientWithMiddleware>(client: C, service: string, bounds: AwsBounds): C {
   const add = client.middlewareStack.add.bind(client.middlewareStack) as unknown as (
@@ -56,5 +59,9 @@ export function namingFailures<C extends ClientWithMiddleware>(client: C, servic
     },
     { step: 'initialize', name: 'fairwayNamesUnansweredService', priority: 'high' },
   );
-  return client;
+  // Read when the client is built (once per container); off, the Tracer returns the client as it is.
+  return new Tracer({
+    serviceName: 'fairway',
+    enabled: process.env.POWERTOOLS_TRACE_ENABLED === 'true',
+  }).captureAWSv3Client(client);
 }

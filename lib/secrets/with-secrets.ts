@@ -22,9 +22,7 @@ export function withSecrets<C, E, R>(
   build: (config: C, env: Env) => Handler<E, R>,
   secrets: SecretCredentials = new SecretCredentials(),
 ): Handler<E, R> {
-  checkVariableNames(env);
-  checkConnections(env, connections);
-  const config = load(env);
+  const config = loadAtColdStart(env, connections, load);
   if (!usesSecrets(env, connections)) return build(config, env);
 
   let current: { urls: string; handler: Handler<E, R> } | undefined;
@@ -55,6 +53,17 @@ export function withSecrets<C, E, R>(
     await built?.handler.close?.();
   };
   return Object.assign(handler, { close });
+}
+
+/**
+ * What every function checks at cold start, in order, before anything connects: its variable names
+ * (a misspelled one is refused, naming the closest), its connection URLs, then its configuration.
+ * `fairway doctor` runs the same, so it refuses what a function would.
+ */
+export function loadAtColdStart<C>(env: Env, connections: readonly SecretConnection[], load: (env: Env) => C): C {
+  checkVariableNames(env);
+  checkConnections(env, connections);
+  return load(env);
 }
 
 /**

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { Env } from '../../lib/config/env';
 import { ConfigError, errorText } from '../../lib/errors';
-import { type Command, UsageError } from './command';
+import { type Command, suggestion, UsageError } from './command';
 import { dlqCommand } from './commands/dlq';
 import { doctorCommand } from './commands/doctor';
 import { invokeCommand } from './commands/invoke';
@@ -57,7 +57,13 @@ export async function runCli(argv: readonly string[], env: Env, io: Io): Promise
     return code;
   };
   const command = commands.find((c) => c.name === name);
-  if (!command) return fail(`unknown command ${JSON.stringify(name)}`, 2, undefined, true);
+  if (!command) {
+    const near = suggestion(
+      name,
+      commands.map((c) => c.name),
+    );
+    return fail(`unknown command ${JSON.stringify(name)}${near}`, 2, undefined, true);
+  }
   try {
     const { values, positionals } = parseCommandLine(command, rest);
     if (values.help) {

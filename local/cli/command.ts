@@ -1,5 +1,6 @@
 import type { ParseArgsConfig } from 'node:util';
 import type { Env } from '../../lib/config/env';
+import { closest, editDistance } from '../../lib/config/variables';
 import type { Table } from './output';
 
 /** What a command returns: `data` is printed as JSON with `--json`; `tables` (or `text`) for people otherwise. */
@@ -30,4 +31,15 @@ export interface Command {
 /** A mistake in how the command was called: one line with where help is, exit code 2. */
 export class UsageError extends Error {
   override readonly name = 'UsageError';
+}
+
+/** The `--stage` option of the commands that read a stage's tables (local/ops/deployment-env.ts commandEnv). */
+export const STAGE_USAGE =
+  '  --stage S: the table names and settings serverless.yml gives stage S (default FAIRWAY_STAGE) under\n' +
+  '  this environment’s; without either, this environment alone.';
+
+/** ` (did you mean X?)` when `name` is a near miss of one of `known` (the functions' nearest-name rule), else ''. */
+export function suggestion(name: string, known: readonly string[]): string {
+  const nearest = closest(name, known);
+  return editDistance(name, nearest) <= Math.max(2, Math.floor(name.length / 3)) ? ` (did you mean ${nearest}?)` : '';
 }

@@ -19,6 +19,15 @@ export function documentedDeployParams(): Record<string, string> {
   return params;
 }
 
+/** The `--param`s docs/deploying.md adds to that command to go live (delete for real), after the dry run. */
+export function documentedGoLiveParams(): Record<string, string> {
+  const doc = readFileSync(join(root, 'docs/deploying.md'), 'utf8');
+  const live = /^\d+\. \*\*Go live\*\*.*$/m.exec(doc)?.[0] ?? '';
+  const params = Object.fromEntries([...live.matchAll(/--param="(\w+)=(.*?)"/g)].map((m) => [m[1]!, m[2]!] as const));
+  if (Object.keys(params).length === 0) throw new Error('docs/deploying.md has no "Go live" step with a --param');
+  return params;
+}
+
 /** The default params block of serverless.yml. */
 export function serverlessParams(): Record<string, unknown> {
   return parse(readFileSync(join(root, 'serverless.yml'), 'utf8'), { merge: true }).params.default;

@@ -60,7 +60,10 @@ describe('serverless package refuses anything like credentials in a URL param, a
 describe('serverless package refuses a stage that cannot start', () => {
   it('an empty required URL (serverless.yml defaults every URL to empty)', () => {
     const { rabbitmqManagementUrl: _, ...withoutManagementUrl } = startableParams;
-    expect(refusal({}, withoutManagementUrl)).toContain('distributor: RABBITMQ_MANAGEMENT_URL is empty; set its param');
+    // Issue 38, item 7: the refusal names the param the operator types, not only the variable.
+    expect(refusal({}, withoutManagementUrl)).toContain(
+      'distributor: RABBITMQ_MANAGEMENT_URL is empty; set the param rabbitmqManagementUrl (--param="rabbitmqManagementUrl=…")',
+    );
   }, 60_000);
 
   it('subnets without security groups', () => {

@@ -24,6 +24,11 @@ describe('Lambda’s Node major', () => {
     expect(packageJson.engines.node).toBe(`>=${lambdaMajor}`);
   });
 
+  // Issue 38, item 7: no .nvmrc told a developer's version manager which Node to use.
+  it('is the major of .nvmrc', () => {
+    expect(readFileSync(join(root, '.nvmrc'), 'utf8').trim()).toBe(String(lambdaMajor));
+  });
+
   it('is the Node these tests run on, or an older one is not (bash .ci/run puts Lambda’s first on PATH)', () => {
     expect(Number(process.versions.node.split('.')[0])).toBeGreaterThanOrEqual(lambdaMajor);
   });

@@ -1,4 +1,4 @@
-import { documentedDeployParams } from '../harness/documented-deploy';
+import { documentedDeployParams, documentedGoLiveParams } from '../harness/documented-deploy';
 import { specProblems } from './cfn-spec';
 import { ofType, packageTemplate, ref, startableParams, type Template } from './package';
 
@@ -23,12 +23,15 @@ describe('serverless package (offline, no AWS credentials)', () => {
   let dev: Template;
   let prod: Template;
   let prodDocumented: Template;
+  /** The documented deploy with the flag docs/deploying.md gives to delete for real. */
+  let prodLive: Template;
   /** dev with its cleanup schedules changed: the alarms counting schedules must follow. */
   let devSlowCleanup: Template;
   beforeAll(() => {
     dev = packageTemplate('dev', startableParams);
     prod = packageTemplate('prod', startableParams);
     prodDocumented = packageTemplate('prod', documentedProdParams);
+    prodLive = packageTemplate('prod', { ...documentedProdParams, ...documentedGoLiveParams() });
     devSlowCleanup = packageTemplate('dev', { ...startableParams, ...slowCleanupRates });
   }, 240_000);
 
@@ -90,10 +93,16 @@ describe('serverless package (offline, no AWS credentials)', () => {
     expect(names).toContain(table);
   });
 
-  it('cleanup deletes for real only on a stage that says so', () => {
-    const dryRun = (t: Template) =>
-      t.Resources.RegistryTimebasedCleanupLambdaFunction!.Properties.Environment.Variables.CLEANUP_DRY_RUN;
-    expect([dryRun(dev), dryRun(prod)]).toEqual(['true', 'false']);
+  // Issue 38, item 1: the documented prod deploy deleted for real on its first run.
+  it('every cleanup job dry-runs on every stage and in the documented deploy; the documented flag goes live', () => {
+    const jobs = [
+      'RegistryTimebasedCleanupLambdaFunction',
+      'RegistryStatus90CleanupLambdaFunction',
+      'RepositoryCleanupLambdaFunction',
+    ];
+    const dryRun = (t: Template) => jobs.map((id) => t.Resources[id]!.Properties.Environment.Variables.CLEANUP_DRY_RUN);
+    for (const t of [dev, prod, prodDocumented]) expect(dryRun(t)).toEqual(['true', 'true', 'true']);
+    expect(dryRun(prodLive)).toEqual(['false', 'false', 'false']);
   });
   describe('CloudWatch: alarms to one topic, a dashboard, per-tenant figures from logs', () => {
     const alarm = (id: string) => {

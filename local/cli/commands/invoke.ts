@@ -3,7 +3,7 @@ import { errorText } from '../../../lib/errors';
 import { type FunctionName, functionNames, isFunctionName, loadHandler } from '../../functions';
 import { afterProcessEvent, lambdaContext, scheduledEvent, sqsEvent } from '../../lambda-events';
 import { serviceFunctions } from '../../service';
-import { type Command, UsageError } from '../command';
+import { type Command, suggestion, UsageError } from '../command';
 
 /** The event `name` receives on AWS: an SQS batch for the router, its schedule's event for the others. */
 export function sampleEvent(
@@ -40,8 +40,11 @@ export const invokeCommand: Command = {
   },
   async run({ positionals, options, env }) {
     const [name] = positionals;
-    if (!name || !isFunctionName(name)) {
-      throw new UsageError(`invoke needs a function name, one of: ${functionNames.join(', ')}`);
+    if (!name) throw new UsageError(`invoke needs a function name, one of: ${functionNames.join(', ')}`);
+    if (!isFunctionName(name)) {
+      throw new UsageError(
+        `unknown function ${JSON.stringify(name)}${suggestion(name, functionNames)}; functions are ${functionNames.join(', ')}`,
+      );
     }
     const count = Number(options.count);
     if (!Number.isInteger(count) || count < 1 || count > 10)

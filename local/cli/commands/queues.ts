@@ -2,9 +2,10 @@ import { DynamoRotationStore } from '../../../lib/distributor/stores/rotation-st
 import { DynamoTenantControlStore } from '../../../lib/distributor/stores/tenant-control-store';
 import { DynamoStagingRegistry } from '../../../lib/queues/dynamo-staging-registry';
 import { ManagementClient } from '../../../lib/rabbitmq/management';
+import { commandEnv } from '../../ops/deployment-env';
 import { cliDocumentClient } from '../../ops/dynamo';
 import { describeQueues, loadQueueSettings } from '../../ops/queues';
-import type { Command } from '../command';
+import { type Command, STAGE_USAGE } from '../command';
 import { stagingCounts, stagingTableOf } from '../staging-counts';
 
 export const queuesCommand: Command = {
@@ -12,12 +13,14 @@ export const queuesCommand: Command = {
   summary:
     'targets and their staging queues: depths, free room, the shares the next pass would plan, how many were reaped',
   usage:
-    'fairway queues [--json]\n' +
+    'fairway queues [--stage S] [--json]\n' +
     '  Reads RABBITMQ_MANAGEMENT_URL and RABBITMQ_VHOST (one paged listing), DISTRIBUTOR_TABLE for the\n' +
     '  rotation and tenant controls, STAGING_TABLE for the reaped staging queues, and the DISTRIBUTOR_*\n' +
-    '  settings, as the distributor does. Depths lag about 5 s.',
-  options: {},
-  async run({ env }) {
+    '  settings, as the distributor does. Depths lag about 5 s.\n' +
+    STAGE_USAGE,
+  options: { stage: { type: 'string' } },
+  async run({ options, env: shellEnv }) {
+    const env = commandEnv(options.stage, shellEnv);
     const settings = loadQueueSettings(env);
     const management = new ManagementClient(settings.RABBITMQ_MANAGEMENT_URL, settings.RABBITMQ_VHOST);
     const doc = cliDocumentClient(settings, env);

@@ -4,8 +4,9 @@ import { createCleanupOperator } from '../../../lib/cleanup/operator';
 import { cleanupConfigSchema } from '../../../lib/config/cleanup';
 import { dynamoSettings } from '../../../lib/config/common';
 import { parseEnv } from '../../../lib/config/env';
+import { commandEnv } from '../../ops/deployment-env';
 import { cliDocumentClient } from '../../ops/dynamo';
-import { type Command, UsageError } from '../command';
+import { type Command, STAGE_USAGE, UsageError } from '../command';
 
 const stackSettingsSchema = z.object({ ...dynamoSettings, CLEANUP_TABLE: cleanupConfigSchema.shape.CLEANUP_TABLE });
 
@@ -13,12 +14,19 @@ export const stackCommand: Command = {
   name: 'stack',
   summary: 'a cleanup job’s stack: size, top, counts by kind, dead letters; --requeue/--drop a dead letter',
   usage:
-    `fairway stack [<job>] [--top n] [--requeue <sk> | --drop <sk>] [--json]\n` +
+    `fairway stack [<job>] [--top n] [--requeue <sk> | --drop <sk>] [--stage S] [--json]\n` +
     `  jobs: ${cleanupJobNames.join(', ')} (without a job: the size of each)\n` +
     '  Reads CLEANUP_TABLE. --requeue puts a dead-lettered operation back on top with its attempts reset;\n' +
-    '  --drop deletes it for good.',
-  options: { top: { type: 'string', default: '10' }, requeue: { type: 'string' }, drop: { type: 'string' } },
-  async run({ positionals, options, env }) {
+    '  --drop deletes it for good.\n' +
+    STAGE_USAGE,
+  options: {
+    top: { type: 'string', default: '10' },
+    requeue: { type: 'string' },
+    drop: { type: 'string' },
+    stage: { type: 'string' },
+  },
+  async run({ positionals, options, env: shellEnv }) {
+    const env = commandEnv(options.stage, shellEnv);
     const job = positionals[0] as CleanupJobName | undefined;
     if (job !== undefined && !cleanupJobNames.includes(job)) {
       throw new UsageError(`unknown job ${JSON.stringify(job)}; jobs are ${cleanupJobNames.join(', ')}`);

@@ -1,4 +1,5 @@
 import { weighsZero } from '../../../lib/distributor/planning/tenant-controls';
+import { commandEnv } from '../../ops/deployment-env';
 import { cliDocumentClient } from '../../ops/dynamo';
 import {
   changeControl,
@@ -11,10 +12,10 @@ import {
 import { isSeen, readSeenTenants } from '../../ops/tenant-seen';
 import { listStagingWaits } from '../../ops/tenant-waits';
 import { listTenants, loadTenantSettings, resetTenant } from '../../ops/tenants';
-import { type Command, type CommandInput, type CommandResult, UsageError } from '../command';
+import { type Command, type CommandInput, type CommandResult, STAGE_USAGE, UsageError } from '../command';
 
 const usage =
-  'fairway tenants [--reset <tenant>] [--json]\n' +
+  'fairway tenants [--reset <tenant>] [--stage S] [--json]\n' +
   'fairway tenants pause <tenant>[/<workflow>] [--force]\n' +
   'fairway tenants resume <tenant>[/<workflow>]\n' +
   'fairway tenants weight <tenant>[/<workflow>] <weight>|clear [--force]\n' +
@@ -27,14 +28,16 @@ const usage =
   '  pause and weight 0 also revoke every live direct-routing grant (DIRECT_ROUTING_READ_MS and\n' +
   '  DIRECT_ROUTING_PUBLISH_MS as the functions have them) and print how many.\n' +
   '  A tenant must have been seen (a counter in TENANT_TABLE, or a staging queue the management API\n' +
-  '  lists; a workflow: a staging queue of it), or already have a control; --force stores it anyway.';
+  '  lists; a workflow: a staging queue of it), or already have a control; --force stores it anyway.\n' +
+  STAGE_USAGE;
 
 export const tenantsCommand: Command = {
   name: 'tenants',
   summary: 'tenant counters, levels and run-time controls; pause|resume|weight change a tenant’s share',
   usage,
-  options: { reset: { type: 'string' }, force: { type: 'boolean', default: false } },
-  async run(input) {
+  options: { reset: { type: 'string' }, force: { type: 'boolean', default: false }, stage: { type: 'string' } },
+  async run(shellInput) {
+    const input = { ...shellInput, env: commandEnv(shellInput.options.stage, shellInput.env) };
     const [subcommand, ...args] = input.positionals;
     if (subcommand === undefined) return list(input);
     if (subcommand === 'pause' || subcommand === 'resume' || subcommand === 'weight') {

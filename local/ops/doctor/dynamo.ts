@@ -12,6 +12,7 @@ const tables = {
   TENANT_TABLE: 'TenantCountersTable',
   DISTRIBUTOR_TABLE: 'DistributorStateTable',
   CLEANUP_TABLE: 'CleanupStackTable',
+  STAGING_TABLE: 'StagingQueuesTable',
 } as const;
 
 /** Each configured DynamoDB table exists, is active and has the key schema of infra/dynamodb.yml. */

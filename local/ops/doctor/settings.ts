@@ -4,20 +4,20 @@ import { loadDistributorConfig } from '../../../lib/config/distributor';
 import type { Env } from '../../../lib/config/env';
 import { loadRouterConfig } from '../../../lib/config/router';
 import { ConfigError, errorText } from '../../../lib/errors';
-import { checkConnections, databaseConnections, rabbitmqConnections } from '../../../lib/secrets/connections';
+import { databaseConnections, rabbitmqConnections } from '../../../lib/secrets/connections';
+import { loadAtColdStart } from '../../../lib/secrets/with-secrets';
 import { type Check, fail, ok } from './check';
 
 /**
- * Each function's configuration as its cold start reads it (the same loaders, the same connection
- * rules), from the doctor's environment. A function whose configuration fails is named with every
+ * Each function's configuration as its cold start reads it (the same variable-name, connection and
+ * configuration checks: lib/secrets/with-secrets.ts), from the doctor's environment. A function whose configuration fails is named with every
  * problem; the live checks that need it are then skipped.
  */
 export function loadConfigurations(env: Env) {
   const checks: Check[] = [];
-  const load = <C>(name: string, connections: typeof rabbitmqConnections, loader: () => C): C | undefined => {
+  const load = <C>(name: string, connections: typeof rabbitmqConnections, loader: (env: Env) => C): C | undefined => {
     try {
-      checkConnections(env, connections);
-      const config = loader();
+      const config = loadAtColdStart(env, connections, loader);
       checks.push(ok(`configuration: ${name}`, 'every setting valid'));
       return config;
     } catch (error) {
@@ -26,10 +26,10 @@ export function loadConfigurations(env: Env) {
       return undefined;
     }
   };
-  const router = load('router', rabbitmqConnections, () => loadRouterConfig(env));
-  const distributor = load('distributor', rabbitmqConnections, () => loadDistributorConfig(env));
+  const router = load('router', rabbitmqConnections, loadRouterConfig);
+  const distributor = load('distributor', rabbitmqConnections, loadDistributorConfig);
   const jobs = cleanupJobNames.flatMap((job) => {
-    const config = load(job, databaseConnections, () => loadCleanupFunctionConfig(job, env));
+    const config = load(job, databaseConnections, (jobEnv) => loadCleanupFunctionConfig(job, jobEnv));
     return config ? [config] : [];
   });
   return { checks, router, distributor, jobs };

@@ -103,6 +103,7 @@ describe('fairway doctor', () => {
       'configuration: router',
       'configuration: repository-cleanup',
       'DynamoDB table CLEANUP_TABLE',
+      'DynamoDB table STAGING_TABLE',
       'broker: AMQP',
       'broker: permissions',
       'target queue worker-input',
@@ -112,6 +113,28 @@ describe('fairway doctor', () => {
       expect(names).toContain(name);
     }
     expect(result.checks.find((c) => c.check === 'schedules')?.status).toBe('skipped');
+  });
+
+  // Issue 38, item 3: doctor said "every setting valid" for a variable the router refuses at cold
+  // start, and did not check the staging-queues table.
+  it('a misspelled variable is refused as the functions refuse it, with the nearest name, exit 1', async () => {
+    const result = await doctor({ ...env, TENANT_PRIORITY_RESET_SECOND: '5' });
+    expect(result.code).toBe(1);
+    const router = failures(result).find((c) => c.check === 'configuration: router');
+    expect(router?.detail).toContain(
+      'TENANT_PRIORITY_RESET_SECOND: is not a variable Fairway reads (did you mean TENANT_PRIORITY_RESET_SECONDS?)',
+    );
+  });
+
+  it('a missing staging-queues table is named, exit 1', async () => {
+    const result = await doctor({ ...env, STAGING_TABLE: 'no-such-staging-table' });
+    expect(result.code).toBe(1);
+    expect(failures(result)).toEqual([
+      expect.objectContaining({
+        check: 'DynamoDB table STAGING_TABLE',
+        detail: expect.stringContaining('does not exist'),
+      }),
+    ]);
   });
 
   it('the permissions it prints for the broker user are enough', async () => {
