@@ -5,32 +5,40 @@ import {
   directRoutingOf,
   directRoutingSettings,
   dynamoSettings,
+  passRequestSettings,
+  passRequestSettingsOf,
 } from '../../lib/config/common';
 import { distributorSettingsSchema, weightValue } from '../../lib/config/distributor';
 import { type Env, parseEnv } from '../../lib/config/env';
 import type { TenantControl } from '../../lib/distributor/planning/tenant-controls';
 import { type ControlChange, DynamoTenantControlStore } from '../../lib/distributor/stores/tenant-control-store';
 import { InvalidEventError } from '../../lib/errors';
+import { lambdaPassTrigger } from '../../lib/pass-requests/adapters';
 import { revocationWaitMs } from '../../lib/pass-requests/grants';
+import { workRequester } from '../../lib/pass-requests/requester';
 import { liveGrant, revokedDueAt } from '../../lib/pass-requests/work-board';
 import { DynamoWorkBoard } from '../../lib/pass-requests/work-board-store';
 import {
   checkDiscriminator,
   DISCRIMINATOR_SEPARATOR,
   MAX_QUEUE_NAME_BYTES,
+  parseStagingQueueName,
   STAGING_SEPARATOR,
 } from '../../lib/queues/staging-names';
 import { isDotSegment } from '../../lib/rabbitmq/api-path';
 
 /**
- * What the tenant controls need: the distributor's table, where the distributor reads them, and the
- * direct-routing windows the functions have (a pause revokes the live grants and waits them out).
+ * What the tenant controls need: the distributor's table, where the distributor reads them, the
+ * direct-routing windows the functions have (a pause revokes the live grants and waits them out),
+ * and how the routers ask for passes (a resume asks for its tenant's targets).
  */
 const controlSettingsSchema = z.object({
   ...dynamoSettings,
   DISTRIBUTOR_TABLE: distributorSettingsSchema.shape.DISTRIBUTOR_TABLE,
   ...directRoutingSettings,
+  ...passRequestSettings,
 });
+type ControlSettings = z.infer<typeof controlSettingsSchema>;
 export const loadControlSettings = (env: Env) => parseEnv(controlSettingsSchema, env);
 
 export interface ControlRow extends TenantControl {
@@ -110,4 +118,36 @@ export async function revokeGrants(
     await board.revoke(granted, revokedDueAt(seen, granted, at, revocationWaitMs(directRoutingOf(windows))));
   }
   return granted.length;
+}
+
+/** The targets where `key` (`tenant` or `tenant/workflow`) has a staging queue among `stagingQueues`, in name order. Pure. */
+export function targetsOf(key: string, stagingQueues: readonly string[]): string[] {
+  const [tenant, workflow] = key.split(DISCRIMINATOR_SEPARATOR);
+  const targets = new Set<string>();
+  for (const parts of stagingQueues.map(parseStagingQueueName)) {
+    if (parts === undefined || parts.tenant !== tenant) continue;
+    if (workflow === undefined || parts.workflow === workflow) targets.add(parts.target);
+  }
+  return [...targets].sort();
+}
+
+/**
+ * Asks for passes over `targets` as a router batch does (docs/distributor.md "Run model"): a
+ * request on the work board, and an execution started when none runs and the deployment names the
+ * distributor function; without one, the next scheduled execution reads the request.
+ */
+export async function requestPasses(
+  doc: DynamoDBDocumentClient,
+  settings: ControlSettings,
+  targets: readonly string[],
+): Promise<void> {
+  const passes = passRequestSettingsOf(settings);
+  const board = new DynamoWorkBoard(doc, settings.DISTRIBUTOR_TABLE);
+  const trigger = lambdaPassTrigger(passes);
+  try {
+    if (trigger) await workRequester({ board, trigger, graceMs: passes.graceMs })(targets);
+    else await board.request(targets);
+  } finally {
+    trigger?.destroy();
+  }
 }

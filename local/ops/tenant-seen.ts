@@ -56,7 +56,8 @@ async function readCounters(env: Env): Promise<string[]> {
   }
 }
 
-async function readStagingQueues(env: Env): Promise<string[]> {
+/** The staging queues the broker lists (the management API of RABBITMQ_MANAGEMENT_URL). */
+export async function readStagingQueues(env: Env): Promise<string[]> {
   const settings = parseEnv(managementSettingsSchema, env);
   const queues = await new ManagementClient(settings.RABBITMQ_MANAGEMENT_URL, settings.RABBITMQ_VHOST).listQueues();
   return queues.map((q) => q.name).filter((name) => parseStagingQueueName(name) !== undefined);

@@ -7,9 +7,11 @@ import {
   listControls,
   loadControlSettings,
   parseWeight,
+  requestPasses,
   revokeGrants,
+  targetsOf,
 } from '../../ops/tenant-controls';
-import { isSeen, readSeenTenants } from '../../ops/tenant-seen';
+import { isSeen, readSeenTenants, readStagingQueues } from '../../ops/tenant-seen';
 import { listStagingWaits } from '../../ops/tenant-waits';
 import { listTenants, loadTenantSettings, resetTenant } from '../../ops/tenants';
 import { type Command, type CommandInput, type CommandResult, STAGE_USAGE, UsageError } from '../command';
@@ -139,8 +141,10 @@ async function control(
     // A live grant would let routers publish the tenant's messages direct, past a control that weighs them 0, until it ends.
     const revoked = weighsZero(change) ? await revokeGrants(doc, settings.DISTRIBUTOR_TABLE, settings) : undefined;
     const count = (name: string) => (revoked === undefined ? {} : { [name]: revoked });
+    // Staged messages the control held back move within seconds, not at the backstop's next minute.
+    const asked = revoked === undefined ? await askForPasses(key, env, doc, settings) : [];
     return {
-      data: { tenant: key, ...now, ...count('revokedGrants') },
+      data: { tenant: key, ...now, ...count('revokedGrants'), ...(asked.length > 0 ? { passesRequested: asked } : {}) },
       tables: [
         { rows: [{ tenant: key, paused: now.paused ?? false, weight: now.weight, ...count('grants revoked') }] },
       ],
@@ -170,4 +174,17 @@ async function refuseUnseen(key: string, env: CommandInput['env']): Promise<void
       `${JSON.stringify(key)} has never been seen (${where}); check the name (fairway tenants, fairway queues), or pass --force to store the control anyway`,
     );
   }
+}
+
+/** Requests passes over the targets where the key has staging queues; none when the broker is not configured. */
+async function askForPasses(
+  key: string,
+  env: CommandInput['env'],
+  doc: Parameters<typeof requestPasses>[0],
+  settings: Parameters<typeof requestPasses>[1],
+): Promise<string[]> {
+  if (!env.RABBITMQ_MANAGEMENT_URL) return [];
+  const targets = targetsOf(key, await readStagingQueues(env));
+  if (targets.length > 0) await requestPasses(doc, settings, targets);
+  return targets;
 }

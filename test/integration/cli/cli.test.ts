@@ -8,6 +8,7 @@ import { DynamoWaitStore } from '../../../lib/distributor/stores/wait-store';
 import { DynamoWorkBoard } from '../../../lib/pass-requests/work-board-store';
 import { DynamoTenantCounterStore } from '../../../lib/priority/counter-store';
 import { defaultRules } from '../../../lib/priority/rules';
+import { managementPath } from '../../../lib/rabbitmq/api-path';
 import { runCli } from '../../../local/cli/cli';
 import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
 import { eventually } from '../../harness/eventually';
@@ -158,6 +159,46 @@ describe('operator CLI against dynalite and RabbitMQ', () => {
       expect((await targets()).get('racing')).toMatchObject({ served: readBefore });
       expect((await targets()).get('racing')?.grant).toBeUndefined();
       expect(await fairwayJson(env, 'tenants', 'resume', 'late')).toEqual({ tenant: 'late' });
+    });
+  });
+
+  describe('tenants resume asks for passes (issue 34)', () => {
+    it('resume and a weight above 0 request the targets where the tenant has staging queues; pause requests none', async () => {
+      const channel = await amqp.createConfirmChannel();
+      for (const queue of ['held', 'held»/sleepy/ocr', 'other»/sleepy', 'held»/awake']) {
+        await channel.assertQueue(queue, { durable: true });
+      }
+      channel.sendToQueue('held»/sleepy/ocr', Buffer.from('waiting'), { persistent: true });
+      await channel.waitForConfirms();
+      await channel.close();
+      await eventually(async () => {
+        const names = (await vhost.api<{ name: string }[]>('GET', managementPath('api', 'queues', vhost.vhost))).map(
+          (q) => q.name,
+        );
+        return names.includes('other»/sleepy') && names.includes('held»/sleepy/ocr') ? true : undefined;
+      }, 'the management listing to show the staging queues');
+      const board = new DynamoWorkBoard(dynamo.doc, 'DistributorStateTable');
+      const requested = async () =>
+        new Map([...(await board.read()).targets].map(([target, entry]) => [target, entry.req ?? 0]));
+
+      expect(await fairwayJson(env, 'tenants', 'pause', 'sleepy', '--force')).not.toHaveProperty('passesRequested');
+      const before = await requested();
+      expect(await fairwayJson(env, 'tenants', 'resume', 'sleepy')).toEqual({
+        tenant: 'sleepy',
+        passesRequested: ['held', 'other'],
+      });
+      const after = await requested();
+      expect(after.get('held')).toBeGreaterThan(before.get('held') ?? 0);
+      expect(after.get('other')).toBeGreaterThan(before.get('other') ?? 0);
+      expect(await fairwayJson(env, 'tenants', 'weight', 'sleepy/ocr', '3')).toEqual({
+        tenant: 'sleepy/ocr',
+        weight: 3,
+        passesRequested: ['held'],
+      });
+      const cleanup = await amqp.createChannel();
+      for (const queue of ['held', 'held»/sleepy/ocr', 'other»/sleepy', 'held»/awake'])
+        await cleanup.deleteQueue(queue);
+      await cleanup.close();
     });
   });
 
