@@ -41,7 +41,8 @@ export interface BackstopDeps {
  * The schedule's backstop (docs/distributor.md "Discovery"): at most one listing of the vhost per
  * interval over every execution (the `listedAt` stamp of the work board, taken conditionally). It
  * records staging queues the registry lacks (made by something other than the router), marks every
- * target with listed staged messages as wanting a pass (a request that was lost), and hands the
+ * target with listed staged messages or a queue recorded now as wanting a pass (a request that was
+ * lost, or never made), and hands the
  * listing, grouped by target, to the reaper. False when another execution listed within the interval.
  */
 export async function runBackstop(deps: BackstopDeps): Promise<boolean> {
@@ -50,6 +51,8 @@ export async function runBackstop(deps: BackstopDeps): Promise<boolean> {
   const listing = await deps.listQueues();
   const byTarget = stagingQueuesByTarget(listing);
   let recorded = 0;
+  // A queue recorded now was never asked for; the listing's counts lag, so its target is due whatever they say.
+  const newlyRecorded = new Set<string>();
   if (deps.registry) {
     const registry = deps.registry;
     for (const [target, queues] of byTarget) {
@@ -57,11 +60,15 @@ export async function runBackstop(deps: BackstopDeps): Promise<boolean> {
       for (const queue of queues) {
         if (known.has(queue.name)) continue;
         // A queue being reaped answers `reaping`: the reaper's, left alone.
-        if ((await registry.touch(target, queue.name, now())) === 'recorded') recorded++;
+        if ((await registry.touch(target, queue.name, now())) !== 'recorded') continue;
+        recorded++;
+        newlyRecorded.add(target);
       }
     }
   }
-  const wanted = [...byTarget].filter(([, queues]) => queues.some((q) => q.messages_ready > 0)).map(([t]) => t);
+  const wanted = [...byTarget]
+    .filter(([target, queues]) => newlyRecorded.has(target) || queues.some((q) => q.messages_ready > 0))
+    .map(([target]) => target);
   if (wanted.length > 0) await deps.board.request(wanted);
   await deps.reapIdleStagingQueues?.(byTarget, now());
   deps.report.backstopListed({ queues: listing.length, recorded, wanted: wanted.length });

@@ -46,4 +46,25 @@ describe('runBackstop: one grouping of the listing serves the board and the reap
     });
     expect([ran, listQueues.mock.calls.length, reap.mock.calls.length]).toEqual([false, 0, 0]);
   });
+
+  it('asks a pass for a target whose staging queue it records now, though the lagging listing shows it empty (issue 34)', async () => {
+    const listing = [listed('made-elsewhere»/t1', 0), listed('known»/t1', 0)];
+    const requested: string[][] = [];
+    const touched: string[] = [];
+    const ran = await runBackstop({
+      board: board(true, requested),
+      listQueues: async () => listing,
+      registry: {
+        queuesOf: async (target) => (target === 'known' ? [{ target, queue: 'known»/t1', touchedAt: 0 }] : []),
+        touch: async (_target, queue) => {
+          touched.push(queue);
+          return 'recorded';
+        },
+      },
+      intervalMs: 60_000,
+      report: { backstopListed: jest.fn() },
+      now: () => 1_000,
+    });
+    expect([ran, touched, requested]).toEqual([true, ['made-elsewhere»/t1'], [['made-elsewhere']]]);
+  });
 });
