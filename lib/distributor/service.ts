@@ -140,6 +140,7 @@ export interface DistributorAdapters {
 export function distributorSettings(config: DistributorConfig): DistributorSettings {
   return {
     planner: config.DISTRIBUTOR_PLANNER,
+    fairBy: config.DISTRIBUTOR_FAIR_BY,
     defaultMaxLength: config.DISTRIBUTOR_DEFAULT_MAX_LENGTH,
     targets: config.DISTRIBUTOR_TARGETS,
     weights: config.DISTRIBUTOR_WEIGHTS,
@@ -202,6 +203,7 @@ export function buildDistributor(
             registry: adapters.registry,
             getQueue: adapters.getQueue,
             cacheMs: runModel.stagingCacheMs,
+            queueBytes: config.DISTRIBUTOR_PLANNER === 'tenant' && config.DISTRIBUTOR_FAIR_BY === 'bytes',
           }),
         }
       : {}),

@@ -16,12 +16,12 @@ describe('DynamoRotationStore (dynalite)', () => {
   it('the rotation cursor is written over the version read, and a stale writer loses', async () => {
     const empty = await state.readRotation('t5');
     expect(empty).toEqual({ cursor: undefined, version: 0 });
-    expect(await state.writeRotation('t5', 't5»/a', empty)).toBe(true);
+    expect(await state.writeRotation('t5', { cursor: 't5»/a' }, empty)).toBe(true);
     const read = await state.readRotation('t5');
     expect(read).toEqual({ cursor: 't5»/a', version: 1 });
-    expect(await state.writeRotation('t5', 't5»/b', read)).toBe(true);
-    expect(await state.writeRotation('t5', 't5»/c', read)).toBe(false);
-    expect(await state.writeRotation('t5', 't5»/c', empty)).toBe(false);
+    expect(await state.writeRotation('t5', { cursor: 't5»/b' }, read)).toBe(true);
+    expect(await state.writeRotation('t5', { cursor: 't5»/c' }, read)).toBe(false);
+    expect(await state.writeRotation('t5', { cursor: 't5»/c' }, empty)).toBe(false);
     expect(await state.readRotation('t5')).toEqual({ cursor: 't5»/b', version: 2 });
   });
 
