@@ -1,7 +1,6 @@
 import { type PlannerMode, planShares } from '../lib/distributor/planning/planner';
 import { type Benchmark, ratio } from './lib/benchmark';
 import type { Row } from './lib/report';
-import { tenantTables } from './lib/tenant-tables';
 import {
   type CapacityClass,
   generateScenario,
@@ -10,6 +9,7 @@ import {
   seededRandom,
   simulate,
 } from './lib/scenarios';
+import { tenantTables } from './lib/tenant-tables';
 
 type Flags = 'scenarios' | 'passes' | 'seed';
 

@@ -72,7 +72,13 @@ export function splitScenario(
  */
 export function costSkewScenario(
   choice: PlannerChoice,
-  { skew, maxLength, work, passes, window }: { skew: number; maxLength: number; work: number; passes: number; window: number },
+  {
+    skew,
+    maxLength,
+    work,
+    passes,
+    window,
+  }: { skew: number; maxLength: number; work: number; passes: number; window: number },
 ): WindowFigures {
   const queues: StagedQueue[] = [
     { name: 't»/A/wf0', depth: BACKLOG, cost: skew },

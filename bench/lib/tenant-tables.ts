@@ -11,7 +11,11 @@ export function tenantTables(passes: number): Table[] {
   const split = (label: string, choice: PlannerChoice, capacity: number) =>
     row(label, capacity, splitScenario(choice, { capacity, workflows: 10, passes, window: WINDOW }));
   const skew = (label: string, choice: PlannerChoice, maxLength: number, work: number) =>
-    row(label, `${maxLength} / ${work}`, costSkewScenario(choice, { skew: 10, maxLength, work, passes, window: WINDOW }));
+    row(
+      label,
+      `${maxLength} / ${work}`,
+      costSkewScenario(choice, { skew: 10, maxLength, work, passes, window: WINDOW }),
+    );
   return [
     {
       title: `Split: tenant A over 10 workflows, B over 1, both backlogged (${passes} passes, windows of ${WINDOW})`,

@@ -11,8 +11,8 @@ import {
   topUpQuiet,
 } from './quiet-first';
 import { stagedQueues } from './tenant-backlog';
-import type { QueueWeight } from './weights';
 import type { TunedTargetSettings } from './tuned-length';
+import type { QueueWeight } from './weights';
 
 /** What the distributor knows of one target from its configuration (DISTRIBUTOR_TARGETS). */
 export interface TargetSettings {

@@ -68,10 +68,7 @@ export function controlledWeight(
  * levels a tenant's control weighs (or pauses) the tenant and a workflow's control the workflow
  * within its tenant, each over the configured rules of its level.
  */
-export function controlledWeights(
-  configured: Weighing,
-  controls: TenantControls,
-): (queueName: string) => QueueWeight {
+export function controlledWeights(configured: Weighing, controls: TenantControls): (queueName: string) => QueueWeight {
   const queue = controlledWeight(configured.queue, controls);
   return (queueName) => {
     const parts = parseStagingQueueName(queueName);

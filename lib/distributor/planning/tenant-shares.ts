@@ -95,7 +95,10 @@ function messageParts(tenants: readonly Tenant[], capacity: number, cursor?: str
  */
 function workParts(tenants: readonly Tenant[], capacity: number, deficits: Readonly<Record<string, number>>) {
   const active = tenants.filter((t) => t.depth > 0 && t.weight > 0);
-  const total = Math.min(capacity, active.reduce((n, t) => n + t.depth, 0));
+  const total = Math.min(
+    capacity,
+    active.reduce((n, t) => n + t.depth, 0),
+  );
   const fill = fractionalFill(
     active.map((t) => ({ depth: t.depth, rate: t.weight / t.cost })),
     total,

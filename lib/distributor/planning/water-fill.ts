@@ -58,7 +58,9 @@ export function waterFill(
  */
 export function fractionalFill(items: readonly { depth: number; rate: number }[], total: number): number[] {
   const result = items.map(() => 0);
-  const order = items.map((_, i) => i).sort((a, b) => items[a]!.depth / items[a]!.rate - items[b]!.depth / items[b]!.rate);
+  const order = items
+    .map((_, i) => i)
+    .sort((a, b) => items[a]!.depth / items[a]!.rate - items[b]!.depth / items[b]!.rate);
   let remaining = total;
   let rates = sum(items.map((item) => item.rate));
   for (const [at, i] of order.entries()) {

@@ -118,7 +118,11 @@ describe('planTarget, quiet tenants first', () => {
   const priorityTarget = { 'x-max-length': 1000, 'x-max-priority': 10 };
   const plan = (env: Record<string, string>, m: TargetMeasurement) => {
     const settings = distributorSettings(config(env));
-    return planTarget(m, { ...settings, quietFirst: quietFirstSettingsOf(config(env)) }, () => ({ queue: 1, tenant: 1, workflow: 1 })) as TargetShares;
+    return planTarget(m, { ...settings, quietFirst: quietFirstSettingsOf(config(env)) }, () => ({
+      queue: 1,
+      tenant: 1,
+      workflow: 1,
+    })) as TargetShares;
   };
   const backlog = { DISTRIBUTOR_MOVE_PRIORITY: 'backlog' };
 
