@@ -29,7 +29,7 @@ import { STORED_WAITS_PER_TARGET, type StagingWait, type WaitStore } from './sto
 /** A target's waits record is written at most this often per container (it is the CLI's view, not a guarantee). */
 const WAIT_RECORD_INTERVAL_MS = 10_000;
 
-import { longestWaits, waitFigures } from './waits';
+import { longestWaits, noisyTenants, waitFigures } from './waits';
 
 /** Where tuned targets' rates come from and their lengths are kept. */
 export interface TuningDeps {
@@ -142,6 +142,7 @@ export function targetPass(deps: TargetPassDeps, moveCosts: MoveCostModel) {
       summary.outcome = plan.outcome;
       const waitsMs: number[] = [];
       summary.queues = await move(measured, plan, pass, waitsMs);
+      summary.noisy = noisyTenants(measured.staging, summary.queues);
       const wait = waitFigures(waitsMs);
       if (wait) {
         summary.wait = wait;
