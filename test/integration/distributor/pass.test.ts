@@ -58,6 +58,19 @@ describe('distribution pass (real RabbitMQ, dynalite)', () => {
   });
 
   scenario(
+    'shares are per tenant: room 110, tenant A over 10 workflows and B over 1 → 55 and 55 (issue 37)',
+    async (f) => {
+      const workflows = Array.from({ length: 10 }, (_, i) => [`split»/A/w${i}`, 100] as const);
+      await f.stage('split', { 'x-max-length': 110 }, { ...Object.fromEntries(workflows), 'split»/B/w': 200 });
+      const moved = byQueue((await f.distributor().runPass(60_000)).targets[0]);
+      const ofA = Object.entries(moved).filter(([name]) => name.startsWith('split»/A/'));
+      expect(ofA.reduce((n, [, share]) => n + share, 0)).toBe(55);
+      expect(moved['split»/B/w']).toBe(55);
+      expect(await f.depth('split')).toBe(110);
+    },
+  );
+
+  scenario(
     'the reference planner is selectable, for comparison: room 300 over depths 1, 5 and 1000 → 1, 5 and 100',
     async (f) => {
       await f.stage('ref', { 'x-max-length': 300 }, { 'ref»/a': 1, 'ref»/b': 5, 'ref»/c': 1000 });

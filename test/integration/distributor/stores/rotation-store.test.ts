@@ -25,6 +25,16 @@ describe('DynamoRotationStore (dynalite)', () => {
     expect(await state.readRotation('t5')).toEqual({ cursor: 't5»/b', version: 2 });
   });
 
+  it('keeps the per-tenant cursors and the deficits (shares per tenant, fair by bytes)', async () => {
+    const next = {
+      cursor: 't7»/a',
+      innerCursors: { 't7»/a': 't7»/a/w2' },
+      deficits: { 't7»/a': 930.909, 't7»/b': -93.091 },
+    };
+    expect(await state.writeRotation('t7', next, await state.readRotation('t7'))).toBe(true);
+    expect(await state.readRotation('t7')).toEqual({ ...next, version: 1 });
+  });
+
   it('a malformed rotation item is an error naming the item and the field, never coerced', async () => {
     await dynamo.doc.send(
       new PutCommand({ TableName: 'DistributorStateTable', Item: { pk: 'rotation#t6', cursor: 7, version: '2' } }),
