@@ -25,11 +25,10 @@ import type { DistributorSettings } from './settings';
 import { type Rotation, type RotationStore, rotationToPlan, rotationToStore } from './stores/rotation-store';
 import type { TunedLengthStore } from './stores/tuned-length-store';
 import { STORED_WAITS_PER_TARGET, type StagingWait, type WaitStore } from './stores/wait-store';
+import { longestWaits, noisyTenants, waitFigures } from './waits';
 
 /** A target's waits record is written at most this often per container (it is the CLI's view, not a guarantee). */
 const WAIT_RECORD_INTERVAL_MS = 10_000;
-
-import { longestWaits, noisyTenants, waitFigures } from './waits';
 
 /** Where tuned targets' rates come from and their lengths are kept. */
 export interface TuningDeps {
