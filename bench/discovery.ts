@@ -2,7 +2,7 @@ import { connect } from 'amqplib';
 import { loadDistributorConfig } from '../lib/config/distributor';
 import { groupByTarget } from '../lib/distributor/planning/discovery';
 import { planTarget } from '../lib/distributor/planning/target-plan';
-import { weightOf } from '../lib/distributor/planning/weights';
+import { configuredWeights } from '../lib/distributor/planning/weights';
 import { distributorSettings } from '../lib/distributor/service';
 import { ManagementClient, type QueueInfo } from '../lib/rabbitmq/management';
 import { startDynamo } from '../local/embedded-dynamo';
@@ -143,7 +143,7 @@ const planSettings = distributorSettings(
     RABBITMQ_MANAGEMENT_URL: 'http://unused',
   }),
 );
-const planWeight = weightOf([{ pattern: 'worker-0-in»/tenant1/*', weight: 3 }]);
+const planWeight = configuredWeights([{ pattern: 'worker-0-in»/tenant1/*', weight: 3 }]);
 
 /** What a pass computes from a listing before it moves anything (planTarget, with depths from the listing). */
 function plan(listing: QueueInfo[]): number {

@@ -9,6 +9,7 @@ import {
   seededRandom,
   simulate,
 } from './lib/scenarios';
+import { tenantTables } from './lib/tenant-tables';
 
 type Flags = 'scenarios' | 'passes' | 'seed';
 
@@ -24,7 +25,8 @@ const planner =
  */
 export const fairnessBench: Benchmark<Flags> = {
   name: 'fairness',
-  summary: "planner fairness and utilization, Fairway's water-filling against the reference ceil(capacity ÷ N)",
+  summary:
+    "planner fairness and utilization, Fairway's water-filling against the reference ceil(capacity ÷ N); shares per tenant and by work against per-queue shares",
   flags: {
     scenarios: { quick: 1_000, tiny: 20, help: 'randomized targets, half with capacity below the number of queues' },
     passes: { quick: 100, tiny: 10, help: 'passes simulated per scenario' },
@@ -32,23 +34,24 @@ export const fairnessBench: Benchmark<Flags> = {
   },
   async run(flags, progress) {
     const random = seededRandom(flags.seed);
-    const outcomes: Record<PlannerMode, Record<CapacityClass, Outcome[]>> = {
-      fair: { below: [], above: [] },
+    // One staging queue per tenant here: the tenant planner's shares are the per-queue ones.
+    const outcomes: Record<Compared, Record<CapacityClass, Outcome[]>> = {
+      tenant: { below: [], above: [] },
       reference: { below: [], above: [] },
     };
     for (let i = 0; i < flags.scenarios; i++) {
       const scenario = generateScenario(random, i % 2 === 0 ? 'below' : 'above', flags.passes);
-      for (const mode of ['fair', 'reference'] as const)
+      for (const mode of ['tenant', 'reference'] as const)
         outcomes[mode][scenario.capacityClass].push(simulate(scenario, planner(mode)));
     }
     progress(`${flags.scenarios} scenarios × ${flags.passes} passes simulated with both planners`);
 
     const rows: Row[] = [];
     for (const capacityClass of ['below', 'above'] as const) {
-      for (const mode of ['fair', 'reference'] as const) {
+      for (const mode of ['tenant', 'reference'] as const) {
         rows.push(
           summarise(
-            mode === 'fair' ? 'Fairway' : 'reference',
+            mode === 'tenant' ? 'Fairway' : 'reference',
             capacityClass,
             outcomes[mode][capacityClass],
             flags.passes,
@@ -56,9 +59,9 @@ export const fairnessBench: Benchmark<Flags> = {
         );
       }
     }
-    const all = (mode: PlannerMode) =>
+    const all = (mode: Compared) =>
       summarise('', 'all', [...outcomes[mode].below, ...outcomes[mode].above], flags.passes);
-    const [fair, reference] = [all('fair'), all('reference')];
+    const [fair, reference] = [all('tenant'), all('reference')];
     rows.push({
       planner: 'Fairway ÷ reference',
       capacity: 'all',
@@ -96,9 +99,12 @@ export const fairnessBench: Benchmark<Flags> = {
             'messages than queues (the reference avoids waiting by overshooting).',
         ],
       },
+      ...tenantTables(flags.passes),
     ];
   },
 };
+
+type Compared = Extract<PlannerMode, 'tenant' | 'reference'>;
 
 function summarise(planner: string, capacityClass: CapacityClass | 'all', outcomes: Outcome[], passes: number): Row {
   const used = outcomes.map((o) => o.capacityUsed);

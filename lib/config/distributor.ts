@@ -114,8 +114,27 @@ export const distributorSettingsSchema = z.object({
   ...stagingLifecycleSettings,
   ...directRoutingSettings,
   DISTRIBUTOR_TABLE: setting.text(),
-  /** `fair`: max-min water-filling; `reference`: ceil(capacity / N) per queue, as the reference implementation. */
-  DISTRIBUTOR_PLANNER: choice(['fair', 'reference'] as const, 'fair'),
+  /**
+   * `tenant`: max-min water-filling among tenants, then within each tenant among its staging queues;
+   * `queue`: among staging queues, each its own (as before 2026-12-02); `reference`: ceil(capacity / N)
+   * per queue, as the reference implementation. `fair` (the old per-queue name) is refused, naming both.
+   */
+  DISTRIBUTOR_PLANNER: z.preprocess(
+    (value) => (value === '' ? undefined : value),
+    z
+      .enum(['tenant', 'queue', 'reference'], {
+        error: (issue) =>
+          issue.input === 'fair'
+            ? 'fair was replaced by tenant (shares per tenant, the default) and queue (per staging queue, as fair was)'
+            : 'must be one of tenant, queue, reference',
+      })
+      .default('tenant'),
+  ),
+  /**
+   * What tenants' shares are equal in (`tenant` planner): `messages`, or `bytes` (a message weighs its
+   * body size, as the staging queues' listed average; planning/tenant-shares.ts).
+   */
+  DISTRIBUTOR_FAIR_BY: choice(['messages', 'bytes'] as const, 'messages'),
   ...quietFirstEnv(),
   DISTRIBUTOR_DEFAULT_MAX_LENGTH: setting.int(1000, 0),
   DISTRIBUTOR_TARGETS: setting.json(targetSettings, {}),

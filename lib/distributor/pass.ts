@@ -7,12 +7,12 @@ import { groupByTarget, type TargetGroup } from './planning/discovery';
 import { followUpDelay } from './planning/follow-up';
 import { moveCostModel } from './planning/move-costs';
 import {
-  controlledWeight,
+  controlledWeights,
   someQueueMayWeighZero,
   type TenantControlStore,
   type TenantControls,
 } from './planning/tenant-controls';
-import { weightOf } from './planning/weights';
+import { weighingOf } from './planning/weights';
 import type { PassSummary, TargetSummary } from './report';
 import type { StagingSource } from './staging-source';
 import type { Rotation } from './stores/rotation-store';
@@ -72,7 +72,7 @@ export interface Distributor {
 export function createDistributor(deps: DistributorDeps): Distributor {
   const { settings, openChannel, report } = deps;
   const now = deps.now ?? Date.now;
-  const configuredWeight = weightOf(settings.weights);
+  const configuredWeight = weighingOf(settings.weights);
   // Learned over the container's passes: a pass moves only what fits before its deadline.
   const distributeTarget = targetPass(deps, moveCostModel(settings.moveConcurrency));
   // Per target, what the container's last pass left (and the board version it served at): the
@@ -161,7 +161,7 @@ export function createDistributor(deps: DistributorDeps): Distributor {
           movedBytes,
           slots,
           policies,
-          weight: controlledWeight(configuredWeight, controls),
+          weight: controlledWeights(configuredWeight, controls),
           grantsWithheld: !read || someQueueMayWeighZero(settings.weights, controls),
         };
         const limit = concurrencyLimit(settings.targetConcurrency);

@@ -1,7 +1,7 @@
 import type { Overflow } from '../rabbitmq/queue-policies';
 import type { StopReason } from './moving/move-request';
 import type { PlannerMode } from './planning/planner';
-import type { WaitFigures } from './waits';
+import type { NoisyTenants, WaitFigures } from './waits';
 
 /** What the distributor tells its operators; the service logs it and turns it into metrics. */
 export interface DistributorReport {
@@ -123,6 +123,8 @@ export interface TargetSummary {
   error?: string;
   /** Messages the pass measured in the target's staging queues (paused queues not counted). */
   staged?: number;
+  /** Its tenants that hold the most in staging and waited the longest this pass (waits.ts). */
+  noisy?: NoisyTenants;
   /** The target's next pass is due this many ms after this one started (work left staged). */
   dueInMs?: number;
   /**

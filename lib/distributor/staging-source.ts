@@ -14,13 +14,16 @@ export interface StagingSourceDeps {
   getQueue: (name: string) => Promise<QueueInfo | undefined>;
   /** How long a target's registry read and its shape serve later passes of the container. */
   cacheMs: number;
+  /** Read each staging queue's average message size too (shares fair by bytes), cached as the shapes are. */
+  queueBytes?: boolean;
   now?: () => number;
 }
 
 /** A target's group, `version` = the work board's version read before the pass (see `groupOf`). */
-export function stagingSource({ registry, getQueue, cacheMs, now = Date.now }: StagingSourceDeps) {
+export function stagingSource({ registry, getQueue, cacheMs, queueBytes, now = Date.now }: StagingSourceDeps) {
   const queues = new Map<string, { names: string[]; until: number; version: number }>();
   const shapes = new Map<string, { info: QueueInfo; until: number }>();
+  const sizes = new Map<string, { bytes: number; until: number }>();
   let policies: { read: QueuePolicies; until: number } | undefined;
 
   /**
@@ -52,6 +55,25 @@ export function stagingSource({ registry, getQueue, cacheMs, now = Date.now }: S
     return info;
   }
 
+  /**
+   * Each staging queue's average message body size as the API lists it, cached; a queue listed
+   * empty or without bytes keeps its last size, or has none (the planner falls back).
+   */
+  async function sizesOf(staging: readonly string[]): Promise<Record<string, number> | undefined> {
+    if (!queueBytes) return undefined;
+    const read = await Promise.all(
+      staging.map(async (name) => {
+        const cached = sizes.get(name);
+        if (cached && cached.until > now()) return [name, cached.bytes] as const;
+        const info = await getQueue(name);
+        const bytes = info && info.messages_ready > 0 ? (info.message_bytes_ready ?? 0) / info.messages_ready : 0;
+        if (bytes > 0) sizes.set(name, { bytes, until: now() + cacheMs });
+        return [name, bytes > 0 ? bytes : (cached?.bytes ?? 0)] as const;
+      }),
+    );
+    return Object.fromEntries(read.filter(([, bytes]) => bytes > 0));
+  }
+
   return {
     /** The vhost's policies, listed once per cache period (definitions an operator rarely changes). */
     async policies(list: () => Promise<QueuePolicies>): Promise<QueuePolicies> {
@@ -69,9 +91,15 @@ export function stagingSource({ registry, getQueue, cacheMs, now = Date.now }: S
     ): Promise<TargetGroup | undefined> {
       const staging = await stagingOf(target, version, requestVersion);
       if (staging.length === 0) return undefined;
-      const targetQueue = await shapeOf(target, policies);
-      // No per-queue byte counts without a listing: the movers' byte budget still holds the limit.
-      return { target, ...(targetQueue ? { targetQueue } : {}), staging: [...staging].sort(), stagedMessageBytes: 0 };
+      const [targetQueue, queueSizes] = await Promise.all([shapeOf(target, policies), sizesOf(staging)]);
+      // The target's staged average is unknown without a listing: the movers' byte budget still holds the limit.
+      return {
+        target,
+        ...(targetQueue ? { targetQueue } : {}),
+        staging: [...staging].sort(),
+        stagedMessageBytes: 0,
+        ...(queueSizes ? { queueBytes: queueSizes } : {}),
+      };
     },
   };
 }

@@ -19,14 +19,15 @@ import {
   type TargetShares,
   targetLimits,
 } from './planning/target-plan';
+import { type QueueWeight, stagedDepth } from './planning/tenant-backlog';
 import { tuneLength } from './planning/tuned-length';
 import type { DistributorReport, QueueSummary, TargetSummary } from './report';
 import type { DistributorSettings } from './settings';
-import type { Rotation, RotationStore } from './stores/rotation-store';
+import { type Rotation, type RotationStore, rotationToPlan, rotationToStore } from './stores/rotation-store';
 import type { TunedLengthStore } from './stores/tuned-length-store';
 import type { WaitStore } from './stores/wait-store';
 import { waitRecorder } from './wait-records';
-import { waitFigures } from './waits';
+import { noisyTenants, waitFigures } from './waits';
 
 /** Where tuned targets' rates come from and their lengths are kept. */
 export interface TuningDeps {
@@ -73,8 +74,8 @@ export interface Pass {
   slots: ChannelSlots;
   /** The vhost's policies and operator policies, listed once per pass (targets' effective limits). */
   policies: QueuePolicies;
-  /** Staging queue weights: the configured rules under this pass's tenant controls (paused: 0). */
-  weight: (queue: string) => number;
+  /** Staging queue weights at every level: the configured rules under this pass's tenant controls (paused: 0). */
+  weight: (queue: string) => QueueWeight;
   /** No target is granted: a staging queue, seen or not, may weigh 0 (tenant-controls.ts), or the controls were unreadable. */
   grantsWithheld: boolean;
 }
@@ -117,8 +118,7 @@ export function targetPass(deps: TargetPassDeps, moveCosts: MoveCostModel) {
     }
     try {
       const measured = await measure(group, pass);
-      // A paused queue (weight 0) waits for its tenant to be resumed, not for a follow-up.
-      summary.staged = measured.staging.reduce((n, q) => n + (pass.weight(q.name) > 0 ? q.depth : 0), 0);
+      summary.staged = stagedDepth(measured.staging, pass.weight, settings.planner);
       const tunedMaxLength = await tune(measured);
       const plan = fitPlan(planTarget({ ...measured, tunedMaxLength }, settings, pass.weight), measured, pass);
       if (plan.outcome === 'target-missing') {
@@ -141,6 +141,7 @@ export function targetPass(deps: TargetPassDeps, moveCosts: MoveCostModel) {
       summary.outcome = plan.outcome;
       const waitsMs: number[] = [];
       summary.queues = await move(measured, plan, pass, waitsMs);
+      summary.noisy = noisyTenants(measured.staging, summary.queues);
       const wait = waitFigures(waitsMs);
       if (wait) {
         summary.wait = wait;
@@ -194,7 +195,8 @@ export function targetPass(deps: TargetPassDeps, moveCosts: MoveCostModel) {
       depth: depths.get(group.target),
       staging: group.staging.map((name) => ({ name, depth: depths.get(name) ?? 0 })),
       rotation,
-      ...(rotation.cursor === undefined ? {} : { rotationCursor: rotation.cursor }),
+      ...rotationToPlan(rotation),
+      ...(group.queueBytes ? { queueBytes: group.queueBytes } : {}),
     };
   }
 
@@ -248,12 +250,12 @@ export function targetPass(deps: TargetPassDeps, moveCosts: MoveCostModel) {
     pass: Pass,
     waitsMs: number[],
   ): Promise<QueueSummary[]> {
-    // An unchanged cursor needs no write: the stored one is what the next pass reads.
-    if (plan.rotationCursor !== undefined && plan.rotationCursor !== measured.rotation.cursor) {
+    const next = rotationToStore(plan, measured.rotation);
+    if (next) {
       // Unknown until the write answers (a failed one may have written): the next pass reads it.
       pass.rotations.delete(measured.target);
-      if (await rotations.writeRotation(measured.target, plan.rotationCursor, measured.rotation)) {
-        pass.rotations.set(measured.target, { cursor: plan.rotationCursor, version: measured.rotation.version + 1 });
+      if (await rotations.writeRotation(measured.target, next, measured.rotation)) {
+        pass.rotations.set(measured.target, { ...next, version: measured.rotation.version + 1 });
       } else report.rotationConflict(measured.target);
     }
     const queues = new Map(plan.queues.map((q) => [q.name, q]));

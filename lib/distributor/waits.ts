@@ -96,3 +96,41 @@ export function waitReport(targets: readonly Waited[], boundMs: number): { lines
   });
   return { lines, overBound };
 }
+
+/** How many tenants a target's pass names as the noisiest, by backlog and by wait. */
+export const NOISY_TENANTS_PER_TARGET = 5;
+
+/** The tenants of one target that hold the most and waited the longest this pass (a bounded list, not a metric each). */
+export interface NoisyTenants {
+  /** By messages staged over all their workflows, the most first. */
+  byBacklog: { tenant: string; staged: number }[];
+  /** By the longest wait of a message moved this pass, the longest first (tenants with a measured wait only). */
+  byWait: { tenant: string; waitMs: number }[];
+}
+
+/**
+ * Who is noisy on a target: its tenants ranked by what they hold in staging and by how long their
+ * moved messages waited, at most NOISY_TENANTS_PER_TARGET each. A tenant-less queue `target»/workflow`
+ * reads as tenant `workflow`, as the planner reads it. Undefined when nothing is staged. Pure.
+ */
+export function noisyTenants(
+  staging: readonly { name: string; depth: number }[],
+  moved: readonly { name: string; wait?: WaitFigures }[],
+): NoisyTenants | undefined {
+  const backlog = new Map<string, number>();
+  for (const q of staging)
+    if (q.depth > 0) backlog.set(tenantOf(q.name), (backlog.get(tenantOf(q.name)) ?? 0) + q.depth);
+  const waits = new Map<string, number>();
+  for (const q of moved)
+    if (q.wait) waits.set(tenantOf(q.name), Math.max(waits.get(tenantOf(q.name)) ?? 0, q.wait.maxMs));
+  if (backlog.size === 0 && waits.size === 0) return undefined;
+  return {
+    byBacklog: top(backlog).map(([tenant, staged]) => ({ tenant, staged })),
+    byWait: top(waits).map(([tenant, waitMs]) => ({ tenant, waitMs })),
+  };
+}
+
+const tenantOf = (queue: string) => parseStagingQueueName(queue)?.tenant ?? queue;
+
+const top = (figures: ReadonlyMap<string, number>) =>
+  [...figures].sort(([a, x], [b, y]) => y - x || a.localeCompare(b)).slice(0, NOISY_TENANTS_PER_TARGET);

@@ -3,9 +3,10 @@ import { distributorSettingsSchema } from '../../lib/config/distributor';
 import { type Env, parseEnv } from '../../lib/config/env';
 import { targetCapacity } from '../../lib/distributor/planning/capacity';
 import { planShares } from '../../lib/distributor/planning/planner';
-import { controlledWeight, queueControl, type TenantControls } from '../../lib/distributor/planning/tenant-controls';
-import { weightOf } from '../../lib/distributor/planning/weights';
-import type { RotationStore } from '../../lib/distributor/stores/rotation-store';
+import { stagedQueues } from '../../lib/distributor/planning/tenant-backlog';
+import { controlledWeights, queueControl, type TenantControls } from '../../lib/distributor/planning/tenant-controls';
+import { weighingOf } from '../../lib/distributor/planning/weights';
+import { type RotationStore, rotationToPlan } from '../../lib/distributor/stores/rotation-store';
 import { parseStagingQueueName } from '../../lib/queues/staging-names';
 import type { QueueInfo } from '../../lib/rabbitmq/management';
 
@@ -49,6 +50,7 @@ export async function describeQueues(
   settings: Pick<
     QueueSettings,
     | 'DISTRIBUTOR_PLANNER'
+    | 'DISTRIBUTOR_FAIR_BY'
     | 'DISTRIBUTOR_DEFAULT_MAX_LENGTH'
     | 'DISTRIBUTOR_TARGETS'
     | 'DISTRIBUTOR_WEIGHTS'
@@ -57,7 +59,8 @@ export async function describeQueues(
   state?: Pick<RotationStore, 'readRotation'>,
   controls: TenantControls = {},
 ): Promise<{ targets: TargetView[]; staging: StagingView[] }> {
-  const weight = controlledWeight(weightOf(settings.DISTRIBUTOR_WEIGHTS), controls);
+  const weight = controlledWeights(weighingOf(settings.DISTRIBUTOR_WEIGHTS), controls);
+  const planner = settings.DISTRIBUTOR_PLANNER;
   const byName = new Map(listing.map((q) => [q.name, q]));
   const staged = new Map<string, StagingView[]>();
   for (const queue of listing) {
@@ -70,7 +73,7 @@ export async function describeQueues(
       ...(parts.tenant ? { tenant: parts.tenant } : {}),
       ...(parts.workflow ? { workflow: parts.workflow } : {}),
       depth: queue.messages_ready,
-      weight: weight(queue.name),
+      weight: planner === 'tenant' ? weight(queue.name).workflow : weight(queue.name).queue,
       paused: queueControl(controls, queue.name).paused,
       nextShare: 0,
     });
@@ -90,11 +93,22 @@ export async function describeQueues(
     const backlog = views.filter((v) => v.depth > 0);
     if (queue && backlog.length > 0) {
       const rotation = await state?.readRotation(target);
+      const fairBy = settings.DISTRIBUTOR_FAIR_BY;
+      const sizes = Object.fromEntries(
+        backlog.map((v) => [v.queue, (byName.get(v.queue)?.message_bytes_ready ?? 0) / v.depth]),
+      );
+      const queues = stagedQueues(
+        backlog.map((v) => ({ name: v.queue, depth: v.depth })),
+        { planner, fairBy, queueBytes: sizes, stagedMessageBytes: 0 },
+        weight,
+      );
+      const carried = rotation ? rotationToPlan(rotation) : {};
       const plan = planShares({
         capacity: capacity.capacity,
-        queues: backlog.map((v) => ({ name: v.queue, depth: v.depth, weight: v.weight })),
-        mode: settings.DISTRIBUTOR_PLANNER,
-        ...(rotation?.cursor !== undefined ? { rotationCursor: rotation.cursor } : {}),
+        queues,
+        mode: planner,
+        ...carried,
+        ...(fairBy === 'bytes' ? { fairBy: 'work', deficits: carried.deficits ?? {} } : {}),
       });
       for (const { name, share } of plan.shares) views.find((v) => v.queue === name)!.nextShare = share;
     }

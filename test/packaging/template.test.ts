@@ -274,6 +274,7 @@ describe('serverless package (offline, no AWS credentials)', () => {
       const rules = ofType(dev, 'AWS::CloudWatch::InsightRule');
       expect(rules.map(([id]) => id).sort()).toEqual([
         'DocumentsByTenantInsightRule',
+        'StagedBacklogByTenantInsightRule',
         'StagingWaitsByTenantInsightRule',
       ]);
       const rule = JSON.parse(dev.Resources.DocumentsByTenantInsightRule!.Properties.RuleBody);
@@ -288,6 +289,14 @@ describe('serverless package (offline, no AWS credentials)', () => {
       // The field names lib/distributor/service.ts logs (test/unit/distributor/report.test.ts reads them back).
       expect(rule.Contribution).toMatchObject({ Keys: ['$.stagingQueue'], ValueOf: '$.waitMs' });
       expect(rule.Contribution.Filters).toContainEqual({ Match: '$.message', In: ['Staging wait'] });
+    });
+
+    it("a third ranks tenants by staged backlog from the distributor's 'Tenant backlog' lines (issue 37, item 4)", () => {
+      const rule = JSON.parse(dev.Resources.StagedBacklogByTenantInsightRule!.Properties.RuleBody);
+      expect(rule.LogGroupNames).toEqual([dev.Resources.DistributorLogGroup!.Properties.LogGroupName]);
+      // The field names lib/distributor/service.ts logs (test/unit/distributor/report.test.ts reads them back).
+      expect(rule.Contribution).toMatchObject({ Keys: ['$.target', '$.tenant'], ValueOf: '$.staged' });
+      expect(rule.Contribution.Filters).toContainEqual({ Match: '$.message', In: ['Tenant backlog'] });
     });
 
     it('the staging-wait alarm fires on one staging queue over DISTRIBUTOR_WAIT_ALARM_SECONDS, which the param sets', () => {

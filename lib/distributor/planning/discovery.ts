@@ -10,6 +10,8 @@ export interface TargetGroup {
   staging: string[];
   /** Body bytes of a message in those staging queues, on average as listed (0 when the listing has no bytes). */
   stagedMessageBytes: number;
+  /** Body bytes of a message per staging queue, on average as listed (queues listed with bytes only). */
+  queueBytes?: Record<string, number>;
 }
 
 /**
@@ -39,6 +41,10 @@ export function groupByTarget(
     const messages = listed.reduce((n, q) => n + q.messages_ready, 0);
     const bytes = listed.reduce((n, q) => n + (q.message_bytes_ready ?? 0), 0);
     group.stagedMessageBytes = messages > 0 ? bytes / messages : 0;
+    const sized = listed.filter((q) => q.messages_ready > 0 && (q.message_bytes_ready ?? 0) > 0);
+    if (sized.length > 0) group.queueBytes = Object.fromEntries(sized.map((q) => [q.name, averageBytes(q)]));
   }
   return [...groups.values()].sort((a, b) => (a.target < b.target ? -1 : 1));
 }
+
+const averageBytes = (q: QueueInfo) => (q.message_bytes_ready ?? 0) / q.messages_ready;

@@ -1,5 +1,6 @@
 import { WEIGHT_DECIMALS } from '../../config/distributor';
-import { rotateAfter } from './rotation-order';
+import { tenantShares } from './tenant-shares';
+import { byName, waterFill } from './water-fill';
 
 /** A non-empty staging queue as the planner sees it. */
 export interface PlanQueue {
@@ -9,19 +10,40 @@ export interface PlanQueue {
   /**
    * 0–1000 with at most WEIGHT_DECIMALS decimals; a queue of weight 2 gets twice the share of a
    * queue of weight 1 when both are backlogged, a queue of weight 0 gets none (others share its room).
+   * In `tenant` mode it weighs the queue within its tenant.
    */
   weight: number;
+  /** `tenant` mode: the queue's tenant (every queue naming it shares one part); absent, the queue is a tenant of its own. */
+  tenant?: string;
+  /** `tenant` mode: the tenant's weight (as `weight`, read from its first queue); absent, 1. */
+  tenantWeight?: number;
+  /** Work a message of the queue brings, in the fair-by unit (bytes); absent or 0, 1. Used with `fairBy: 'work'`. */
+  cost?: number;
 }
 
-export type PlannerMode = 'fair' | 'reference';
+/**
+ * `tenant`: a target's room is shared among tenants, then each tenant's part among its queues.
+ * `queue`: among staging queues, each its own (the seed's division). `reference`: the reference
+ * implementation's ceil(capacity ÷ N), kept for comparison.
+ */
+export type PlannerMode = 'tenant' | 'queue' | 'reference';
 
 export interface PlanInput {
   /** Messages the target can take this pass. */
   capacity: number;
   queues: readonly PlanQueue[];
   mode: PlannerMode;
-  /** Name of the last queue that got a rotating remainder unit in an earlier pass. */
+  /** Name of the last queue (`tenant` mode: tenant) that got a rotating remainder unit in an earlier pass. */
   rotationCursor?: string;
+  /** `tenant` mode: per tenant, the last of its queues that got a remainder unit of its part. */
+  innerCursors?: Readonly<Record<string, string>>;
+  /**
+   * `tenant` mode: `messages` shares messages; `work` shares the queues' `cost` (equal work per
+   * tenant over passes, the rounding carried in `deficits`).
+   */
+  fairBy?: 'messages' | 'work';
+  /** `work`: per backlogged tenant, the work it is owed (positive) or was advanced (negative) by rounding. */
+  deficits?: Readonly<Record<string, number>>;
 }
 
 export interface Plan {
@@ -29,29 +51,34 @@ export interface Plan {
   shares: { name: string; share: number }[];
   /** Where the next pass starts handing out remainder units (unchanged when there was no remainder). */
   rotationCursor?: string;
+  /** `tenant` mode: the inner cursors of the tenants in the plan. */
+  innerCursors?: Record<string, string>;
+  /** `tenant` mode with `work`: the deficits of the tenants still backlogged after the plan. */
+  deficits?: Record<string, number>;
 }
 
 /**
  * Divides a target's capacity among its staging queues. Pure.
  *
- * `fair`: weighted max-min fairness by water-filling. Queues that hold less than their share get
- * all they hold and the rest is shared again among the others; the remaining queues get
- * floor(level × weight) and the units left over (fewer than the number of those queues) go one
- * each to the queues after `rotationCursor` in name order, so that with capacity smaller than
- * the number of queues every queue is served within a bounded number of passes.
- *
- * `reference`: what the reference implementation does, kept for comparison: each non-empty queue
- * gets ceil(capacity / N) capped at its depth; the total can exceed capacity and unused shares
- * stay idle.
+ * `queue`: weighted max-min fairness by water-filling (water-fill.ts). `tenant`: the same among
+ * tenants, then within each tenant's part among its queues (tenant-shares.ts). `reference`: each
+ * non-empty queue gets ceil(capacity / N) capped at its depth; the total can exceed capacity and
+ * unused shares stay idle.
  */
 export function planShares(input: PlanInput): Plan {
-  const queues = [...input.queues].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const queues = [...input.queues].sort(byName);
   for (const queue of queues) validate(queue);
   // Whole thousandths keep the water-filling's comparisons exact with decimal weights.
-  const scaled = queues.map((q) => ({ ...q, weight: Math.round(q.weight * 10 ** WEIGHT_DECIMALS) }));
+  const scaled = queues.map((q) => ({
+    ...q,
+    weight: thousandths(q.weight),
+    ...(q.tenantWeight === undefined ? {} : { tenantWeight: thousandths(q.tenantWeight) }),
+  }));
   const capacity = Math.max(0, Math.floor(input.capacity));
   if (input.mode === 'reference') return referenceShares(scaled, capacity, input.rotationCursor);
-  return fairShares(scaled, capacity, input.rotationCursor);
+  if (input.mode === 'tenant') return tenantShares(scaled, capacity, input);
+  const { shares, cursor } = waterFill(scaled, capacity, input.rotationCursor);
+  return { shares: queues.map((q) => ({ name: q.name, share: shares.get(q.name)! })), rotationCursor: cursor };
 }
 
 function referenceShares(queues: PlanQueue[], capacity: number, rotationCursor?: string): Plan {
@@ -64,53 +91,21 @@ function referenceShares(queues: PlanQueue[], capacity: number, rotationCursor?:
   };
 }
 
-function fairShares(queues: PlanQueue[], capacity: number, rotationCursor?: string): Plan {
-  const share = new Map(queues.map((q) => [q.name, 0]));
-  let remaining = capacity;
-  // Weight 0 gets no share (upstream's fast lane); the others share its room.
-  let unsaturated = queues.filter((q) => q.depth > 0 && q.weight > 0);
-
-  // Water-filling: a queue that holds no more than the current level × its weight is filled and
-  // leaves; the level rises for the others. Integer comparisons keep it exact.
-  for (;;) {
-    const totalWeight = sum(unsaturated.map((q) => q.weight));
-    const filled = new Set(unsaturated.filter((q) => q.depth * totalWeight <= remaining * q.weight));
-    if (filled.size === 0 || remaining === 0) break;
-    for (const q of filled) {
-      share.set(q.name, q.depth);
-      remaining -= q.depth;
-    }
-    unsaturated = unsaturated.filter((q) => !filled.has(q));
-    if (unsaturated.length === 0) break;
-  }
-
-  const totalWeight = sum(unsaturated.map((q) => q.weight));
-  let leftOver = remaining;
-  for (const q of unsaturated) {
-    const base = Math.floor((remaining * q.weight) / totalWeight);
-    share.set(q.name, base);
-    leftOver -= base;
-  }
-
-  // Every unsaturated queue holds more than its floor, so each can take one more unit, and there
-  // are fewer units left than such queues.
-  let cursor = rotationCursor;
-  if (leftOver > 0) {
-    for (const q of rotateAfter(unsaturated, rotationCursor).slice(0, leftOver)) {
-      share.set(q.name, share.get(q.name)! + 1);
-      cursor = q.name;
-    }
-  }
-  return { shares: queues.map((q) => ({ name: q.name, share: share.get(q.name)! })), rotationCursor: cursor };
-}
-
 function validate(queue: PlanQueue): void {
   if (!Number.isInteger(queue.depth) || queue.depth < 0) {
     throw new RangeError(`Staging queue ${queue.name}: depth must be a non-negative integer, got ${queue.depth}`);
   }
-  if (!Number.isFinite(queue.weight) || queue.weight < 0) {
-    throw new RangeError(`Staging queue ${queue.name}: weight must be a number of at least 0, got ${queue.weight}`);
+  for (const [what, weight] of [
+    ['weight', queue.weight],
+    ['tenant weight', queue.tenantWeight ?? 1],
+  ] as const) {
+    if (!Number.isFinite(weight) || weight < 0) {
+      throw new RangeError(`Staging queue ${queue.name}: ${what} must be a number of at least 0, got ${weight}`);
+    }
+  }
+  if (queue.cost !== undefined && !(Number.isFinite(queue.cost) && queue.cost >= 0)) {
+    throw new RangeError(`Staging queue ${queue.name}: cost must be a number of at least 0, got ${queue.cost}`);
   }
 }
 
-const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+const thousandths = (weight: number) => Math.round(weight * 10 ** WEIGHT_DECIMALS);

@@ -46,12 +46,12 @@ export const reservePercent = (settings: QuietFirstSettings): number =>
   settings.movePriority === 'backlog' ? settings.reservePercent : 0;
 
 /**
- * Tops up the shares of quiet queues (weight > 0, depth ≤ quietBacklog) from `room` left after the
+ * Tops up the shares of quiet tenants' queues (weight > 0, tenant's backlog ≤ quietBacklog) from `room` left after the
  * fair plan (the reserve, and room below the refill threshold): they get the rest of what they hold,
  * water-filled among them when it does not all fit. Never more than `room` in all. Pure.
  */
 export function topUpQuiet(
-  queues: readonly PlanQueue[],
+  queues: readonly (PlanQueue & { backlog: number })[],
   shares: readonly { name: string; share: number }[],
   room: number,
   quietBacklog: number,
@@ -60,11 +60,11 @@ export function topUpQuiet(
   const planned = new Map(shares.map((s) => [s.name, s.share]));
   const left = room - shares.reduce((n, s) => n + s.share, 0);
   const wanting = queues
-    .filter((q) => q.weight > 0 && q.depth <= quietBacklog)
+    .filter((q) => q.weight > 0 && q.backlog <= quietBacklog)
     .map((q) => ({ ...q, depth: q.depth - (planned.get(q.name) ?? 0) }))
     .filter((q) => q.depth > 0);
   if (left <= 0 || wanting.length === 0) return { shares: [...shares], rotationCursor };
-  const extra = planShares({ capacity: left, queues: wanting, mode: 'fair', rotationCursor });
+  const extra = planShares({ capacity: left, queues: wanting, mode: 'queue', rotationCursor });
   for (const { name, share } of extra.shares) planned.set(name, (planned.get(name) ?? 0) + share);
   return {
     shares: [...planned].map(([name, share]) => ({ name, share })).sort((a, b) => (a.name < b.name ? -1 : 1)),

@@ -10,7 +10,9 @@ import {
   targetTopPriority,
   topUpQuiet,
 } from './quiet-first';
+import { stagedQueues } from './tenant-backlog';
 import type { TunedTargetSettings } from './tuned-length';
+import type { QueueWeight } from './weights';
 
 /** What the distributor knows of one target from its configuration (DISTRIBUTOR_TARGETS). */
 export interface TargetSettings {
@@ -24,6 +26,8 @@ export interface TargetSettings {
 
 export interface TargetPlanSettings {
   planner: PlannerMode;
+  /** What tenants' shares are equal in (`tenant` planner); absent, messages. */
+  fairBy?: 'messages' | 'bytes';
   /** The max length of a target without `x-max-length` or a configured one. */
   defaultMaxLength: number;
   targets: Readonly<Record<string, TargetSettings>>;
@@ -54,6 +58,12 @@ export interface TargetMeasurement {
   staging: readonly { name: string; depth: number }[];
   /** Where the rotation of remainder units stands (RotationStore.readRotation). */
   rotationCursor?: string;
+  /** Per tenant, where the rotation among its staging queues stands (`tenant` planner). */
+  innerCursors?: Readonly<Record<string, string>>;
+  /** Per tenant, the work it is owed by rounding (`tenant` planner, fair by bytes). */
+  deficits?: Readonly<Record<string, number>>;
+  /** Body bytes of a message per staging queue, on average as listed (fair by bytes); absent when unknown. */
+  queueBytes?: Readonly<Record<string, number>>;
   /** The length tuning set for this pass (the target's `tunedLength`, mode apply). */
   tunedMaxLength?: number;
 }
@@ -84,10 +94,18 @@ export interface TargetShares {
   shares: PlannedShare[];
   /** The rotation cursor to store, when the plan moved it. */
   rotationCursor?: string;
+  /** Per tenant, the rotation among its queues to store (`tenant` planner). */
+  innerCursors?: Record<string, string>;
+  /** Per tenant, the work it is owed to store (`tenant` planner, fair by bytes). */
+  deficits?: Record<string, number>;
 }
 
-/** A non-empty staging queue as planned; `priority` is what its moved messages get (backlog mode). */
+/**
+ * A non-empty staging queue as planned; `backlog` is what its tenant holds on the target (quiet
+ * tenants first), `priority` what its moved messages get (backlog mode).
+ */
 export interface StagedQueue extends PlanQueue {
+  backlog: number;
   priority?: number;
 }
 
@@ -103,7 +121,7 @@ export type TargetPlan = SkipMissingTarget | TargetShares;
 export function planTarget(
   measured: TargetMeasurement,
   settings: TargetPlanSettings,
-  weight: (queue: string) => number,
+  weight: (queue: string) => QueueWeight,
 ): TargetPlan {
   const configured = settings.targets[measured.target];
   let createWith: Record<string, unknown> | undefined;
@@ -139,13 +157,16 @@ export function planTarget(
   const backlog = quietFirst.movePriority === 'backlog';
   if (capacity.capacity === 0 && !(backlog && capacity.quietCapacity > 0)) return plan;
 
-  plan.queues = measured.staging.filter((q) => q.depth > 0).map((q) => ({ ...q, weight: weight(q.name) }));
+  plan.queues = stagedQueues(measured.staging, { ...settings, ...measured }, weight);
   let shares = planShares({
     capacity: capacity.capacity,
     queues: plan.queues,
     mode: settings.planner,
     rotationCursor: measured.rotationCursor,
+    ...(measured.innerCursors ? { innerCursors: measured.innerCursors } : {}),
+    ...(settings.fairBy === 'bytes' ? { fairBy: 'work', deficits: measured.deficits ?? {} } : {}),
   });
+  const carried = { innerCursors: shares.innerCursors, deficits: shares.deficits };
   if (backlog) {
     // Quiet queues may also fill the reserve and room below the refill threshold: their messages enter now.
     shares = topUpQuiet(
@@ -160,12 +181,14 @@ export function planTarget(
     if (top !== undefined) {
       plan.queues = plan.queues.map((q) => ({
         ...q,
-        priority: backlogPriority(q.depth, top, quietFirst.quietBacklog),
+        priority: backlogPriority(q.backlog, top, quietFirst.quietBacklog),
       }));
       shares = { ...shares, shares: stampBacklog(shares.shares, plan.queues) };
     }
   }
   plan.shares = shares.shares;
+  if (carried.innerCursors) plan.innerCursors = carried.innerCursors;
+  if (carried.deficits) plan.deficits = carried.deficits;
   if (shares.rotationCursor !== undefined && shares.rotationCursor !== measured.rotationCursor) {
     plan.rotationCursor = shares.rotationCursor;
   }

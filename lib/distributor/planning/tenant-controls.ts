@@ -1,5 +1,5 @@
 import { parseStagingQueueName } from '../../queues/staging-names';
-import type { WeightRule } from './weights';
+import type { QueueWeight, Weighing, WeightRule } from './weights';
 
 /** What an operator set at run time for a tenant or one of its workflows (`fairway tenants`). */
 export interface TenantControl {
@@ -60,6 +60,29 @@ export function controlledWeight(
     const control = queueControl(controls, queueName);
     if (control.paused) return 0;
     return control.weight ?? configured(queueName);
+  };
+}
+
+/**
+ * The weights a pass plans with at every level: `controlledWeight` for the queue's own; at the two
+ * levels a tenant's control weighs (or pauses) the tenant and a workflow's control the workflow
+ * within its tenant, each over the configured rules of its level.
+ */
+export function controlledWeights(configured: Weighing, controls: TenantControls): (queueName: string) => QueueWeight {
+  const queue = controlledWeight(configured.queue, controls);
+  return (queueName) => {
+    const parts = parseStagingQueueName(queueName);
+    const tenant = parts?.tenant === undefined ? undefined : controlOf(controls, parts.tenant);
+    const workflow =
+      parts?.tenant === undefined || parts.workflow === undefined
+        ? undefined
+        : controlOf(controls, `${parts.tenant}/${parts.workflow}`);
+    const levels = configured.levels(queueName);
+    return {
+      queue: queue(queueName),
+      tenant: tenant?.paused ? 0 : (tenant?.weight ?? levels.tenant),
+      workflow: workflow?.paused ? 0 : (workflow?.weight ?? levels.workflow),
+    };
   };
 }
 

@@ -1,4 +1,5 @@
 import { RE2JS } from 're2js';
+import { DISCRIMINATOR_SEPARATOR, parseStagingQueueName, STAGING_SEPARATOR } from '../../queues/staging-names';
 
 /**
  * A weight rule: `pattern` is a glob that must match the whole staging queue name; `regex` is a
@@ -24,17 +25,73 @@ interface CompiledRule {
  */
 export function weightOf(rules: readonly WeightRule[]): (queueName: string) => number {
   const compiled = rules.map(compile);
+  return (queueName) => bestOf(compiled, [queueName]) ?? 1;
+}
+
+/** A staging queue's weights at the tenant planner's two levels. */
+export interface LevelWeights {
+  /** Its tenant's weight among the target's tenants. */
+  tenant: number;
+  /** Its weight among its tenant's staging queues. */
+  workflow: number;
+}
+
+/**
+ * The two-level weights of a staging queue (the `tenant` planner): a rule that matches whatever
+ * the workflow (it matches the tenant's own queue `target»/tenant`, or `target»/tenant/»`, a name
+ * no workflow can have) weighs the tenant; a rule that matches the queue otherwise weighs it within
+ * its tenant. Each level by its most specific rule, as `weightOf`, else 1. So
+ * `worker-input»/tenant1/*` weighs tenant1, the regex `/report$` weighs every tenant's `report` workflow
+ * within its tenant. A tenant-less queue `target»/workflow` is read as tenant `workflow`.
+ */
+export function levelWeightsOf(rules: readonly WeightRule[]): (queueName: string) => LevelWeights {
+  const compiled = rules.map(compile);
   return (queueName) => {
-    let best: { specificity: number; weight: number } | undefined;
-    for (const rule of compiled) {
-      const specificity = rule.specificity(queueName);
+    const parts = parseStagingQueueName(queueName);
+    if (!parts?.tenant) return { tenant: bestOf(compiled, [queueName]) ?? 1, workflow: 1 };
+    const own = parts.target + STAGING_SEPARATOR + DISCRIMINATOR_SEPARATOR + parts.tenant;
+    const probes = [own, own + DISCRIMINATOR_SEPARATOR + STAGING_SEPARATOR];
+    const tenantRules = compiled.filter((rule) => probes.some((probe) => rule.specificity(probe) !== undefined));
+    const workflowRules = compiled.filter((rule) => !tenantRules.includes(rule));
+    return { tenant: bestOf(tenantRules, probes) ?? 1, workflow: bestOf(workflowRules, [queueName]) ?? 1 };
+  };
+}
+
+/** A staging queue's weights as a pass plans with them: its own (`queue`, `reference`) and its two levels (`tenant`). */
+export interface QueueWeight extends LevelWeights {
+  queue: number;
+}
+
+/** The configured rules compiled once for both kinds of planner. */
+export interface Weighing {
+  queue: (queueName: string) => number;
+  levels: (queueName: string) => LevelWeights;
+}
+
+export const weighingOf = (rules: readonly WeightRule[]): Weighing => ({
+  queue: weightOf(rules),
+  levels: levelWeightsOf(rules),
+});
+
+/** The configured weights of a staging queue at every level, without run-time controls. */
+export function configuredWeights(rules: readonly WeightRule[]): (queueName: string) => QueueWeight {
+  const { queue, levels } = weighingOf(rules);
+  return (queueName) => ({ queue: queue(queueName), ...levels(queueName) });
+}
+
+/** The weight of the most specific rule matching any of `names` (a tie to the higher weight), or undefined. */
+function bestOf(rules: readonly CompiledRule[], names: readonly string[]): number | undefined {
+  let best: { specificity: number; weight: number } | undefined;
+  for (const rule of rules) {
+    for (const name of names) {
+      const specificity = rule.specificity(name);
       if (specificity === undefined) continue;
       if (!best || specificity > best.specificity || (specificity === best.specificity && rule.weight > best.weight)) {
         best = { specificity, weight: rule.weight };
       }
     }
-    return best?.weight ?? 1;
-  };
+  }
+  return best?.weight;
 }
 
 function compile(rule: WeightRule): CompiledRule {

@@ -4,9 +4,18 @@ import { isConditionFailure } from '../../aws/dynamo';
 import { type DocumentPort, retryingThrottled } from '../../aws/dynamo-faults';
 import { FairwayError } from '../../errors';
 
-/** Where a target's rotation of remainder units stands (docs/distributor.md "Plan"). */
-export interface Rotation {
+/** What a target's plan carries from pass to pass (docs/distributor.md "Plan"). */
+export interface RotationState {
+  /** The last queue (`tenant` planner: tenant) that got a remainder unit. */
   cursor?: string;
+  /** Per tenant, the last of its queues that got a remainder unit of its part. */
+  innerCursors?: Record<string, string>;
+  /** Per backlogged tenant, the work rounding owes it (fair by bytes). */
+  deficits?: Record<string, number>;
+}
+
+/** Where a target's rotation of remainder units stands. */
+export interface Rotation extends RotationState {
   /** Optimistic lock: a write succeeds only over the version it read. */
   version: number;
 }
@@ -15,7 +24,7 @@ export interface Rotation {
 export interface RotationStore {
   readRotation(target: string): Promise<Rotation>;
   /** False if another pass wrote the rotation since `read` (the write is then dropped). */
-  writeRotation(target: string, cursor: string, read: Rotation): Promise<boolean>;
+  writeRotation(target: string, next: RotationState, read: Rotation): Promise<boolean>;
 }
 
 const rotationKey = (target: string) => `rotation#${target}`;
@@ -23,8 +32,44 @@ const rotationKey = (target: string) => `rotation#${target}`;
 /** A rotation item as the store writes it; anything else in the table is a fault, not a value to coerce. */
 const rotationItem = z.object({
   cursor: z.string().optional(),
+  innerCursors: z.record(z.string(), z.string()).optional(),
+  deficits: z.record(z.string(), z.number()).optional(),
   version: z.number().int().min(0),
 });
+
+/** The rotation as the planner takes it (TargetMeasurement). */
+export const rotationToPlan = ({ cursor, innerCursors, deficits }: RotationState) => ({
+  ...(cursor === undefined ? {} : { rotationCursor: cursor }),
+  ...(innerCursors ? { innerCursors } : {}),
+  ...(deficits ? { deficits } : {}),
+});
+
+/**
+ * The rotation a plan leaves to store, or undefined when it is what was read (no write: the stored
+ * one is what the next pass reads): the
+ * plan's cursor when it moved it, else the read one; its inner cursors and deficits as they are.
+ */
+export function rotationToStore(
+  plan: { rotationCursor?: string; innerCursors?: Record<string, string>; deficits?: Record<string, number> },
+  read: RotationState,
+): RotationState | undefined {
+  const cursor = plan.rotationCursor ?? read.cursor;
+  const next: RotationState = {
+    ...(cursor === undefined ? {} : { cursor }),
+    ...(plan.innerCursors ? { innerCursors: plan.innerCursors } : {}),
+    ...(plan.deficits ? { deficits: plan.deficits } : {}),
+  };
+  const same =
+    next.cursor === read.cursor &&
+    sameRecord(next.innerCursors, read.innerCursors) &&
+    sameRecord(next.deficits, read.deficits);
+  return same ? undefined : next;
+}
+
+function sameRecord(a: Record<string, unknown> | undefined, b: Record<string, unknown> | undefined): boolean {
+  const [left, right] = [Object.entries(a ?? {}), b ?? {}];
+  return left.length === Object.keys(right).length && left.every(([k, v]) => Object.hasOwn(right, k) && right[k] === v);
+}
 
 /** RotationStore in the DistributorStateTable (key `rotation#<target>`); every call retried when throttled. */
 export class DynamoRotationStore implements RotationStore {
@@ -52,12 +97,12 @@ export class DynamoRotationStore implements RotationStore {
     return parsed.data;
   }
 
-  async writeRotation(target: string, cursor: string, read: Rotation): Promise<boolean> {
+  async writeRotation(target: string, next: RotationState, read: Rotation): Promise<boolean> {
     try {
       await this.doc.send(
         new PutCommand({
           TableName: this.table,
-          Item: { pk: rotationKey(target), cursor, version: read.version + 1 },
+          Item: { pk: rotationKey(target), ...next, version: read.version + 1 },
           ConditionExpression: 'attribute_not_exists(pk) OR version = :version',
           ExpressionAttributeValues: { ':version': read.version },
         }),

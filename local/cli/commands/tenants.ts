@@ -26,7 +26,9 @@ const usage =
   '  --reset deletes the tenant’s counter: its next document starts again at count 0, level 1.\n' +
   '  pause: the next distributor pass moves nothing from the tenant’s (or workflow’s) staging queues;\n' +
   '  their messages stay there. resume undoes it. weight 0–1000 (decimals, 0 = no share) overrides\n' +
-  '  DISTRIBUTOR_WEIGHTS for its staging queues on every target; clear returns to the configured weight.\n' +
+  '  DISTRIBUTOR_WEIGHTS on every target: <tenant> weighs the tenant among tenants, <tenant>/<workflow>\n' +
+  '  the workflow within its tenant (DISTRIBUTOR_PLANNER=queue: each staging queue); clear returns to\n' +
+  '  the configured weight.\n' +
   '  pause and weight 0 also revoke every live direct-routing grant (DIRECT_ROUTING_READ_MS and\n' +
   '  DIRECT_ROUTING_PUBLISH_MS as the functions have them) and print how many.\n' +
   '  A tenant must have been seen (a counter in TENANT_TABLE, or a staging queue the management API\n' +

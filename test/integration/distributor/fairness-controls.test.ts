@@ -74,7 +74,11 @@ describe('fairness controls (real RabbitMQ, dynalite)', () => {
       { regex: 'tenant2', weight: 3 },
       { regex: 'tenant3', weight: 0.5 },
     ];
-    const pass = await f.distributor({ DISTRIBUTOR_WEIGHTS: JSON.stringify(weights) }).runPass(60_000);
+    // Upstream weighs staging queues: the per-queue planner reads the rules as it does (per tenant,
+    // `tenant1` weighs the tenant 0: test/unit/distributor/planning/level-weights.test.ts).
+    const pass = await f
+      .distributor({ DISTRIBUTOR_PLANNER: 'queue', DISTRIBUTOR_WEIGHTS: JSON.stringify(weights) })
+      .runPass(60_000);
     // 270 ÷ (10 + 3 + 0.5) = 20 a unit of weight; tenant1's other workflow (weight 0) gets nothing.
     expect(moved(pass.targets[0])).toEqual({
       [`${target}»/tenant1/enrichment-workflow`]: 200,

@@ -1,5 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { TargetSummary } from '../../../lib/distributor/report';
+import { ManagementClient } from '../../../lib/rabbitmq/management';
+import { eventually } from '../../harness/eventually';
 import { STATE_TABLE, scenario, tally } from './fixture';
 
 const byQueue = (target: TargetSummary | undefined) =>
@@ -56,6 +58,53 @@ describe('distribution pass (real RabbitMQ, dynalite)', () => {
     const fair = await f.distributor({ DISTRIBUTOR_WEIGHTS: weights }).runPass(60_000);
     expect(byQueue(fair.targets[0])).toEqual({ 'weighted»/t2': 100, 'weighted»/vip/w1': 300 });
   });
+
+  scenario(
+    'shares are per tenant: room 110, tenant A over 10 workflows and B over 1 → 55 and 55 (issue 37)',
+    async (f) => {
+      const workflows = Array.from({ length: 10 }, (_, i) => [`split»/A/w${i}`, 100] as const);
+      await f.stage('split', { 'x-max-length': 110 }, { ...Object.fromEntries(workflows), 'split»/B/w': 200 });
+      const moved = byQueue((await f.distributor().runPass(60_000)).targets[0]);
+      const ofA = Object.entries(moved).filter(([name]) => name.startsWith('split»/A/'));
+      expect(ofA.reduce((n, [, share]) => n + share, 0)).toBe(55);
+      expect(moved['split»/B/w']).toBe(55);
+      expect(await f.depth('split')).toBe(110);
+    },
+  );
+
+  scenario(
+    'fair by bytes: A’s messages 10 × B’s bytes, room 22 → A 2, B 20, by the sizes the listing shows',
+    async (f) => {
+      await f.declare('bytes', { 'x-max-length': 22 });
+      await f.record('bytes', ['bytes»/A/w', 'bytes»/B/w']);
+      for (const [queue, size] of [
+        ['bytes»/A/w', 10_000],
+        ['bytes»/B/w', 1_000],
+      ] as const) {
+        await f.declare(queue);
+        await f.withChannel(async (channel) => {
+          for (let i = 0; i < 50; i++) channel.sendToQueue(queue, Buffer.alloc(size), { persistent: true });
+          await channel.waitForConfirms();
+        });
+      }
+      await f.listed(['bytes»/A/w', 'bytes»/B/w']);
+      // The listing's byte counts may trail its message counts by a stats interval.
+      const management = new ManagementClient(f.env.RABBITMQ_MANAGEMENT_URL!, f.env.RABBITMQ_VHOST!);
+      await eventually(async () => {
+        const sized = (await management.listQueues()).filter(
+          (q) => q.name.startsWith('bytes»/') && q.message_bytes_ready,
+        );
+        return sized.length === 2 || undefined;
+      }, 'the listing shows both staging queues with their bytes');
+      const distributor = f.distributor({ DISTRIBUTOR_FAIR_BY: 'bytes' });
+      const moved = byQueue((await distributor.runPass(60_000)).targets[0]);
+      expect(moved).toEqual({ 'bytes»/A/w': 2, 'bytes»/B/w': 20 });
+      // A pass asked for one target reads the sizes with the target's shape, not from a listing.
+      await f.drain('bytes');
+      const asked = byQueue((await distributor.runPass(60_000, { target: 'bytes' })).targets[0]);
+      expect(asked).toEqual({ 'bytes»/A/w': 2, 'bytes»/B/w': 20 });
+    },
+  );
 
   scenario(
     'the reference planner is selectable, for comparison: room 300 over depths 1, 5 and 1000 → 1, 5 and 100',

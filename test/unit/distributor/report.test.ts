@@ -2,6 +2,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { PassSummary, TargetOutcome } from '../../../lib/distributor/report';
 import { powertoolsDistributorReport } from '../../../lib/distributor/service';
+import { noisyTenants } from '../../../lib/distributor/waits';
 
 const target = (name: string, outcome: TargetOutcome) => ({
   target: name,
@@ -20,7 +21,7 @@ it('a pass counts failed targets and targets skipped because they do not exist',
   const metrics = new Metrics({ namespace: 'Test', serviceName: 'fairway' });
   const summary = {
     owner: 'test',
-    planner: 'fair',
+    planner: 'tenant',
     durationMs: 1,
     moved: 0,
     requeued: 0,
@@ -51,7 +52,7 @@ describe('staging waits (issue 25, item 3)', () => {
     jest.spyOn(process.stdout, 'write').mockImplementation(capture);
     jest.spyOn(process.stderr, 'write').mockImplementation(capture);
     const metrics = new Metrics({ namespace: 'Test', serviceName: 'fairway' });
-    const summary = { owner: 'o', planner: 'fair', durationMs: 1, moved: 0, requeued: 0, parked: 0, targets };
+    const summary = { owner: 'o', planner: 'tenant', durationMs: 1, moved: 0, requeued: 0, parked: 0, targets };
     powertoolsDistributorReport(
       { logger: new Logger({ serviceName: 'fairway' }), metrics },
       { alarmSeconds: 60 },
@@ -109,5 +110,68 @@ describe('staging waits (issue 25, item 3)', () => {
     expect(warning).toMatchObject({ target: 'w', queues: 1, boundSeconds: 60 });
     expect(warning!.longest).toEqual([{ stagingQueue: 'w»/t1/wf', waitMs: 61_000 }]);
     expect(pass([target('w', 'distributed')]).totals).toMatchObject({ StagingWaitsOverBound: 0 });
+  });
+});
+
+describe('who is noisy, named (issue 37, item 4)', () => {
+  const wait = (maxMs: number) => ({ measured: 1, p50Ms: maxMs, p99Ms: maxMs, maxMs });
+
+  it('a target names its five tenants with most staged over all their workflows, and the five that waited longest', () => {
+    const staging = [
+      ...Array.from({ length: 5 }, (_, i) => ({ name: `w»/spread/wf${i}`, depth: 30 })),
+      { name: 'w»/big/wf', depth: 100 },
+      ...['a', 'b', 'c', 'd', 'e'].map((t, i) => ({ name: `w»/${t}/wf`, depth: 10 - i })),
+      { name: 'w»/empty/wf', depth: 0 },
+    ];
+    const moved = [
+      { name: 'w»/spread/wf0', wait: wait(900) },
+      { name: 'w»/spread/wf1', wait: wait(4000) },
+      { name: 'w»/big/wf', wait: wait(100) },
+      { name: 'w»/a/wf' },
+    ];
+    expect(noisyTenants(staging, moved)).toEqual({
+      byBacklog: [
+        { tenant: 'spread', staged: 150 },
+        { tenant: 'big', staged: 100 },
+        { tenant: 'a', staged: 10 },
+        { tenant: 'b', staged: 9 },
+        { tenant: 'c', staged: 8 },
+      ],
+      byWait: [
+        { tenant: 'spread', waitMs: 4000 },
+        { tenant: 'big', waitMs: 100 },
+      ],
+    });
+    expect(noisyTenants([{ name: 'w»/a/x', depth: 0 }], [])).toBeUndefined();
+  });
+
+  it('the pass logs a "Tenant backlog" line per named tenant, for the Contributor Insights rule', () => {
+    const written: Record<string, any>[] = [];
+    jest.spyOn(process.stdout, 'write').mockImplementation((chunk: unknown) => {
+      for (const line of String(chunk).split('\n').filter(Boolean)) written.push(JSON.parse(line));
+      return true;
+    });
+    const noisy = { byBacklog: [{ tenant: 'spread', staged: 150 }], byWait: [] };
+    const summary = {
+      owner: 'o',
+      planner: 'tenant',
+      durationMs: 1,
+      moved: 0,
+      requeued: 0,
+      parked: 0,
+      targets: [{ ...target('w', 'distributed'), noisy }],
+    };
+    powertoolsDistributorReport(
+      {
+        logger: new Logger({ serviceName: 'fairway' }),
+        metrics: new Metrics({ namespace: 'Test', serviceName: 'fairway' }),
+      },
+      { alarmSeconds: 60 },
+    ).passed(summary as unknown as PassSummary);
+    jest.restoreAllMocks();
+    const lines = written.filter((line) => line.message === 'Tenant backlog');
+    expect(lines.map(({ target: t, tenant, staged }) => ({ target: t, tenant, staged }))).toEqual([
+      { target: 'w', tenant: 'spread', staged: 150 },
+    ]);
   });
 });

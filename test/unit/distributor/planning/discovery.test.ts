@@ -24,12 +24,20 @@ describe('groupByTarget', () => {
       queue('unrelated', 50),
     ]);
     expect(groups).toEqual([
-      { target: 'other', targetQueue: undefined, staging: ['other»/t1'], stagedMessageBytes: 10 },
+      {
+        target: 'other',
+        targetQueue: undefined,
+        staging: ['other»/t1'],
+        stagedMessageBytes: 10,
+        queueBytes: { 'other»/t1': 10 },
+      },
       {
         target: 'worker-input',
         targetQueue: target,
         staging: ['worker-input»/t1/w', 'worker-input»/t2'],
         stagedMessageBytes: 10,
+        // Each staging queue's average size, for shares fair by bytes.
+        queueBytes: { 'worker-input»/t1/w': 10, 'worker-input»/t2': 10 },
       },
     ]);
   });

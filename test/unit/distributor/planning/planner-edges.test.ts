@@ -6,7 +6,7 @@ const q = (name: string, depth: number, weight = 1): PlanQueue => ({ name, depth
 
 describe('planShares at its edges', () => {
   it('lists the shares in name order whatever order the queues came in', () => {
-    const { shares } = planShares({ capacity: 3, queues: [q('c', 9), q('b', 9), q('a', 9)], mode: 'fair' });
+    const { shares } = planShares({ capacity: 3, queues: [q('c', 9), q('b', 9), q('a', 9)], mode: 'queue' });
     expect(shares.map((s) => s.name)).toEqual(['a', 'b', 'c']);
     const reference = planShares({ capacity: 3, queues: [q('b', 9), q('c', 9), q('a', 9)], mode: 'reference' });
     expect(reference.shares.map((s) => s.name)).toEqual(['a', 'b', 'c']);
@@ -14,7 +14,7 @@ describe('planShares at its edges', () => {
 
   it('never gives a queue more than it holds when it holds exactly its weighted share', () => {
     // a (weight 2) holds exactly 6 × 2/4 = 3; b and c split the other 3, the odd unit going to b.
-    const { shares } = planShares({ capacity: 6, queues: [q('a', 3, 2), q('b', 100), q('c', 100)], mode: 'fair' });
+    const { shares } = planShares({ capacity: 6, queues: [q('a', 3, 2), q('b', 100), q('c', 100)], mode: 'queue' });
     expect(shares).toEqual([
       { name: 'a', share: 3 },
       { name: 'b', share: 2 },
@@ -26,7 +26,7 @@ describe('planShares at its edges', () => {
     const plan = planShares({
       capacity: 2,
       queues: [q('a', 9), q('b', 9), q('c', 9)],
-      mode: 'fair',
+      mode: 'queue',
       rotationCursor: 'z',
     });
     expect(plan).toEqual({

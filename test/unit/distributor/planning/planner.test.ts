@@ -6,10 +6,10 @@ const sharesOf = (
   capacity: number,
   queues: PlanQueue[],
   rotationCursor?: string,
-  mode: 'fair' | 'reference' = 'fair',
+  mode: 'queue' | 'reference' = 'queue',
 ) => Object.fromEntries(planShares({ capacity, queues, mode, rotationCursor }).shares.map((s) => [s.name, s.share]));
 
-describe('planShares (fair)', () => {
+describe('planShares (queue)', () => {
   it.each([
     ['two equal backlogs split the room (reference scenario)', 200, [q('a', 500), q('b', 500)], { a: 100, b: 100 }],
     [
@@ -37,7 +37,7 @@ describe('planShares (fair)', () => {
 
   it('hands the remainder to the queues after the rotation cursor, wrapping round, and moves the cursor', () => {
     const queues = [q('a', 9), q('b', 9), q('c', 9)];
-    expect(planShares({ capacity: 2, queues, mode: 'fair', rotationCursor: 'b' })).toEqual({
+    expect(planShares({ capacity: 2, queues, mode: 'queue', rotationCursor: 'b' })).toEqual({
       shares: [
         { name: 'a', share: 1 },
         { name: 'b', share: 0 },
@@ -48,7 +48,7 @@ describe('planShares (fair)', () => {
     // A cursor naming a queue that is gone still finds its place in name order.
     expect(sharesOf(1, queues, 'bb')).toEqual({ a: 0, b: 0, c: 1 });
     // No remainder: the cursor stays where it was.
-    expect(planShares({ capacity: 3, queues, mode: 'fair', rotationCursor: 'b' }).rotationCursor).toBe('b');
+    expect(planShares({ capacity: 3, queues, mode: 'queue', rotationCursor: 'b' }).rotationCursor).toBe('b');
   });
 
   it('rejects a negative or fractional depth and a negative weight, naming the queue', () => {
@@ -107,7 +107,7 @@ describe('planShares (fair) properties', () => {
   it('never moves more than capacity, nor more than a queue holds, and fills capacity when the backlog allows', () => {
     fc.assert(
       fc.property(inputArb, ({ capacity, queues, rotationCursor }) => {
-        const { shares } = planShares({ capacity, queues, mode: 'fair', rotationCursor });
+        const { shares } = planShares({ capacity, queues, mode: 'queue', rotationCursor });
         const total = shares.reduce((n, s) => n + s.share, 0);
         const backlog = queues.reduce((n, s) => n + s.depth, 0);
         expect(total).toBeLessThanOrEqual(capacity);
@@ -121,7 +121,7 @@ describe('planShares (fair) properties', () => {
   it('is max-min fair with weights: a queue that is not exhausted never gets less than another, per unit of weight (±1 for rounding)', () => {
     fc.assert(
       fc.property(inputArb, ({ capacity, queues, rotationCursor }) => {
-        const { shares } = planShares({ capacity, queues, mode: 'fair', rotationCursor });
+        const { shares } = planShares({ capacity, queues, mode: 'queue', rotationCursor });
         const byName = new Map(queues.map((x) => [x.name, x]));
         for (const i of shares) {
           const qi = byName.get(i.name)!;
@@ -150,7 +150,7 @@ describe('planShares (fair) properties', () => {
           const served = new Set<string>();
           let cursor: string | undefined;
           for (let pass = 0; pass < n; pass++) {
-            const plan = planShares({ capacity, queues, mode: 'fair', rotationCursor: cursor });
+            const plan = planShares({ capacity, queues, mode: 'queue', rotationCursor: cursor });
             for (const s of plan.shares) if (s.share > 0) served.add(s.name);
             expect(plan.shares.reduce((t, s) => t + s.share, 0)).toBe(capacity);
             cursor = plan.rotationCursor;

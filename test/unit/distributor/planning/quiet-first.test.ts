@@ -63,7 +63,7 @@ describe('targetTopPriority', () => {
 });
 
 describe('topUpQuiet (the reserve goes to quiet queues only)', () => {
-  const q = (name: string, depth: number, weight = 1) => ({ name, depth, weight });
+  const q = (name: string, depth: number, weight = 1) => ({ name, depth, weight, backlog: depth });
   it.each<[string, ReturnType<typeof q>[], number[], number, number[]]>([
     ['quiet queues get what the fair plan left them, from the room', [q('a', 3), q('b', 5000)], [0, 0], 10, [3, 0]],
     ['a noisy queue (above quietBacklog) gets nothing more', [q('a', 11), q('b', 5000)], [0, 0], 100, [0, 0]],
@@ -118,7 +118,11 @@ describe('planTarget, quiet tenants first', () => {
   const priorityTarget = { 'x-max-length': 1000, 'x-max-priority': 10 };
   const plan = (env: Record<string, string>, m: TargetMeasurement) => {
     const settings = distributorSettings(config(env));
-    return planTarget(m, { ...settings, quietFirst: quietFirstSettingsOf(config(env)) }, () => 1) as TargetShares;
+    return planTarget(m, { ...settings, quietFirst: quietFirstSettingsOf(config(env)) }, () => ({
+      queue: 1,
+      tenant: 1,
+      workflow: 1,
+    })) as TargetShares;
   };
   const backlog = { DISTRIBUTOR_MOVE_PRIORITY: 'backlog' };
 
@@ -140,8 +144,8 @@ describe('planTarget, quiet tenants first', () => {
     ]);
     // The pass's log shows each queue's stamped priority beside its depth.
     expect(stamped.queues).toEqual([
-      { name: noisy, depth: 5000, weight: 1, priority: 8 },
-      { name: quiet, depth: 3, weight: 1, priority: 10 },
+      { name: noisy, depth: 5000, weight: 1, tenant: noisy, tenantWeight: 1, backlog: 5000, priority: 8 },
+      { name: quiet, depth: 3, weight: 1, tenant: quiet, tenantWeight: 1, backlog: 3, priority: 10 },
     ]);
   });
 

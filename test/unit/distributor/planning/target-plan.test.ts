@@ -5,7 +5,7 @@ import {
   type TargetPlan,
   type TargetShares,
 } from '../../../../lib/distributor/planning/target-plan';
-import { weightOf } from '../../../../lib/distributor/planning/weights';
+import { configuredWeights } from '../../../../lib/distributor/planning/weights';
 import { distributorSettings } from '../../../../lib/distributor/service';
 
 const settings = (env: Record<string, string> = {}) =>
@@ -39,7 +39,15 @@ const measured = (overrides: Partial<TargetMeasurement> = {}): TargetMeasurement
   ...overrides,
 });
 
-const queue = (name: string, depth: number, weight = 1) => ({ name, depth, weight });
+const queue = (name: string, depth: number, tenantWeight = 1) => ({
+  name,
+  depth,
+  weight: 1,
+  tenant: name,
+  tenantWeight,
+  backlog: depth,
+});
+const one = () => ({ queue: 1, tenant: 1, workflow: 1 });
 const both = [queue('work»/a', 4), queue('work»/b', 8)];
 const shares = (a: number, b: number) => [
   { name: 'work»/a', share: a },
@@ -168,14 +176,14 @@ describe('planTarget (what a pass does with one target, without RabbitMQ)', () =
     ],
   ])('%s', (_name, measurement, env, expected) => {
     const config = settings(env);
-    expect(planTarget(measured(measurement), config, weightOf(config.weights))).toEqual(expected);
+    expect(planTarget(measured(measurement), config, configuredWeights(config.weights))).toEqual(expected);
   });
 });
 
 describe('planTarget within the effective limits (issue 23 item 1)', () => {
   const config = settings({ DISTRIBUTOR_DEFAULT_MAX_LENGTH: '1000' });
   const plan = (overrides: Partial<TargetMeasurement>) =>
-    planTarget(measured({ targetQueue: undefined, depth: 0, ...overrides }), config, () => 1) as TargetShares;
+    planTarget(measured({ targetQueue: undefined, depth: 0, ...overrides }), config, one) as TargetShares;
   const policy = (definition: Record<string, unknown>) => ({
     name: 'p',
     pattern: '^work$',
@@ -212,7 +220,7 @@ describe('planTarget within the effective limits (issue 23 item 1)', () => {
         policies: { policies: [], operatorPolicies: [policy({ 'max-length-bytes': 50 })] },
       }),
       settings({ DISTRIBUTOR_MISSING_TARGET: 'create' }),
-      () => 1,
+      one,
     );
     expect(created).toMatchObject({ byteRoom: 50, capacity: 2, createWith: { 'x-max-priority': 9 } });
   });

@@ -1,0 +1,152 @@
+import { byName, fractionalFill, waterFill } from './water-fill';
+
+/** A queue as planned in `tenant` mode (weights in whole thousandths). */
+interface TenantQueue {
+  name: string;
+  depth: number;
+  weight: number;
+  tenant?: string;
+  tenantWeight?: number;
+  cost?: number;
+}
+
+interface TenantOptions {
+  rotationCursor?: string;
+  innerCursors?: Readonly<Record<string, string>>;
+  fairBy?: 'messages' | 'work';
+  deficits?: Readonly<Record<string, number>>;
+}
+
+interface Tenant {
+  name: string;
+  /** What its served queues (depth and weight above 0) hold. */
+  depth: number;
+  weight: number;
+  /** Work per message, over its served queues by their weights. */
+  cost: number;
+  served: TenantQueue[];
+}
+
+/** A tenant may be owed or advanced at most this many of its messages' work (the rounding's carry). */
+const DEFICIT_BOUND_MESSAGES = 2;
+
+/**
+ * Two-level shares (docs/distributor.md "Plan"): the capacity is water-filled among tenants (by
+ * their weights; remainder units rotate after `rotationCursor`), then each tenant's part among its
+ * queues (by their weights; the tenant's own cursor in `innerCursors`). With `fairBy: 'work'` the
+ * tenant level shares work instead of messages: a tenant's message weighs its cost, and what
+ * rounding gives or withholds is carried to the next pass in `deficits`, so a tenant of large
+ * messages gets its share over passes even when its share of one pass is below one message. Pure.
+ */
+export function tenantShares(queues: readonly TenantQueue[], capacity: number, options: TenantOptions) {
+  const tenants = groupTenants(queues);
+  const work = options.fairBy === 'work';
+  const parts = work
+    ? workParts(tenants, capacity, options.deficits ?? {})
+    : { ...messageParts(tenants, capacity, options.rotationCursor), entitled: undefined };
+  const shares = new Map(queues.map((q) => [q.name, 0]));
+  const innerCursors: Record<string, string> = {};
+  for (const tenant of tenants) {
+    const kept = options.innerCursors?.[tenant.name];
+    const inner = waterFill(tenant.served, parts.shares.get(tenant.name) ?? 0, kept);
+    for (const [name, share] of inner.shares) shares.set(name, share);
+    if (inner.cursor !== undefined) innerCursors[tenant.name] = inner.cursor;
+  }
+  const deficits = parts.entitled && carriedDeficits(tenants, shares, parts.shares, parts.entitled, options.deficits);
+  return {
+    shares: queues.map((q) => ({ name: q.name, share: shares.get(q.name)! })),
+    ...(parts.cursor === undefined ? {} : { rotationCursor: parts.cursor }),
+    ...(Object.keys(innerCursors).length > 0 ? { innerCursors } : {}),
+    ...(deficits && Object.keys(deficits).length > 0 ? { deficits } : {}),
+  };
+}
+
+/** The tenants of the queues, in name order; a queue without a tenant is a tenant of its own. */
+function groupTenants(queues: readonly TenantQueue[]): Tenant[] {
+  const tenants = new Map<string, Tenant>();
+  for (const q of queues) {
+    const name = q.tenant ?? q.name;
+    let tenant = tenants.get(name);
+    if (!tenant) {
+      tenant = { name, depth: 0, weight: q.tenantWeight ?? 1000, cost: 0, served: [] };
+      tenants.set(name, tenant);
+    }
+    if (q.depth > 0 && q.weight > 0) {
+      tenant.served.push(q);
+      tenant.depth += q.depth;
+    }
+  }
+  for (const tenant of tenants.values()) {
+    const weights = tenant.served.reduce((n, q) => n + q.weight, 0);
+    tenant.cost = weights > 0 ? tenant.served.reduce((n, q) => n + q.weight * costOf(q), 0) / weights : 1;
+  }
+  return [...tenants.values()].sort(byName);
+}
+
+function messageParts(tenants: readonly Tenant[], capacity: number, cursor?: string) {
+  const filled = waterFill(tenants, capacity, cursor);
+  return { shares: filled.shares, cursor: filled.cursor };
+}
+
+/**
+ * Tenant parts equal in work: each backlogged tenant is entitled to the fractional water-filling
+ * of the capacity in which its messages weigh weight ÷ cost, plus what it is owed; parts are the
+ * whole messages nearest to that, the capacity used in full (units to the most owed first).
+ */
+function workParts(tenants: readonly Tenant[], capacity: number, deficits: Readonly<Record<string, number>>) {
+  const active = tenants.filter((t) => t.depth > 0 && t.weight > 0);
+  const total = Math.min(
+    capacity,
+    active.reduce((n, t) => n + t.depth, 0),
+  );
+  const fill = fractionalFill(
+    active.map((t) => ({ depth: t.depth, rate: t.weight / t.cost })),
+    total,
+  );
+  const want = active.map((t, i) => fill[i]! + (Object.hasOwn(deficits, t.name) ? deficits[t.name]! : 0) / t.cost);
+  const parts = active.map((t, i) => Math.min(t.depth, Math.max(0, Math.floor(want[i]! + 1e-9))));
+  let sum = parts.reduce((a, b) => a + b, 0);
+  const owed = (i: number) => want[i]! - parts[i]!;
+  while (sum !== total) {
+    const up = sum < total;
+    let pick = -1;
+    for (let i = 0; i < active.length; i++) {
+      if (up ? parts[i]! >= active[i]!.depth : parts[i]! <= 0) continue;
+      if (pick < 0 || (up ? owed(i) > owed(pick) : owed(i) < owed(pick))) pick = i;
+    }
+    parts[pick]! += up ? 1 : -1;
+    sum += up ? 1 : -1;
+  }
+  return {
+    shares: new Map(active.map((t, i) => [t.name, parts[i]!])),
+    cursor: undefined,
+    entitled: new Map(active.map((t, i) => [t.name, fill[i]! * t.cost])),
+  };
+}
+
+/**
+ * What each tenant still backlogged after the plan is owed: its deficit, plus the work it was
+ * entitled to, less the work of the messages planned from its queues; bounded, rounded. A tenant
+ * whose queues the plan empties starts afresh next time (as deficit round robin does).
+ */
+function carriedDeficits(
+  tenants: readonly Tenant[],
+  shares: ReadonlyMap<string, number>,
+  parts: ReadonlyMap<string, number>,
+  entitled: ReadonlyMap<string, number>,
+  deficits: Readonly<Record<string, number>> = {},
+): Record<string, number> {
+  const carried: Record<string, number> = {};
+  for (const tenant of tenants) {
+    const part = parts.get(tenant.name) ?? 0;
+    if (part >= tenant.depth || !entitled.has(tenant.name)) continue;
+    const got = tenant.served.reduce((n, q) => n + (shares.get(q.name) ?? 0) * costOf(q), 0);
+    const before = Object.hasOwn(deficits, tenant.name) ? deficits[tenant.name]! : 0;
+    const bound = DEFICIT_BOUND_MESSAGES * tenant.cost;
+    const next = Math.round(Math.max(-bound, Math.min(bound, before + entitled.get(tenant.name)! - got)) * 1000) / 1000;
+    if (next !== 0) carried[tenant.name] = next;
+  }
+  return carried;
+}
+
+const costOf = (q: TenantQueue) => (q.cost !== undefined && q.cost > 0 ? q.cost : 1);
