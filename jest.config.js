@@ -15,10 +15,27 @@ const common = {
 };
 
 /**
+ * The broker-facing suites `integration-rabbitmq4` runs again on the RabbitMQ 4.0 node of
+ * `.ci/services.sh` (issue 36): what declares, moves, reaps and counts queues. The rest talk to the
+ * broker only in passing (CLI, cleanup, config) or not at all (queues/: DynamoDB) and stay on 3.10.
+ */
+const rabbitmq4Suites = ['rabbitmq', 'routing', 'distributor'];
+/** Of those, the files that never reach the broker (DynamoDB stores, a fake management server), and
+ * the one that restarts the TLS node, which is 3.10. */
+const rabbitmq4Skipped = [
+  'routing/broker-restart',
+  'routing/tenant-counters',
+  'routing/tenant-counter-memory',
+  'rabbitmq/management-black-hole',
+  'distributor/stores/.*',
+];
+
+/**
  * `unit`: pure rules, no service and no network (`npm run test:unit` runs only these).
  * `packaging`: the generated CloudFormation template, offline.
  * `integration`: real RabbitMQ, PostgreSQL and embedded DynamoDB; every service must answer before any
  * test runs, or the run stops naming the missing one (tests never skip).
+ * `integration-rabbitmq4`: the broker-facing integration suites again, on RabbitMQ 4.0.
  */
 module.exports = {
   projects: [
@@ -28,6 +45,14 @@ module.exports = {
       ...common,
       displayName: 'integration',
       testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/harness/global-setup.ts',
+    },
+    {
+      ...common,
+      displayName: 'integration-rabbitmq4',
+      testMatch: rabbitmq4Suites.map((suite) => `<rootDir>/test/integration/${suite}/**/*.test.ts`),
+      testPathIgnorePatterns: rabbitmq4Skipped.map((file) => `/test/integration/${file}\\.test\\.ts$`),
+      setupFiles: ['<rootDir>/test/harness/on-rabbitmq4.ts'],
       globalSetup: '<rootDir>/test/harness/global-setup.ts',
     },
   ],
