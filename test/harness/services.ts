@@ -58,7 +58,9 @@ export type ServiceName =
   | 'TLS PostgreSQL cluster';
 
 export function serviceUnavailable(service: ServiceName, cause: unknown) {
-  const reason = cause instanceof Error ? cause.message : String(cause);
+  // fetch's own message is "fetch failed": the socket error is its cause.
+  const inner = cause instanceof Error && cause.cause instanceof Error ? `: ${cause.cause.message}` : '';
+  const reason = cause instanceof Error ? `${cause.message}${inner}` : String(cause);
   return new Error(
     `${service} is not reachable (${reason}). Integration tests need it running: ` +
       'run `bash .ci/run` once, which installs and starts RabbitMQ (with its management plugin) and PostgreSQL, ' +
