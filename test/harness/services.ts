@@ -58,9 +58,11 @@ export type ServiceName =
   | 'TLS PostgreSQL cluster';
 
 export function serviceUnavailable(service: ServiceName, cause: unknown) {
-  // fetch's own message is "fetch failed": the socket error is its cause.
-  const inner = cause instanceof Error && cause.cause instanceof Error ? `: ${cause.cause.message}` : '';
-  const reason = cause instanceof Error ? `${cause.message}${inner}` : String(cause);
+  // fetch's own message is "fetch failed": the socket error is its cause (an Error of another realm).
+  const error = cause as { message?: string; cause?: { message?: string } } | undefined;
+  const reason = error?.message
+    ? `${error.message}${error.cause?.message ? `: ${error.cause.message}` : ''}`
+    : String(cause);
   return new Error(
     `${service} is not reachable (${reason}). Integration tests need it running: ` +
       'run `bash .ci/run` once, which installs and starts RabbitMQ (with its management plugin) and PostgreSQL, ' +
