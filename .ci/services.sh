@@ -238,7 +238,7 @@ HBA
 # --- RabbitMQ 4 (issue 36): a RabbitMQ 4.0 node of the tests' own, from Debian 13's package (4.0.5,
 # Erlang 27) in a debootstrap chroot kept between runs like $NODE_DIR. It has its own node name,
 # ports and epmd port, so the machine-wide 3.10 node and its epmd are untouched. Ports match
-# test/harness/services.ts (FAIRWAY_RABBITMQ4 turns the tests onto this node).
+# test/harness/services.ts (the jest project integration-rabbitmq4 runs on this node).
 RABBITMQ4_ROOT=${FAIRWAY_RABBITMQ4_ROOT:-/var/cache/fairway/rabbitmq4-trixie}
 RABBITMQ4_NODE=fairway-rmq4@localhost
 RABBITMQ4_AMQP_PORT=5691

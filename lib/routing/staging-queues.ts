@@ -44,7 +44,7 @@ type StagingQueueType = 'classic' | 'quorum';
  * plain one, and a staging queue needs no order of its own (docs/router.md "Staging queues").
  *
  * Always classic, and said so (a vhost's default type may be quorum), unless `keepQuorum` (a shape
- * from ROUTER_TARGETS that says quorum): a quorum staging queue costs the broker 3.5 times the
+ * from ROUTER_TARGETS that says quorum): a quorum staging queue costs the broker about 3.7 times the
  * memory and cannot be reaped, since RabbitMQ refuses a conditional delete of a quorum queue
  * (docs/router.md "Staging-queue lifecycle"). A stream target's staging queue is classic too.
  */
