@@ -15,10 +15,42 @@ const common = {
 };
 
 /**
+ * The integration suites `integration-rabbitmq4` runs again on the RabbitMQ 4.0 node of
+ * `.ci/services.sh` (issue 36): the ones whose outcome the broker decides (declares and their
+ * refusals, policies, priorities, publishes and confirms, moves, depths, deletes). Not the ones about
+ * Fairway's own handling of a broker that fails (black holes, lost connections, killed passes), about
+ * DynamoDB or Lambda, nor the broker-restart test (it restarts the TLS node): they would add minutes
+ * and test nothing of 4.0's. Not yet routing/direct-routing: its full cycle (d)–(g) fails on 4.0.5
+ * (after a grant's first direct batch, a burst goes all to staging), an open defect of issue 36.
+ */
+const rabbitmq4Suites = [
+  'rabbitmq/adapters',
+  'rabbitmq/confirms',
+  'rabbitmq/management-paths',
+  'routing/router',
+  'routing/staging-arguments',
+  'routing/staging-priorities',
+  'routing/broker-policies',
+  'routing/broker-refusals',
+  'routing/poison-records',
+  'distributor/pass',
+  'distributor/quiet-first',
+  'distributor/target-limits',
+  'distributor/target-deleted',
+  'distributor/moving/mover',
+  'distributor/moving/mover-acks',
+  'distributor/moving/mover-returned',
+  'distributor/moving/depth-reads',
+  'distributor/moving/parking',
+  'distributor/reaping/reaper',
+];
+
+/**
  * `unit`: pure rules, no service and no network (`npm run test:unit` runs only these).
  * `packaging`: the generated CloudFormation template, offline.
  * `integration`: real RabbitMQ, PostgreSQL and embedded DynamoDB; every service must answer before any
  * test runs, or the run stops naming the missing one (tests never skip).
+ * `integration-rabbitmq4`: the broker-facing integration suites again, on RabbitMQ 4.0.
  */
 module.exports = {
   projects: [
@@ -28,6 +60,13 @@ module.exports = {
       ...common,
       displayName: 'integration',
       testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/harness/global-setup.ts',
+    },
+    {
+      ...common,
+      displayName: 'integration-rabbitmq4',
+      testMatch: rabbitmq4Suites.map((suite) => `<rootDir>/test/integration/${suite}.test.ts`),
+      setupFiles: ['<rootDir>/test/harness/on-rabbitmq4.ts'],
       globalSetup: '<rootDir>/test/harness/global-setup.ts',
     },
   ],

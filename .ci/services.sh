@@ -234,3 +234,83 @@ HBA
   served_by_ca "$TLS_POSTGRES_PORT" postgres || fail "PostgreSQL TLS cluster: port $TLS_POSTGRES_PORT does not present the test CA's certificate"
   echo "PostgreSQL TLS cluster ready (hostssl only)"
 }
+
+# --- RabbitMQ 4 (issue 36): a RabbitMQ 4.0 node of the tests' own, from Debian 13's package (4.0.5,
+# Erlang 27) in a debootstrap chroot kept between runs like $NODE_DIR. It has its own node name,
+# ports and epmd port, so the machine-wide 3.10 node and its epmd are untouched. Ports match
+# test/harness/services.ts (the jest project integration-rabbitmq4 runs on this node).
+RABBITMQ4_ROOT=${FAIRWAY_RABBITMQ4_ROOT:-/var/cache/fairway/rabbitmq4-trixie}
+RABBITMQ4_NODE=fairway-rmq4@localhost
+RABBITMQ4_AMQP_PORT=5691
+RABBITMQ4_MANAGEMENT_PORT=15691
+RABBITMQ4_DIST_PORT=25691
+RABBITMQ4_EPMD_PORT=4391
+RABBITMQ4_UID=${FAIRWAY_RABBITMQ4_UID:-46372} # the chroot's rabbitmq user; no host user may have it
+
+rabbitmq4_chroot() { chroot "$RABBITMQ4_ROOT" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 "$@"; }
+
+# Runs a command in the chroot as its rabbitmq user, with the node's environment.
+rabbitmq4_as_rabbitmq() {
+  rabbitmq4_chroot HOME=/var/lib/rabbitmq RABBITMQ_NODENAME="$RABBITMQ4_NODE" \
+    ERL_EPMD_PORT="$RABBITMQ4_EPMD_PORT" ERL_EPMD_ADDRESS=127.0.0.1 \
+    setpriv --reuid=rabbitmq --regid=rabbitmq --init-groups -- "$@"
+}
+rabbitmq4ctl() { rabbitmq4_as_rabbitmq rabbitmqctl -n "$RABBITMQ4_NODE" "$@"; }
+
+# The chroot with rabbitmq-server installed; made once (3-6 minutes, ~330 MB), then reused.
+ensure_rabbitmq4_chroot() {
+  [ -x "$RABBITMQ4_ROOT/usr/lib/rabbitmq/bin/rabbitmq-server" ] && return
+  if [ ! -x "$RABBITMQ4_ROOT/usr/bin/apt-get" ]; then
+    command -v debootstrap >/dev/null || apt_install debootstrap
+    echo "making a Debian 13 (trixie) chroot in $RABBITMQ4_ROOT"
+    debootstrap --variant=minbase trixie "$RABBITMQ4_ROOT" >/dev/null || fail "RabbitMQ 4: debootstrap trixie into $RABBITMQ4_ROOT failed"
+  fi
+  if getent passwd "$RABBITMQ4_UID" >/dev/null || getent group "$RABBITMQ4_UID" >/dev/null; then
+    fail "RabbitMQ 4: uid/gid $RABBITMQ4_UID is taken on the host; set FAIRWAY_RABBITMQ4_UID"
+  fi
+  printf '#!/bin/sh\nexit 101\n' > "$RABBITMQ4_ROOT/usr/sbin/policy-rc.d" # no service starts during install
+  chmod 755 "$RABBITMQ4_ROOT/usr/sbin/policy-rc.d"
+  printf '127.0.0.1 localhost\n::1 localhost\n' > "$RABBITMQ4_ROOT/etc/hosts"
+  cp /etc/resolv.conf "$RABBITMQ4_ROOT/etc/resolv.conf"
+  # Made before the package so its postinst takes this uid, not the next free one.
+  if ! rabbitmq4_chroot id -u rabbitmq >/dev/null 2>&1; then
+    rabbitmq4_chroot groupadd --gid "$RABBITMQ4_UID" rabbitmq \
+      && rabbitmq4_chroot useradd --no-create-home --uid "$RABBITMQ4_UID" --gid rabbitmq --home-dir /var/lib/rabbitmq \
+        --shell /usr/sbin/nologin rabbitmq || fail "RabbitMQ 4: could not add the chroot's rabbitmq user"
+  fi
+  echo "installing rabbitmq-server in $RABBITMQ4_ROOT"
+  rabbitmq4_chroot DEBIAN_FRONTEND=noninteractive sh -c \
+    'apt-get update -qq && apt-get install -y -qq --no-install-recommends rabbitmq-server >/dev/null' \
+    || fail "RabbitMQ 4: apt-get install rabbitmq-server in $RABBITMQ4_ROOT failed"
+}
+
+start_rabbitmq4() {
+  mountpoint -q "$RABBITMQ4_ROOT/proc" || mount -t proc proc "$RABBITMQ4_ROOT/proc" || fail "RabbitMQ 4: could not mount /proc in $RABBITMQ4_ROOT"
+  local etc=$RABBITMQ4_ROOT/etc/rabbitmq
+  echo '[rabbitmq_management].' > "$etc/enabled_plugins"
+  cat > "$etc/rabbitmq.conf" <<CONF
+listeners.tcp.local = 127.0.0.1:$RABBITMQ4_AMQP_PORT
+management.tcp.ip = 127.0.0.1
+management.tcp.port = $RABBITMQ4_MANAGEMENT_PORT
+CONF
+  cat > "$etc/rabbitmq-env.conf" <<CONF
+RABBITMQ_NODENAME=$RABBITMQ4_NODE
+RABBITMQ_NODE_IP_ADDRESS=127.0.0.1
+RABBITMQ_NODE_PORT=$RABBITMQ4_AMQP_PORT
+RABBITMQ_DIST_PORT=$RABBITMQ4_DIST_PORT
+RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS='-kernel inet_dist_use_interface {127,0,0,1}'
+CONF
+  echo "starting RabbitMQ node $RABBITMQ4_NODE (AMQP $RABBITMQ4_AMQP_PORT, management $RABBITMQ4_MANAGEMENT_PORT, epmd $RABBITMQ4_EPMD_PORT)"
+  rabbitmq4_as_rabbitmq sh -c 'cd /var/lib/rabbitmq && exec rabbitmq-server -detached' \
+    || fail "RabbitMQ node $RABBITMQ4_NODE could not be started (logs: $RABBITMQ4_ROOT/var/log/rabbitmq)"
+}
+
+ensure_rabbitmq4() {
+  ensure_rabbitmq4_chroot
+  rabbitmq4ctl -q status >/dev/null 2>&1 || start_rabbitmq4
+  wait_for 90 "RabbitMQ node $RABBITMQ4_NODE" rabbitmq4ctl -q status
+  rabbitmq4ctl -q -t 90 await_startup >/dev/null 2>&1 || fail "RabbitMQ node $RABBITMQ4_NODE did not finish starting"
+  wait_for 60 "RabbitMQ node $RABBITMQ4_NODE's management API (http://127.0.0.1:$RABBITMQ4_MANAGEMENT_PORT)" \
+    curl -fsS -u guest:guest "http://127.0.0.1:$RABBITMQ4_MANAGEMENT_PORT/api/overview"
+  echo "RabbitMQ node $RABBITMQ4_NODE ready ($(rabbitmq4ctl -q version 2>/dev/null))"
+}

@@ -14,6 +14,8 @@ import { STAGING_OVERFLOW, StagingLimits } from './staging-limits';
 export interface QueueShape {
   durable: boolean;
   arguments: Record<string, unknown>;
+  /** Given in ROUTER_TARGETS: a quorum type there is kept for the staging queues. */
+  configured?: boolean;
 }
 
 /**
@@ -24,37 +26,41 @@ export interface QueueShape {
  * whatever a later RabbitMQ adds. The target's limit is the distributor's capacity, not the tenant's.
  * Left out too: what RabbitMQ 4.3 refuses in a declare though a target upgraded from 3.13 may still
  * carry it (`x-queue-mode`, `x-queue-master-locator`, `x-queue-version` 1; docs/distributor.md).
+ * Each applies to one queue type only: a classic queue refuses the quorum ones (3.10 refuses the
+ * leader locator too), a quorum queue `x-max-priority` and `x-queue-version`.
  */
-export const argumentsCopied = [
-  'x-max-priority',
-  'x-queue-type',
-  'x-queue-version',
-  'x-queue-leader-locator',
-  'x-quorum-initial-group-size',
-] as const;
+const argumentsCopied: Readonly<Record<StagingQueueType, readonly string[]>> = {
+  classic: ['x-max-priority', 'x-queue-version'],
+  quorum: ['x-queue-leader-locator', 'x-quorum-initial-group-size'],
+};
 
-/** A stream keeps messages by age or size, not until they are consumed: its staging queue is classic. */
-const stagedQueueTypes: readonly unknown[] = ['classic', 'quorum'];
+type StagingQueueType = 'classic' | 'quorum';
 
 /**
- * The arguments of a staging queue of a target with `target` arguments: the copied ones, and
- * `x-overflow: reject-publish`, so that a length limit a policy sets makes the broker nack a
+ * The arguments of a staging queue of a target with `target` arguments: its type, the copied ones,
+ * and `x-overflow: reject-publish`, so that a length limit a policy sets makes the broker nack a
  * publish (the record fails and is retried) instead of dropping a waiting message. Without
  * `copy`, no `x-max-priority`: a priority queue costs the broker about five times the memory of a
  * plain one, and a staging queue needs no order of its own (docs/router.md "Staging queues").
+ *
+ * Always classic, and said so (a vhost's default type may be quorum), unless `keepQuorum` (a shape
+ * from ROUTER_TARGETS that says quorum): a quorum staging queue costs the broker about 3.7 times the
+ * memory and cannot be reaped, since RabbitMQ refuses a conditional delete of a quorum queue
+ * (docs/router.md "Staging-queue lifecycle"). A stream target's staging queue is classic too.
  */
 export function stagingArguments(
   target: Readonly<Record<string, unknown>>,
   priorities: StagingPriorities = 'none',
+  keepQuorum = false,
 ): Record<string, unknown> {
+  const type: StagingQueueType = keepQuorum && target['x-queue-type'] === 'quorum' ? 'quorum' : 'classic';
   const copied = Object.entries(target).filter(
     ([name, value]) =>
-      (argumentsCopied as readonly string[]).includes(name) &&
+      argumentsCopied[type].includes(name) &&
       (name !== 'x-max-priority' || priorities === 'copy') &&
-      (name !== 'x-queue-type' || stagedQueueTypes.includes(value)) &&
       (name !== 'x-queue-version' || Number(value) !== 1),
   );
-  return { ...Object.fromEntries(copied), ...STAGING_OVERFLOW };
+  return { 'x-queue-type': type, ...Object.fromEntries(copied), ...STAGING_OVERFLOW };
 }
 
 /** What the staging-queue cache reports; the router's report carries it. */
@@ -86,7 +92,7 @@ export class StagingQueueReapingError extends BrokerError {}
 
 /**
  * Declares missing staging queues like their target (SPEC §2): same durability, the arguments of
- * `argumentsCopied`, never exclusive or auto-delete, since either would lose waiting messages.
+ * `stagingArguments`, never exclusive or auto-delete, since either would lose waiting messages.
  * The reference implementation caches known staging queues for a minute; so does this.
  */
 export class CachedStagingQueues implements StagingQueues {
@@ -163,22 +169,24 @@ export class CachedStagingQueues implements StagingQueues {
     // Listed beside the declare, not after it: a cold batch pays no extra round trip.
     const policies = this.limits.policies();
     policies.catch(() => undefined); // awaited below, unless the declare fails first
-    const declared = await this.declareOrKeep(staging, target);
-    const queue = declared ?? (await this.existing(staging));
-    this.limits.check(queue, declared === undefined, await policies);
+    const { queue, kept } = await this.declareOrKeep(staging, target);
+    this.limits.check(queue, kept, await policies);
     this.remember(staging);
   }
 
-  /** The declared queue as the limits check reads it, or undefined when it exists with other arguments (kept). */
-  private async declareOrKeep(staging: string, target: string): Promise<QueueToResolve | undefined> {
+  /** The queue as the limits check reads it: as declared, or as it exists with other arguments (kept). */
+  private async declareOrKeep(staging: string, target: string): Promise<{ queue: QueueToResolve; kept: boolean }> {
     const shape = await this.shapeOf(target);
     const options = {
       durable: shape.durable,
       exclusive: false,
       autoDelete: false,
-      arguments: stagingArguments(shape.arguments, this.options.priorities),
+      arguments: stagingArguments(shape.arguments, this.options.priorities, shape.configured),
     };
-    const declared = { name: staging, type: typeOf(options.arguments), arguments: options.arguments };
+    const declared = {
+      queue: { name: staging, type: String(options.arguments['x-queue-type']), arguments: options.arguments },
+      kept: false,
+    };
     const failure = (cause: unknown) =>
       brokerError(`RabbitMQ did not declare the staging queue ${JSON.stringify(staging)}`, cause);
     try {
@@ -201,19 +209,21 @@ export class CachedStagingQueues implements StagingQueues {
           error = failure(again);
         }
       }
-      // Precondition failed: the queue exists with other arguments. It exists, which is all routing
+      // Precondition failed: the queue exists with other arguments, or an argument is invalid (the
+      // broker's reply text says which, and is kept in the error). An existing queue is all routing
       // needs; the broker has closed the channel (the session opens another next time).
       if (error.replyCode !== ReplyCode.PRECONDITION_FAILED) throw error;
+      const queue = await this.existing(staging);
+      if (!queue) throw error;
       this.report.stagingQueueKept({ stagingQueue: staging, target });
-      return undefined;
+      return { queue, kept: true };
     }
   }
 
-  /** A kept queue's own type and arguments, for the limits check. */
-  private async existing(staging: string): Promise<QueueToResolve> {
+  /** A kept queue's own type and arguments, for the limits check; undefined when it does not exist. */
+  private async existing(staging: string): Promise<QueueToResolve | undefined> {
     const info = await this.management.getQueue(staging);
-    if (!info) throw new BrokerError(`the staging queue ${JSON.stringify(staging)} was deleted while it was declared`);
-    return { name: staging, type: info.type, arguments: info.arguments };
+    return info && { name: staging, type: info.type, arguments: info.arguments };
   }
 
   private async declareAlone(staging: string, options: Options.AssertQueue): Promise<void> {
@@ -237,7 +247,7 @@ export class CachedStagingQueues implements StagingQueues {
   private async shapeOf(target: string): Promise<QueueShape> {
     const configured = this.targets[target];
     if (configured?.durable !== undefined || configured?.arguments !== undefined) {
-      return { durable: configured.durable ?? true, arguments: configured.arguments ?? {} };
+      return { durable: configured.durable ?? true, arguments: configured.arguments ?? {}, configured: true };
     }
     const cached = this.shapes.get(target);
     if (cached && cached.until > this.now()) return cached.shape;
@@ -257,27 +267,10 @@ export class CachedStagingQueues implements StagingQueues {
         'names a queue that does not exist, and ROUTER_TARGETS does not describe it',
       );
     }
-    const shape = { durable: info.durable, arguments: argumentsWithType(info) };
+    const shape = { durable: info.durable, arguments: info.arguments };
     this.shapes.set(target, { shape, until: this.now() + this.cacheMs });
     return shape;
   }
 }
 
-/**
- * The target's arguments with its type, as the management API reports it. A classic queue
- * declared before RabbitMQ 4 lists no `x-queue-type`: a staging queue declared without one takes
- * the vhost's default type, quorum on Amazon MQ's RabbitMQ 4 brokers, where the copied
- * `x-max-priority` makes the declare refused (docs/distributor.md "RabbitMQ versions").
- */
-function argumentsWithType(info: QueueInfo): Record<string, unknown> {
-  if (info.arguments['x-queue-type'] !== undefined || info.type === undefined) return info.arguments;
-  return { ...info.arguments, 'x-queue-type': info.type };
-}
-
 const declareOf = (staging: string) => `queue.declare of the staging queue ${JSON.stringify(staging)}`;
-
-/** The type a staging queue is declared with; undefined without `x-queue-type` (the vhost's default type). */
-function typeOf(args: Readonly<Record<string, unknown>>): string | undefined {
-  const type = args['x-queue-type'];
-  return typeof type === 'string' ? type : undefined;
-}

@@ -1,18 +1,23 @@
 import { connect } from 'amqplib';
 import { Client } from 'pg';
 import { managementApi } from '../../local/management-api';
-import { type ServiceName, services, serviceUnavailable } from './services';
+import { rabbitmq4Services, type ServiceName, services, serviceUnavailable } from './services';
 import { tlsServiceProblems } from './tls';
 
 /**
- * Runs once before any test file: every service the integration tests need (the TLS ones too) must
- * answer, or the run stops here with a message naming the one that is missing (tests never skip).
+ * Runs once before any test file: every service the integration tests need (the TLS ones and the
+ * RabbitMQ 4.0 node too) must answer, or the run stops here with a message naming the one that is
+ * missing (tests never skip).
  */
 export default async function checkServices(): Promise<void> {
   const [problems, tlsProblems] = await Promise.all([
     Promise.all([
       probe('RabbitMQ', async () => (await connect(services.amqpUrl, { timeout: 5_000 })).close()),
       probe('RabbitMQ management API', () => managementApi(services.managementUrl)('GET', '/api/overview')),
+      probe('RabbitMQ 4.0 node', async () => (await connect(rabbitmq4Services.amqpUrl, { timeout: 5_000 })).close()),
+      probe('RabbitMQ 4.0 node (management API)', () =>
+        managementApi(rabbitmq4Services.managementUrl)('GET', '/api/overview'),
+      ),
       probe('PostgreSQL', async () => {
         const client = new Client({ connectionString: services.databaseUrl, connectionTimeoutMillis: 5_000 });
         await client.connect();

@@ -3,9 +3,24 @@
  * machine and `.ci/run`; override with the TEST_* variables. Tests never skip when a
  * service is missing: they fail with `serviceUnavailable`, which says how to start it.
  */
+/**
+ * The RabbitMQ 4.0 node `.ci/services.sh` starts beside the machine-wide 3.10 one (issue 36). The
+ * `integration-rabbitmq4` jest project runs the broker-facing suites again with `services` pointing
+ * at it: its setup file (test/harness/on-rabbitmq4.ts) sets TEST_ON_RABBITMQ4 for each of its files.
+ */
+export const rabbitmq4Services = {
+  amqpUrl: process.env.TEST_RABBITMQ4_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5691',
+  managementUrl: process.env.TEST_RABBITMQ4_MANAGEMENT_URL ?? 'http://guest:guest@127.0.0.1:15691',
+};
+
+/** This test file runs on the RabbitMQ 4.0 node. */
+export const onRabbitmq4 = process.env.TEST_ON_RABBITMQ4 === '1';
+
 export const services = {
-  amqpUrl: process.env.TEST_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672',
-  managementUrl: process.env.TEST_RABBITMQ_MANAGEMENT_URL ?? 'http://guest:guest@127.0.0.1:15672',
+  amqpUrl: onRabbitmq4 ? rabbitmq4Services.amqpUrl : (process.env.TEST_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672'),
+  managementUrl: onRabbitmq4
+    ? rabbitmq4Services.managementUrl
+    : (process.env.TEST_RABBITMQ_MANAGEMENT_URL ?? 'http://guest:guest@127.0.0.1:15672'),
   databaseUrl: process.env.TEST_DATABASE_URL ?? 'postgres://postgres:postgres@127.0.0.1:5432/postgres',
 };
 
@@ -33,6 +48,8 @@ export const tlsServices = {
 export type ServiceName =
   | 'RabbitMQ'
   | 'RabbitMQ management API'
+  | 'RabbitMQ 4.0 node'
+  | 'RabbitMQ 4.0 node (management API)'
   | 'PostgreSQL'
   | 'TLS CA files'
   | 'TLS RabbitMQ node (AMQPS)'
@@ -41,11 +58,16 @@ export type ServiceName =
   | 'TLS PostgreSQL cluster';
 
 export function serviceUnavailable(service: ServiceName, cause: unknown) {
-  const reason = cause instanceof Error ? cause.message : String(cause);
+  // fetch's own message is "fetch failed": the socket error is its cause (an Error of another realm).
+  const error = cause as { message?: string; cause?: { message?: string } } | undefined;
+  const reason = error?.message
+    ? `${error.message}${error.cause?.message ? `: ${error.cause.message}` : ''}`
+    : String(cause);
   return new Error(
     `${service} is not reachable (${reason}). Integration tests need it running: ` +
       'run `bash .ci/run` once, which installs and starts RabbitMQ (with its management plugin) and PostgreSQL, ' +
-      'and the TLS services of the tests’ own (a CA in /tmp/fairway-tls, RabbitMQ node fairway-tls, PostgreSQL cluster fairway_tls).',
+      'the TLS services of the tests’ own (a CA in /tmp/fairway-tls, RabbitMQ node fairway-tls, PostgreSQL cluster fairway_tls) ' +
+      'and their RabbitMQ 4.0 node (fairway-rmq4, a chroot in /var/cache/fairway/rabbitmq4-trixie).',
   );
 }
 

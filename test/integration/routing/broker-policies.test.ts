@@ -23,7 +23,10 @@ describe('router: broker policies on staging queues (real RabbitMQ, dynalite)', 
     const priority = { durable: true, arguments: { 'x-max-priority': 10 } };
     const quorum = { durable: true, arguments: { 'x-queue-type': 'quorum' } };
     // The router is built before the policies but opens nothing until its first route.
+    // A quorum target's staging queues are classic unless ROUTER_TARGETS keeps quorum; these two do.
+    const keptQuorum = { durable: true, arguments: { 'x-queue-type': 'quorum' } };
     bed = await startRouterTestBed({
+      env: { ROUTER_TARGETS: JSON.stringify({ 'quorum-target': keptQuorum, 'quorum-limited': keptQuorum }) },
       queues: {
         limited: priority,
         bytes: priority,

@@ -165,7 +165,8 @@ describe('router, end to end through the handler (real RabbitMQ, dynalite)', () 
       'GET',
       `/api/queues/${encodeURIComponent(bed.rabbit.vhost)}/${encodeURIComponent(staging)}`,
     );
-    expect(queue).toMatchObject({ durable: true, arguments: { 'x-queue-type': 'quorum' } });
+    // Its target is quorum; a staging queue is classic all the same (docs/router.md "Staging queues").
+    expect(queue).toMatchObject({ durable: true, arguments: { 'x-queue-type': 'classic' } });
     const [message] = await drain(staging);
     expect(message!.content.toString()).toBe(body);
     expect(message!.properties).toMatchObject({ deliveryMode: 2, priority: 9, headers: { 'x-caf-worker-retry': '1' } });

@@ -3,6 +3,7 @@ import { createRouterService } from '../../../lib/routing/service';
 import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
 import { createTestVhost, type TestVhost } from '../../harness/rabbit';
 import { event, recordingReport, routerConfig, sqsEvent, sqsRecord } from '../../harness/routing-events';
+import { onRabbitmq4 } from '../../harness/services';
 
 /**
  * Issue 12, item 4: a staging queue takes only the target arguments that cannot drop, refuse or
@@ -15,6 +16,7 @@ describe('router: staging queues copy an allow-list of their target arguments (r
   let connection: ChannelModel;
   let channel: Channel;
   let service: ReturnType<typeof createRouterService>;
+  let recorded: ReturnType<typeof recordingReport>;
 
   const lossy = {
     'x-message-ttl': 300,
@@ -29,6 +31,7 @@ describe('router: staging queues copy an allow-list of their target arguments (r
   beforeAll(async () => {
     [dynamo, rabbit] = await Promise.all([startDynamo(), createTestVhost()]);
     await dynamo.createTables();
+    recorded = recordingReport();
     connection = await connect(rabbit.amqpUrl);
     channel = await connection.createChannel();
     await channel.assertQueue('ttl-target', {
@@ -39,11 +42,13 @@ describe('router: staging queues copy an allow-list of their target arguments (r
       routerConfig(rabbit, dynamo, {
         ROUTER_TARGETS: JSON.stringify({
           configured: { durable: true, arguments: { 'x-message-ttl': 300, 'x-max-priority': 9 } },
+          refused: { durable: true, arguments: { 'x-queue-version': 3 } },
+          'kept-quorum': { durable: true, arguments: { 'x-queue-type': 'quorum' } },
         }),
         // The allow-list with the priority in it; without `copy` it is left out (staging-priorities.test.ts).
         ROUTER_STAGING_PRIORITIES: 'copy',
       }),
-      recordingReport().report,
+      recorded.report,
     );
   });
   afterAll(async () => {
@@ -77,23 +82,70 @@ describe('router: staging queues copy an allow-list of their target arguments (r
     });
   });
 
-  // Issue 26 (RabbitMQ 4 gaps): a classic target declared before 4.x lists no x-queue-type. Its
-  // staging queue, declared without one, would take the vhost's default type, quorum on Amazon
-  // MQ's 4.x brokers, which refuses the copied x-max-priority. 3.10 has no default queue type, so
-  // the test checks what the declare says: the type the management API gives for the target.
-  it("declares a typeless classic target's staging queues classic, by name", async () => {
-    await channel.assertQueue('typeless-target', { durable: true, arguments: { 'x-max-priority': 10 } });
-    expect(await argumentsOf('typeless-target')).toEqual({ 'x-max-priority': 10 });
-    expect(await service.route(sqsEvent([sqsRecord(event('typeless-target', 't1', 'x'))]))).toEqual({
+  // Issue 36, item 5: a quorum staging queue cannot be reaped (RabbitMQ refuses a conditional delete
+  // of a quorum queue) and costs the broker 3.5 times a classic one: a quorum target's are classic.
+  it("declares a quorum target's staging queues classic", async () => {
+    await channel.assertQueue('quorum-target', {
+      durable: true,
+      arguments: { 'x-queue-type': 'quorum', 'x-quorum-initial-group-size': 1, 'x-delivery-limit': 5 },
+    });
+    expect(await service.route(sqsEvent([sqsRecord(event('quorum-target', 't1', 'x'))]))).toEqual({
       batchItemFailures: [],
     });
-    expect(await argumentsOf('typeless-target»/t1')).toMatchObject({ 'x-queue-type': 'classic', 'x-max-priority': 10 });
+    expect(await argumentsOf('quorum-target»/t1')).toEqual({
+      'x-queue-type': 'classic',
+      'x-overflow': 'reject-publish',
+    });
   });
 
   it('filters arguments given in ROUTER_TARGETS the same way', async () => {
     expect(await service.route(sqsEvent([sqsRecord(event('configured', 't1', 'x'))]))).toEqual({
       batchItemFailures: [],
     });
-    expect(await argumentsOf('configured»/t1')).toEqual({ 'x-max-priority': 9, 'x-overflow': 'reject-publish' });
+    expect(await argumentsOf('configured»/t1')).toEqual({
+      'x-queue-type': 'classic',
+      'x-max-priority': 9,
+      'x-overflow': 'reject-publish',
+    });
+  });
+
+  it('keeps a quorum type given in ROUTER_TARGETS (the setting that keeps quorum staging queues)', async () => {
+    expect(await service.route(sqsEvent([sqsRecord(event('kept-quorum', 't1', 'x'))]))).toEqual({
+      batchItemFailures: [],
+    });
+    expect(await argumentsOf('kept-quorum»/t1')).toEqual({ 'x-queue-type': 'quorum', 'x-overflow': 'reject-publish' });
+  });
+
+  // Issue 38, item 7: a declare refused for an invalid argument was reported as a queue that
+  // "exists with arguments unlike its target", and the broker's reason was lost.
+  it("fails a declare refused for an invalid argument with the broker's reason, not as a kept queue", async () => {
+    const record = sqsRecord(event('refused', 't1', 'x'));
+    const good = sqsRecord(event('configured', 't2', 'y'));
+    expect(await service.route(sqsEvent([record, good]))).toEqual({
+      batchItemFailures: [{ itemIdentifier: record.messageId }],
+    });
+    expect(recorded.kept).toEqual([]);
+    expect(recorded.failures).toEqual([
+      expect.objectContaining({ messageId: record.messageId, kind: 'BrokerFailures' }),
+    ]);
+    expect(recorded.failures[0]!.reason).toMatch(/406.*invalid arg 'x-queue-version'.*unsupported queue version/);
+  });
+
+  // On RabbitMQ 4 a declare without x-queue-type takes the vhost's default type (3.10 ignores it).
+  (onRabbitmq4 ? it : it.skip)('declares staging queues classic on a vhost whose default type is quorum', async () => {
+    await rabbit.api('PUT', `/api/vhosts/${encodeURIComponent(rabbit.vhost)}`, { default_queue_type: 'quorum' });
+    await channel.assertQueue('defaulted-target', { durable: true });
+    const typeOf = async (queue: string) =>
+      (
+        await rabbit.api<{ type: string }>(
+          'GET',
+          `/api/queues/${encodeURIComponent(rabbit.vhost)}/${encodeURIComponent(queue)}`,
+        )
+      ).type;
+    expect(await typeOf('defaulted-target')).toBe('quorum');
+    expect(await service.route(sqsEvent([sqsRecord(event('defaulted-target', 't1', 'x'))]))).toEqual({
+      batchItemFailures: [],
+    });
+    expect(await typeOf('defaulted-target»/t1')).toBe('classic');
   });
 });

@@ -7,9 +7,9 @@ interface QueueListing {
 }
 
 // Amazon MQ's 4.x brokers make quorum queues by default. End to end over TLS on RabbitMQ 3.10,
-// which has them: the router stages into quorum staging queues shaped like the quorum target, and a
-// distribution pass moves every message into the target.
-describe('quorum target and quorum staging queues, router → staging → distributor pass → target, over TLS', () => {
+// which has them: the router stages into classic staging queues (reapable, a third of the memory;
+// docs/router.md "Staging queues"), and a distribution pass moves every message into the quorum target.
+describe('quorum target, router → classic staging queues → distributor pass → target, over TLS', () => {
   let broker: TlsBroker;
   const listing = async () =>
     broker.rabbit.api<QueueListing[]>(
@@ -22,7 +22,7 @@ describe('quorum target and quorum staging queues, router → staging → distri
   });
   afterAll(() => broker?.close());
 
-  it('stages in quorum queues, then moves every message into the quorum target', async () => {
+  it('stages in classic queues, then moves every message into the quorum target', async () => {
     const routed = await broker.run('router', broker.env(), [
       afterProcessEvent([
         ['quorum-worker', 't1', 'a1'],
@@ -38,8 +38,16 @@ describe('quorum target and quorum staging queues, router → staging → distri
         .sort((a, b) => a.name.localeCompare(b.name)),
     ).toEqual([
       // The delivery limit stays on the target: a staging queue never drops a waiting message.
-      { name: 'quorum-worker»/t1', type: 'quorum', args: { 'x-overflow': 'reject-publish', 'x-queue-type': 'quorum' } },
-      { name: 'quorum-worker»/t2', type: 'quorum', args: { 'x-overflow': 'reject-publish', 'x-queue-type': 'quorum' } },
+      {
+        name: 'quorum-worker»/t1',
+        type: 'classic',
+        args: { 'x-overflow': 'reject-publish', 'x-queue-type': 'classic' },
+      },
+      {
+        name: 'quorum-worker»/t2',
+        type: 'classic',
+        args: { 'x-overflow': 'reject-publish', 'x-queue-type': 'classic' },
+      },
     ]);
 
     await broker.listed(['quorum-worker»/t1', 'quorum-worker»/t2']);

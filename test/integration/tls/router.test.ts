@@ -25,8 +25,8 @@ describe('router over TLS (AMQPS, HTTPS management, CA from NODE_EXTRA_CA_CERTS)
       'GET',
       `/api/queues/${encodeURIComponent(broker.rabbit.vhost)}/${encodeURIComponent('worker-in»/t1')}`,
     );
-    // The target lists no x-queue-type: its staging queue names the type the API reports (and
-    // leaves x-max-priority out, ROUTER_STAGING_PRIORITIES=none).
+    // The target lists no x-queue-type: its staging queue is classic by name (and leaves
+    // x-max-priority out, ROUTER_STAGING_PRIORITIES=none).
     expect(staging.arguments).toEqual({
       'x-queue-type': 'classic',
       'x-overflow': 'reject-publish',

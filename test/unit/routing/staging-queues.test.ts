@@ -53,10 +53,11 @@ describe('CachedStagingQueues', () => {
 
   it.each([
     ['classic', { 'x-max-priority': 10 }, { 'x-max-priority': 10, 'x-queue-type': 'classic' }],
-    ['quorum', {}, { 'x-queue-type': 'quorum' }],
+    ['quorum', {}, { 'x-queue-type': 'classic' }],
+    ['quorum', { 'x-queue-type': 'quorum' }, { 'x-queue-type': 'classic' }],
     ['classic', { 'x-queue-type': 'classic', 'x-max-priority': 5 }, { 'x-queue-type': 'classic', 'x-max-priority': 5 }],
   ])(
-    "declares a %s target's staging queues with the target's type, listed in its arguments or not (%j)",
+    "declares a %s target's staging queues classic by name, its type listed in its arguments or not (%j)",
     async (type, args, staged) => {
       const f = fakes({ type, arguments: args });
       const queues = new CachedStagingQueues(
