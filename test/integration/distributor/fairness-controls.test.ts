@@ -111,17 +111,27 @@ describe('fairness controls (real RabbitMQ, dynalite)', () => {
     expect(await f.depth('work»/a/w')).toBe(50);
 
     await f.drain('work');
-    expect(await fairway(f.env, 'tenants', 'resume', 'a', '--json')).toEqual({ tenant: 'a' });
+    expect(await fairway(f.env, 'tenants', 'resume', 'a', '--json')).toEqual({
+      tenant: 'a',
+      passesRequested: ['work'],
+    });
     const resumed = await distributor.runPass(60_000);
     expect(moved(resumed.targets[0])).toEqual({ 'work»/a/w': 10, 'work»/b': 10 });
   });
 
   scenario('a run-time weight overrides the configured one; clear returns to it', async (f) => {
     await f.stage('work', { 'x-max-length': 40 }, { 'work»/a': 100, 'work»/b': 100 });
-    expect(await fairway(f.env, 'tenants', 'weight', 'a', '3', '--json')).toEqual({ tenant: 'a', weight: 3 });
+    expect(await fairway(f.env, 'tenants', 'weight', 'a', '3', '--json')).toEqual({
+      tenant: 'a',
+      weight: 3,
+      passesRequested: ['work'],
+    });
     expect(moved((await f.distributor().runPass(60_000)).targets[0])).toEqual({ 'work»/a': 30, 'work»/b': 10 });
     await f.drain('work');
-    expect(await fairway(f.env, 'tenants', 'weight', 'a', 'clear', '--json')).toEqual({ tenant: 'a' });
+    expect(await fairway(f.env, 'tenants', 'weight', 'a', 'clear', '--json')).toEqual({
+      tenant: 'a',
+      passesRequested: ['work'],
+    });
     expect(moved((await f.distributor().runPass(60_000)).targets[0])).toEqual({ 'work»/a': 20, 'work»/b': 20 });
   });
 
