@@ -3,6 +3,7 @@ import { type DistributorEvent, type PassTrigger, WORK_EVENT } from '../pass-req
 import {
   type Board,
   dueTargets,
+  isDue,
   liveGrant,
   liveSlots,
   nextDueAt,
@@ -172,8 +173,11 @@ export async function runExecution(deps: ExecutionDeps, remainingMs: number): Pr
     // A target with no staging queue recorded has nothing to do: served, with no due time. One
     // granted by another execution since the board was read (seen once its lease was taken) is
     // revoked here, in the same write, with this execution's wait (the two run one deployment's windows).
+    // A target that stays busy (refilled at its drain's pace) is left due on the board as it is:
+    // the board is written when a target's state changes, not every round (nor every refill).
+    const stillDue = (t: string) => byTarget.get(t)?.busy === true && isDue(current.targets.get(t) ?? {}, now());
     const written: Served[] = passing
-      .filter((t) => !leasedElsewhere.has(t))
+      .filter((t) => !leasedElsewhere.has(t) && !stillDue(t))
       .map((target) => {
         const passed = byTarget.get(target);
         if (passed?.outcome === 'granted') {
@@ -185,7 +189,7 @@ export async function runExecution(deps: ExecutionDeps, remainingMs: number): Pr
         return { target, served: current.version, ...(dueInMs === undefined ? {} : { due: at + dueInMs }), ...grant };
       });
     // Granted only if no request came in since the board was read (else the target is passed again first).
-    const after = await board.writeServed(written, current.version);
+    const after = written.length > 0 ? await board.writeServed(written, current.version) : await board.read();
     summary.grants += written.filter(
       (w) => w.grant !== undefined && after.targets.get(w.target)?.grant === w.grant,
     ).length;

@@ -121,10 +121,9 @@ export function createDistributor(deps: DistributorDeps): Distributor {
       previous?.left !== undefined && target.depth !== undefined && at > previous.at
         ? (previous.left - target.depth) / (at - previous.at)
         : undefined;
-    const dueInMs = followUpDelay(
-      { ...target, staged: target.staged ?? 0, drainPerMs, previousDelayMs: last?.delayMs },
-      settings,
-    );
+    const dueInMs = target.busy
+      ? 0
+      : followUpDelay({ ...target, staged: target.staged ?? 0, drainPerMs, previousDelayMs: last?.delayMs }, settings);
     if (dueInMs !== undefined) target.dueInMs = dueInMs;
     const version = over?.version ?? -1;
     // A pass that read no depth leaves no drain to measure from.

@@ -123,6 +123,10 @@ export interface TargetSummary {
   error?: string;
   /** Messages the pass measured in the target's staging queues (paused queues not counted). */
   staged?: number;
+  /** Measure → plan → move rounds over the target this pass: more than one while its buffer was topped up. */
+  refills?: number;
+  /** A buffered target that moved and keeps work staged: its next round takes it at once (target-pass.ts). */
+  busy?: boolean;
   /** The target's next pass is due this many ms after this one started (work left staged). */
   dueInMs?: number;
   /**

@@ -1,41 +1,31 @@
+import type { ConfirmChannel } from 'amqplib';
 import { errorText } from '../errors';
 import { grantable } from '../pass-requests/grants';
 import type { LeaseStore } from '../pass-requests/lease-store';
+import { closeWithin } from '../rabbitmq/close';
 import type { QueuePolicies } from '../rabbitmq/queue-policies';
-import { readyCounts } from '../rabbitmq/ready-counts';
+import { readyCounts, readyCountsOn } from '../rabbitmq/ready-counts';
+import { keptLengths, type TuningDeps } from './kept-length';
 import type { OpenChannel } from './moving/channel-pair';
 import type { ChannelSlots } from './moving/channel-slots';
 import { moveShares } from './moving/move-shares';
 import { createQueue } from './moving/queue-probe';
 import { fitToBudget } from './planning/budget';
-import { untunedMaxLength } from './planning/capacity';
 import type { TargetGroup } from './planning/discovery';
 import type { MoveCostModel } from './planning/move-costs';
-import {
-  planTarget,
-  type TargetMeasurement,
-  type TargetPlan,
-  type TargetShares,
-  targetLimits,
-} from './planning/target-plan';
-import { tuneLength } from './planning/tuned-length';
+import { planTarget, type TargetMeasurement, type TargetPlan, type TargetShares } from './planning/target-plan';
 import type { DistributorReport, QueueSummary, TargetSummary } from './report';
 import type { DistributorSettings } from './settings';
 import type { Rotation, RotationStore } from './stores/rotation-store';
-import type { TunedLengthStore } from './stores/tuned-length-store';
-import { STORED_WAITS_PER_TARGET, type StagingWait, type WaitStore } from './stores/wait-store';
+import type { WaitStore } from './stores/wait-store';
 
-/** A target's waits record is written at most this often per container (it is the CLI's view, not a guarantee). */
-const WAIT_RECORD_INTERVAL_MS = 10_000;
+import { mergeQueues, waitRecorder } from './wait-recorder';
+import { waitFigures } from './waits';
 
-import { longestWaits, waitFigures } from './waits';
-
-/** Where tuned targets' rates come from and their lengths are kept. */
-export interface TuningDeps {
-  /** Messages per second the target's consumers took over the last `windowSeconds` (management API). */
-  rate(target: string, windowSeconds: number): Promise<number | undefined>;
-  lengths: TunedLengthStore;
-}
+/** A busy target is refilled this long a round at most; then the board and tenant controls are read again. */
+export const REFILL_STINT_MS = 4_000;
+/** No refill starts with less time than this before the pass deadline. */
+const REFILL_MIN_MS = 500;
 
 /** What a target's part of a pass needs from the outside world. */
 export interface TargetPassDeps {
@@ -51,6 +41,7 @@ export interface TargetPassDeps {
   publisherUser: string;
   /** Where each target's last measured staging waits are kept for `fairway tenants`; none by default. */
   waits?: WaitStore;
+  sleep?: (ms: number) => Promise<void>;
   /**
    * With direct routing: the target's grant on the work board (epoch ms until), read consistently
    * once its lease is taken, so that a grant another execution wrote after this one read the board is seen.
@@ -86,8 +77,13 @@ export interface Pass {
 export function targetPass(deps: TargetPassDeps, moveCosts: MoveCostModel) {
   const { settings, leases, rotations, openChannel, report } = deps;
   const now = deps.now ?? Date.now;
-  /** Per target, the waits measured since its record was last written (this container's passes). */
-  const waitsSince = new Map<string, { writtenAt: number; queues: Map<string, StagingWait> }>();
+  const recordWaits = waitRecorder(deps.waits, report, now);
+  const kept_ = keptLengths(settings, deps.tuning, report, now);
+  const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  // About five readings a horizon: a buffer refilled at half its depth never runs dry between two.
+  const refillPollMs = Math.max(10, Math.round(settings.buffer.horizonMs / 5));
+  /** Per target, the rotation as stored, while the one in Pass.rotations moved on unwritten. */
+  const unwritten = new Map<string, Rotation>();
 
   /** Lease → measure → plan → move, for one target; a failure ends this target alone. */
   async function distributeTarget(group: TargetGroup, pass: Pass): Promise<TargetSummary> {
@@ -117,31 +113,33 @@ export function targetPass(deps: TargetPassDeps, moveCosts: MoveCostModel) {
       return failed(error);
     }
     try {
-      const measured = await measure(group, pass);
-      // A paused queue (weight 0) waits for its tenant to be resumed, not for a follow-up.
-      summary.staged = measured.staging.reduce((n, q) => n + (pass.weight(q.name) > 0 ? q.depth : 0), 0);
-      const tunedMaxLength = await tune(measured);
-      const plan = fitPlan(planTarget({ ...measured, tunedMaxLength }, settings, pass.weight), measured, pass);
-      if (plan.outcome === 'target-missing') {
+      const waitsMs: number[] = [];
+      let step = await refill(group, pass, summary, waitsMs);
+      if (step === 'target-missing') {
         report.targetMissing(group.target, group.staging);
         summary.outcome = 'target-missing';
         return summary;
       }
-      Object.assign(summary, {
-        maxLength: plan.maxLength,
-        ...(plan.limits.maxLengthBytes === undefined ? {} : { maxLengthBytes: plan.limits.maxLengthBytes }),
-        overflow: plan.limits.overflow,
-        depth: plan.depth,
-        capacity: plan.capacity,
-        grantable: grantable(plan.limits, pass.grantsWithheld),
-      });
-      if (plan.createWith) {
-        await createQueue(openChannel, group.target, plan.createWith);
-        summary.created = true;
+      // A busy buffered target is topped up at its drain's pace from AMQP readings alone: no
+      // DynamoDB request until the stint ends (the rotation is written once, then).
+      const stintEnds = now() + REFILL_STINT_MS;
+      const firstMoved = summary.moved;
+      // One channel for the stint's depth reads: opening them per refill costs more than the reads.
+      let depths: ConfirmChannel | undefined;
+      try {
+        while (step.busy && now() < stintEnds && pass.deadline - now() > REFILL_MIN_MS) {
+          await sleep(refillPollMs);
+          depths ??= await openChannel();
+          step = await refill(group, pass, summary, waitsMs, depths);
+          if (step === 'target-missing') break;
+        }
+      } finally {
+        if (depths) await closeWithin(depths);
       }
-      summary.outcome = plan.outcome;
-      const waitsMs: number[] = [];
-      summary.queues = await move(measured, plan, pass, waitsMs);
+      await writeRotation(group.target, pass);
+      // Busy: its workers drained it this stint (a refill after the first moved) and work is left:
+      // the next round takes it again at once. A target whose workers stopped backs off instead.
+      if (step !== 'target-missing' && step.busy && summary.moved > firstMoved) summary.busy = true;
       const wait = waitFigures(waitsMs);
       if (wait) {
         summary.wait = wait;
@@ -149,12 +147,6 @@ export function targetPass(deps: TargetPassDeps, moveCosts: MoveCostModel) {
       }
       const cutShort = summary.queues.filter((q) => q.stopReason === 'channel-closed').map((q) => q.name);
       if (cutShort.length > 0) report.movesCutShort(group.target, cutShort);
-      for (const q of summary.queues) {
-        summary.planned += q.planned;
-        summary.moved += q.moved;
-        summary.requeued += q.requeued;
-        summary.parked += q.parked;
-      }
       return summary;
     } catch (error) {
       return failed(error);
@@ -162,28 +154,55 @@ export function targetPass(deps: TargetPassDeps, moveCosts: MoveCostModel) {
   }
 
   /**
-   * Keeps the target's longest waits for the CLI: the first pass's at once, then at most every
-   * WAIT_RECORD_INTERVAL_MS the longest of the passes since (one write per target per interval, not per
-   * pass). A failed write is reported, never fails the target.
+   * One refill: measure → plan → move, its figures added to `summary` (the first sets the target's
+   * figures). Busy when the target is buffered, work stays staged and the refill was not refused.
    */
-  async function recordWaits(target: string, queues: readonly QueueSummary[]): Promise<void> {
-    if (!deps.waits) return;
-    const since = waitsSince.get(target) ?? { writtenAt: -Infinity, queues: new Map<string, StagingWait>() };
-    waitsSince.set(target, since);
-    for (const { name, wait } of longestWaits(queues, STORED_WAITS_PER_TARGET)) {
-      const kept = since.queues.get(name);
-      if (!kept || wait.maxMs > kept.maxMs)
-        since.queues.set(name, { queue: name, maxMs: wait.maxMs, p50Ms: wait.p50Ms, measured: wait.measured });
+  async function refill(
+    group: TargetGroup,
+    pass: Pass,
+    summary: TargetSummary,
+    waitsMs: number[],
+    depths?: ConfirmChannel,
+  ): Promise<'target-missing' | { busy: boolean }> {
+    const first = summary.depth === undefined;
+    summary.refills = (summary.refills ?? 0) + 1;
+    const measured = await measure(group, pass, depths);
+    // A paused queue (weight 0) waits for its tenant to be resumed, not for a follow-up.
+    const staged = measured.staging.reduce((n, q) => n + (pass.weight(q.name) > 0 ? q.depth : 0), 0);
+    const kept = first || kept_.buffered(group.target) ? await kept_.of(measured) : undefined;
+    const plan = fitPlan(planTarget({ ...measured, ...(kept ? { kept } : {}) }, settings, pass.weight), measured, pass);
+    if (plan.outcome === 'target-missing') return 'target-missing';
+    if (first) {
+      Object.assign(summary, {
+        staged,
+        maxLength: plan.maxLength,
+        ...(plan.limits.maxLengthBytes === undefined ? {} : { maxLengthBytes: plan.limits.maxLengthBytes }),
+        overflow: plan.limits.overflow,
+        depth: plan.depth,
+        capacity: plan.capacity,
+        grantable: grantable(plan.limits, pass.grantsWithheld),
+        outcome: plan.outcome,
+      });
+    } else if (plan.outcome === 'distributed') summary.outcome = 'distributed';
+    if (plan.createWith) {
+      await createQueue(openChannel, group.target, plan.createWith);
+      summary.created = true;
     }
-    if (now() - since.writtenAt < WAIT_RECORD_INTERVAL_MS) return;
-    const longest = [...since.queues.values()]
-      .sort((a, b) => b.maxMs - a.maxMs || a.queue.localeCompare(b.queue))
-      .slice(0, STORED_WAITS_PER_TARGET);
-    since.writtenAt = now();
-    since.queues.clear();
-    await deps.waits.record({ target, at: now(), queues: longest }).catch((error: unknown) => {
-      report.waitsNotRecorded(target, error);
-    });
+    const queues = plan.shares.length > 0 ? await move(measured, plan, pass, waitsMs) : [];
+    let moved = 0;
+    let gone = 0;
+    for (const q of queues) {
+      summary.planned += q.planned;
+      summary.moved += q.moved;
+      summary.requeued += q.requeued;
+      summary.parked += q.parked;
+      moved += q.moved;
+      gone += q.moved + q.parked;
+    }
+    summary.queues = mergeQueues(summary.queues, queues);
+    kept_.moved(group.target, moved);
+    const refused = plan.shares.some((s) => s.share > 0) && gone === 0;
+    return { busy: kept_.buffered(group.target) && !refused && staged - gone > 0 };
   }
 
   /**
@@ -205,9 +224,14 @@ export function targetPass(deps: TargetPassDeps, moveCosts: MoveCostModel) {
    * on this target is seen in full: stale listing counts could overfill it. The rotation is read
    * once per lease taken (Pass.rotations).
    */
-  async function measure(group: TargetGroup, pass: Pass): Promise<TargetMeasurement & { rotation: Rotation }> {
+  async function measure(
+    group: TargetGroup,
+    pass: Pass,
+    channel?: ConfirmChannel,
+  ): Promise<TargetMeasurement & { rotation: Rotation }> {
+    const names = [group.target, ...group.staging];
     const [depths, rotation] = await Promise.all([
-      readyCounts(openChannel, [group.target, ...group.staging]),
+      channel ? readyCountsOn(channel, names) : readyCounts(openChannel, names),
       pass.rotations.get(group.target) ?? rotations.readRotation(group.target),
     ]);
     pass.rotations.set(group.target, rotation);
@@ -223,36 +247,17 @@ export function targetPass(deps: TargetPassDeps, moveCosts: MoveCostModel) {
     };
   }
 
-  /**
-   * The tuned length of a target that has `tunedLength` (and exists): a step from the last pass's
-   * length toward rate × goal, stored for the next pass. In noop mode only reported.
-   */
-  async function tune(measured: TargetMeasurement): Promise<number | undefined> {
-    const configured = settings.targets[measured.target];
-    const tuned = configured?.tunedLength;
-    if (!tuned || measured.depth === undefined) return undefined;
-    const untuned = untunedMaxLength({
-      queueMaxLength: targetLimits(measured).maxLength,
-      configuredMaxLength: configured.maxLength,
-      defaultMaxLength: settings.defaultMaxLength,
-    });
-    const [rate, stored] = await Promise.all([
-      deps.tuning.rate(measured.target, tuned.rateWindowSeconds),
-      tuned.mode === 'apply' ? deps.tuning.lengths.read(measured.target) : undefined,
-    ]);
-    const previous = stored ?? untuned;
-    const { goal, next } = tuneLength(tuned, { rate, previous });
-    report.lengthTuned({
-      target: measured.target,
-      mode: tuned.mode,
-      ...(rate === undefined ? {} : { rate }),
-      ...(goal === undefined ? {} : { goal }),
-      previous,
-      next,
-    });
-    if (tuned.mode === 'noop') return undefined;
-    if (next !== stored) await deps.tuning.lengths.write(measured.target, next, now());
-    return next;
+  /** Writes the rotation the stint moved on, once (an unchanged cursor needs no write). */
+  async function writeRotation(target: string, pass: Pass): Promise<void> {
+    const read = unwritten.get(target);
+    const cursor = pass.rotations.get(target)?.cursor;
+    unwritten.delete(target);
+    if (read === undefined || cursor === undefined || cursor === read.cursor) return;
+    // Unknown until the write answers (a failed one may have written): the next pass reads it.
+    pass.rotations.delete(target);
+    if (await rotations.writeRotation(target, cursor, read)) {
+      pass.rotations.set(target, { cursor, version: read.version + 1 });
+    } else report.rotationConflict(target);
   }
 
   /**
@@ -266,20 +271,16 @@ export function targetPass(deps: TargetPassDeps, moveCosts: MoveCostModel) {
     return { ...plan, shares: fitted.shares, rotationCursor: fitted.rotationCursor ?? plan.rotationCursor };
   }
 
-  /** Stores the moved rotation, then moves every planned share; the moved messages' waits go to `waitsMs`. */
+  /** Keeps the moved rotation (written when the stint ends), then moves every planned share; the moved messages' waits go to `waitsMs`. */
   async function move(
     measured: TargetMeasurement & { rotation: Rotation },
     plan: TargetShares,
     pass: Pass,
     waitsMs: number[],
   ): Promise<QueueSummary[]> {
-    // An unchanged cursor needs no write: the stored one is what the next pass reads.
     if (plan.rotationCursor !== undefined && plan.rotationCursor !== measured.rotation.cursor) {
-      // Unknown until the write answers (a failed one may have written): the next pass reads it.
-      pass.rotations.delete(measured.target);
-      if (await rotations.writeRotation(measured.target, plan.rotationCursor, measured.rotation)) {
-        pass.rotations.set(measured.target, { cursor: plan.rotationCursor, version: measured.rotation.version + 1 });
-      } else report.rotationConflict(measured.target);
+      if (!unwritten.has(measured.target)) unwritten.set(measured.target, measured.rotation);
+      pass.rotations.set(measured.target, { ...measured.rotation, cursor: plan.rotationCursor });
     }
     const queues = new Map(plan.queues.map((q) => [q.name, q]));
     const moves = {
