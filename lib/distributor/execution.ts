@@ -1,4 +1,5 @@
 import { type DirectRoutingSettings, mayGrant, revocationWaitMs } from '../pass-requests/grants';
+import { LEASE_MS, LEASE_RENEW_MS } from '../pass-requests/lease-store';
 import { type DistributorEvent, type PassTrigger, WORK_EVENT } from '../pass-requests/pass-trigger';
 import {
   type Board,
@@ -25,7 +26,7 @@ const FIRST_RETRY_MS = 20;
 export interface ExecutionDeps {
   board: Pick<
     DynamoWorkBoard,
-    'claimSlot' | 'read' | 'writeServed' | 'revoke' | 'leave' | 'handOff' | 'clearStarting' | 'request'
+    'claimSlot' | 'renewSlot' | 'read' | 'writeServed' | 'revoke' | 'leave' | 'handOff' | 'clearStarting' | 'request'
   >;
   distributor: Pick<Distributor, 'session'>;
   settings: RunModelSettings;
@@ -71,9 +72,20 @@ export async function runExecution(deps: ExecutionDeps, remainingMs: number): Pr
     return summary;
   };
 
-  const claim = await board.claimSlot(settings.maxExecutions, startedAt, startedAt + remainingMs);
+  // The slot lapses soon after a killed execution stops renewing it: routers then start another.
+  let slotUntil = Math.min(startedAt + LEASE_MS, startedAt + remainingMs);
+  const claim = await board.claimSlot(settings.maxExecutions, startedAt, slotUntil);
   if (!claim) return ended('no-slot');
   const { slot } = claim;
+  /** Renews the slot when near its end; false when another execution took it meanwhile. */
+  const keepSlot = async () => {
+    const at = now();
+    if (slotUntil - at > LEASE_RENEW_MS) return true;
+    const until = Math.min(at + LEASE_MS, startedAt + remainingMs);
+    if (!(await board.renewSlot(slot, slotUntil, at, until))) return false;
+    slotUntil = until;
+    return true;
+  };
   summary.slot = slot;
   const session = deps.distributor.session(remainingMs);
   let state: Board = claim.board;
@@ -92,6 +104,10 @@ export async function runExecution(deps: ExecutionDeps, remainingMs: number): Pr
   };
   try {
     for (;;) {
+      if (!(await keepSlot())) {
+        left = true; // the slot is another execution's now: not ours to free
+        return ended('board-failed');
+      }
       const at = now();
       const due = dueTargets(state, at, elsewhere);
       if (due.length > 0) {

@@ -1,7 +1,7 @@
 import type { ConfirmChannel } from 'amqplib';
 import { errorText } from '../errors';
 import { grantable } from '../pass-requests/grants';
-import type { LeaseStore } from '../pass-requests/lease-store';
+import { LEASE_MS, type LeaseStore } from '../pass-requests/lease-store';
 import { closeWithin } from '../rabbitmq/close';
 import type { QueuePolicies } from '../rabbitmq/queue-policies';
 import { readyCounts, readyCountsOn } from '../rabbitmq/ready-counts';
@@ -19,11 +19,12 @@ import type { DistributorSettings } from './settings';
 import type { Rotation, RotationStore } from './stores/rotation-store';
 import type { WaitStore } from './stores/wait-store';
 
+import { leaseTaker } from './target-lease';
 import { mergeQueues, waitRecorder } from './wait-recorder';
 import { waitFigures } from './waits';
 
 /** A busy target is refilled this long a round at most; then the board and tenant controls are read again. */
-export const REFILL_STINT_MS = 4_000;
+export const REFILL_STINT_MS = 2_000;
 /** No refill starts with less time than this before the pass deadline. */
 const REFILL_MIN_MS = 500;
 
@@ -42,10 +43,7 @@ export interface TargetPassDeps {
   /** Where each target's last measured staging waits are kept for `fairway tenants`; none by default. */
   waits?: WaitStore;
   sleep?: (ms: number) => Promise<void>;
-  /**
-   * With direct routing: the target's grant on the work board (epoch ms until), read consistently
-   * once its lease is taken, so that a grant another execution wrote after this one read the board is seen.
-   */
+  /** With direct routing: the target's grant (epoch ms until), read consistently once its lease is taken (a newer grant is seen). */
   grantOf?: (target: string) => Promise<number | undefined>;
   now?: () => number;
 }
@@ -55,9 +53,8 @@ export interface Pass {
   owner: string;
   /** Epoch ms after which no mover takes a new delivery. */
   deadline: number;
-  leaseUntil: number;
-  /** Targets whose lease this pass's execution holds: taken on first use, given back when the execution ends. */
-  held: Set<string>;
+  /** Targets whose lease this execution holds, each until when: taken on first use, renewed while served, given back at its end. */
+  held: Map<string, number>;
   /** Each held target's rotation as this execution last read or wrote it: only the holder writes it, so it is not read again. */
   rotations: Map<string, Rotation>;
   /** The movers of the whole pass, each on its slot's channel pair (the move concurrency). */
@@ -70,14 +67,12 @@ export interface Pass {
   grantsWithheld: boolean;
 }
 
-/**
- * One target's part of a pass (SPEC §3): lease (kept for the execution) → measure → plan → move. It
- * only orchestrates: the rules are in planning/, the AMQP work in the movers, the state in the stores.
- */
+/** One target's part of a pass (SPEC §3): lease → measure → plan → move; the rules are in planning/, the AMQP work in moving/. */
 export function targetPass(deps: TargetPassDeps, moveCosts: MoveCostModel) {
   const { settings, leases, rotations, openChannel, report } = deps;
   const now = deps.now ?? Date.now;
   const recordWaits = waitRecorder(deps.waits, report, now);
+  const acquire = leaseTaker(leases, deps.grantOf, now);
   const kept_ = keptLengths(settings, deps.tuning, report, now);
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   // About five readings a horizon: a buffer refilled at half its depth never runs dry between two.
@@ -112,6 +107,8 @@ export function targetPass(deps: TargetPassDeps, moveCosts: MoveCostModel) {
     } catch (error) {
       return failed(error);
     }
+    // Renewed while this target is served, however long its moves take.
+    const heartbeat = setInterval(() => void acquire(group.target, pass).catch(() => undefined), LEASE_MS / 3);
     try {
       const waitsMs: number[] = [];
       let step = await refill(group, pass, summary, waitsMs);
@@ -129,6 +126,8 @@ export function targetPass(deps: TargetPassDeps, moveCosts: MoveCostModel) {
       try {
         while (step.busy && now() < stintEnds && pass.deadline - now() > REFILL_MIN_MS) {
           await sleep(refillPollMs);
+          // Lost (it lapsed, and another execution took it): stop moving.
+          if (!pass.held.has(group.target)) break;
           depths ??= await openChannel();
           step = await refill(group, pass, summary, waitsMs, depths);
           if (step === 'target-missing') break;
@@ -150,6 +149,8 @@ export function targetPass(deps: TargetPassDeps, moveCosts: MoveCostModel) {
       return summary;
     } catch (error) {
       return failed(error);
+    } finally {
+      clearInterval(heartbeat);
     }
   }
 
@@ -203,20 +204,6 @@ export function targetPass(deps: TargetPassDeps, moveCosts: MoveCostModel) {
     kept_.moved(group.target, moved);
     const refused = plan.shares.some((s) => s.share > 0) && gone === 0;
     return { busy: kept_.buffered(group.target) && !refused && staged - gone > 0 };
-  }
-
-  /**
-   * Takes the lease once per execution; a target leased by another execution is theirs to serve.
-   * A lease taken now may come after another execution granted the target since this one read the
-   * board (only a lease holder grants, and it grants before it gives the lease back): such a target
-   * is `granted`, for the execution to revoke and wait out.
-   */
-  async function acquire(target: string, pass: Pass): Promise<'held' | 'leased-elsewhere' | 'granted'> {
-    if (pass.held.has(target)) return 'held';
-    if (!(await leases.acquireLease(target, pass.owner, now(), pass.leaseUntil))) return 'leased-elsewhere';
-    pass.held.add(target);
-    const until = deps.grantOf ? await deps.grantOf(target) : undefined;
-    return until !== undefined && until > now() ? 'granted' : 'held';
   }
 
   /**
