@@ -15,9 +15,9 @@ import { FairwayError } from '../errors';
  * holder renews it while it works (LEASE_RENEW_MS before it lapses), so a killed execution's
  * targets are taken again within seconds, not at its invocation's timeout.
  */
-export const LEASE_MS = 4_500;
+export const LEASE_MS = 4_000;
 /** A lease with less than this left is renewed before the holder moves into its target again. */
-export const LEASE_RENEW_MS = 2_000;
+export const LEASE_RENEW_MS = 1_500;
 
 /**
  * One lease per target (docs/distributor.md "Run model"): the execution that serves a target holds

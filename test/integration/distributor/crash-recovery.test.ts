@@ -78,7 +78,7 @@ describe('an execution killed while it refills a busy target', () => {
     expect(refilledAt).toBeDefined();
     const recoveredMs = refilledAt! - killedAt;
     process.stdout.write(`crash recovery: refilled ${recoveredMs} ms after the kill\n`);
-    // The lease and slot lapse 4.5 s after their last renewal; then a pass of up to 3 s.
+    // The lease and slot lapse LEASE_MS (4 s) after their last renewal; then a first refill.
     expect(recoveredMs).toBeLessThan(10_000);
     expect(await f.depth(staging)).toBeLessThan(stagedAtKill);
     expect(maxDepth).toBeLessThanOrEqual(1000);
