@@ -94,22 +94,25 @@ export class SqsBatches {
 }
 
 /**
- * Workers at a set rate on one queue: prefetch 50, one ack every 1/rate s. Records every delivery
- * (repeats included) and every ack, by tenant, in ms since `t0`.
+ * Workers at a set rate on one queue: `consumers` channels of `prefetch` each, each consumer one
+ * message at a time at `rate / consumers` msg/s (a message starts when it arrives or when the
+ * consumer's previous one is done, and is acked when done). Records every delivery (repeats
+ * included), when each message first started, and every ack, by tenant, in ms since `t0`.
  */
 export class RateWorkers {
   readonly deliveries: string[] = [];
-  readonly firstDelivery = new Map<string, number>();
+  /** When a worker first started each message (not its arrival in the consumer's prefetch buffer). */
+  readonly firstStart = new Map<string, number>();
   readonly acks: Arrival[] = [];
-  private channel?: Channel;
-  private nextSlot = 0;
-  private readonly pending = new Map<NodeJS.Timeout, ConsumeMessage>();
+  private readonly channels: Channel[] = [];
+  private readonly pending = new Map<NodeJS.Timeout, { channel: Channel; message: ConsumeMessage }>();
 
   constructor(
     private readonly model: ChannelModel,
     private readonly queue: string,
     private readonly rate: number,
     private readonly t0: number,
+    private readonly shape: { consumers: number; prefetch: number } = { consumers: 1, prefetch: 50 },
   ) {}
 
   /** Delivered and not yet acked. */
@@ -118,41 +121,45 @@ export class RateWorkers {
   }
 
   async start(): Promise<void> {
-    const channel = await this.model.createChannel();
-    this.channel = channel;
-    await channel.prefetch(50);
-    await channel.consume(
-      this.queue,
-      (message) => {
-        if (!message) return;
-        const id = String(message.properties.messageId);
-        this.deliveries.push(id);
-        if (!this.firstDelivery.has(id)) this.firstDelivery.set(id, Date.now());
-        const now = performance.now();
-        const at = Math.max(now, this.nextSlot);
-        this.nextSlot = at + 1000 / this.rate;
-        const timer = setTimeout(() => {
-          this.pending.delete(timer);
-          channel.ack(message);
-          this.acks.push({ tenant: tenantOf(id), at: Date.now() - this.t0 });
-        }, at - now);
-        this.pending.set(timer, message);
-      },
-      { consumerTag: 'bench-workers' },
-    );
+    const perMessageMs = (1000 * this.shape.consumers) / this.rate;
+    for (let i = 0; i < this.shape.consumers; i++) {
+      const channel = await this.model.createChannel();
+      this.channels.push(channel);
+      await channel.prefetch(this.shape.prefetch);
+      let free = 0;
+      await channel.consume(
+        this.queue,
+        (message) => {
+          if (!message) return;
+          const id = String(message.properties.messageId);
+          this.deliveries.push(id);
+          const now = performance.now();
+          const startsAt = Math.max(now, free);
+          free = startsAt + perMessageMs;
+          const startedAt = Date.now() + (startsAt - now);
+          if (!this.firstStart.has(id)) this.firstStart.set(id, startedAt);
+          const timer = setTimeout(() => {
+            this.pending.delete(timer);
+            channel.ack(message);
+            this.acks.push({ tenant: tenantOf(id), at: Date.now() - this.t0 });
+          }, free - now);
+          this.pending.set(timer, { channel, message });
+        },
+        { consumerTag: `bench-workers-${i}` },
+      );
+    }
   }
 
   /** Stops consuming; what the workers hold counts as processed (it was delivered) and is acked now. */
   async stop(): Promise<void> {
-    const channel = this.channel;
-    if (!channel) return;
-    await channel.cancel('bench-workers').catch(() => undefined);
-    for (const [timer, message] of this.pending) {
+    for (const [i, channel] of this.channels.entries())
+      await channel.cancel(`bench-workers-${i}`).catch(() => undefined);
+    for (const [timer, { channel, message }] of this.pending) {
       clearTimeout(timer);
       channel.ack(message);
     }
     this.pending.clear();
-    await channel.close().catch(() => undefined);
+    for (const channel of this.channels) await channel.close().catch(() => undefined);
   }
 }
 

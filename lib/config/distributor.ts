@@ -45,6 +45,8 @@ const targetSettings = z.record(
     arguments: queueArguments.optional(),
     /** Tune the target's length to a processing-time goal from its consumption rate (off when absent). */
     tunedLength: tunedLengthSettings.optional(),
+    /** `false`: no target buffer, the target is filled to its max length (a throughput-only queue). */
+    buffer: z.boolean().optional(),
   }),
 );
 
@@ -137,6 +139,13 @@ export const distributorSettingsSchema = z.object({
   DISTRIBUTOR_FAIR_BY: choice(['messages', 'bytes'] as const, 'messages'),
   ...quietFirstEnv(),
   DISTRIBUTOR_DEFAULT_MAX_LENGTH: setting.int(1000, 0),
+  /**
+   * The target buffer (docs/distributor.md "Target buffer"): a target's ready messages are kept at
+   * what its workers take in this long at the drain rate an execution measures, and refilled at
+   * that pace while the target stays busy; a message entering the target waits about this long.
+   * 0 turns the buffer off for every target (each is filled to its max length, as before it).
+   */
+  DISTRIBUTOR_BUFFER_HORIZON_MS: setting.int(250, 0, 60_000),
   DISTRIBUTOR_TARGETS: setting.json(targetSettings, {}),
   DISTRIBUTOR_WEIGHTS: setting.json(weightSettings, []),
   /** A target whose free room is below this percentage of its max length is left alone this pass. */

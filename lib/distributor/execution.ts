@@ -1,8 +1,10 @@
 import { type DirectRoutingSettings, mayGrant, revocationWaitMs } from '../pass-requests/grants';
+import { LEASE_MS, LEASE_RENEW_MS } from '../pass-requests/lease-store';
 import { type DistributorEvent, type PassTrigger, WORK_EVENT } from '../pass-requests/pass-trigger';
 import {
   type Board,
   dueTargets,
+  isDue,
   liveGrant,
   liveSlots,
   nextDueAt,
@@ -24,7 +26,7 @@ const FIRST_RETRY_MS = 20;
 export interface ExecutionDeps {
   board: Pick<
     DynamoWorkBoard,
-    'claimSlot' | 'read' | 'writeServed' | 'revoke' | 'leave' | 'handOff' | 'clearStarting' | 'request'
+    'claimSlot' | 'renewSlot' | 'read' | 'writeServed' | 'revoke' | 'leave' | 'handOff' | 'clearStarting' | 'request'
   >;
   distributor: Pick<Distributor, 'session'>;
   settings: RunModelSettings;
@@ -70,9 +72,20 @@ export async function runExecution(deps: ExecutionDeps, remainingMs: number): Pr
     return summary;
   };
 
-  const claim = await board.claimSlot(settings.maxExecutions, startedAt, startedAt + remainingMs);
+  // The slot lapses soon after a killed execution stops renewing it: routers then start another.
+  let slotUntil = Math.min(startedAt + LEASE_MS, startedAt + remainingMs);
+  const claim = await board.claimSlot(settings.maxExecutions, startedAt, slotUntil);
   if (!claim) return ended('no-slot');
   const { slot } = claim;
+  /** Renews the slot when near its end; false when another execution took it meanwhile. */
+  const keepSlot = async () => {
+    const at = now();
+    if (slotUntil - at > LEASE_RENEW_MS) return true;
+    const until = Math.min(at + LEASE_MS, startedAt + remainingMs);
+    if (!(await board.renewSlot(slot, slotUntil, at, until))) return false;
+    slotUntil = until;
+    return true;
+  };
   summary.slot = slot;
   const session = deps.distributor.session(remainingMs);
   let state: Board = claim.board;
@@ -91,6 +104,10 @@ export async function runExecution(deps: ExecutionDeps, remainingMs: number): Pr
   };
   try {
     for (;;) {
+      if (!(await keepSlot())) {
+        left = true; // the slot is another execution's now: not ours to free
+        return ended('board-failed');
+      }
       const at = now();
       const due = dueTargets(state, at, elsewhere);
       if (due.length > 0) {
@@ -172,8 +189,11 @@ export async function runExecution(deps: ExecutionDeps, remainingMs: number): Pr
     // A target with no staging queue recorded has nothing to do: served, with no due time. One
     // granted by another execution since the board was read (seen once its lease was taken) is
     // revoked here, in the same write, with this execution's wait (the two run one deployment's windows).
+    // A target that stays busy (refilled at its drain's pace) is left due on the board as it is:
+    // the board is written when a target's state changes, not every round (nor every refill).
+    const stillDue = (t: string) => byTarget.get(t)?.busy === true && isDue(current.targets.get(t) ?? {}, now());
     const written: Served[] = passing
-      .filter((t) => !leasedElsewhere.has(t))
+      .filter((t) => !leasedElsewhere.has(t) && !stillDue(t))
       .map((target) => {
         const passed = byTarget.get(target);
         if (passed?.outcome === 'granted') {
@@ -185,7 +205,7 @@ export async function runExecution(deps: ExecutionDeps, remainingMs: number): Pr
         return { target, served: current.version, ...(dueInMs === undefined ? {} : { due: at + dueInMs }), ...grant };
       });
     // Granted only if no request came in since the board was read (else the target is passed again first).
-    const after = await board.writeServed(written, current.version);
+    const after = written.length > 0 ? await board.writeServed(written, current.version) : await board.read();
     summary.grants += written.filter(
       (w) => w.grant !== undefined && after.targets.get(w.target)?.grant === w.grant,
     ).length;

@@ -121,10 +121,9 @@ export function createDistributor(deps: DistributorDeps): Distributor {
       previous?.left !== undefined && target.depth !== undefined && at > previous.at
         ? (previous.left - target.depth) / (at - previous.at)
         : undefined;
-    const dueInMs = followUpDelay(
-      { ...target, staged: target.staged ?? 0, drainPerMs, previousDelayMs: last?.delayMs },
-      settings,
-    );
+    const dueInMs = target.busy
+      ? 0
+      : followUpDelay({ ...target, staged: target.staged ?? 0, drainPerMs, previousDelayMs: last?.delayMs }, settings);
     if (dueInMs !== undefined) target.dueInMs = dueInMs;
     const version = over?.version ?? -1;
     // A pass that read no depth leaves no drain to measure from.
@@ -135,10 +134,8 @@ export function createDistributor(deps: DistributorDeps): Distributor {
   function session(remainingMs: number): DistributorSession {
     const owner = randomUUID();
     const startedAt = now();
-    // A lease lasts as long as this invocation can: a killed execution frees its targets at its timeout.
-    const leaseUntil = startedAt + remainingMs;
     const deadline = startedAt + Math.max(0, remainingMs - settings.safetyMarginMs);
-    const held = new Set<string>();
+    const held = new Map<string, number>();
     const rotations = new Map<string, Rotation>();
     const movedBytes = new Map<string, number>();
     // The movers' channel pairs serve every round of the execution (a broken pair is replaced).
@@ -150,12 +147,11 @@ export function createDistributor(deps: DistributorDeps): Distributor {
       },
       async pass(over) {
         const at = now();
-        if (deadline <= at) report.noTimeToMove(leaseUntil - at, settings.safetyMarginMs);
+        if (deadline <= at) report.noTimeToMove(startedAt + remainingMs - at, settings.safetyMarginMs);
         const [{ groups, policies }, { controls, read }] = await Promise.all([groupsOf(over), readControls()]);
         const pass: Pass = {
           owner,
           deadline,
-          leaseUntil,
           held,
           rotations,
           movedBytes,
@@ -186,7 +182,7 @@ export function createDistributor(deps: DistributorDeps): Distributor {
         rotations.clear();
         const limit = concurrencyLimit(settings.targetConcurrency);
         await Promise.all(
-          [...held].map((target) =>
+          [...held.keys()].map((target) =>
             limit(() =>
               // An unreleased lease only delays the next execution until it expires.
               deps.leases.releaseLease(target, owner).then(

@@ -125,6 +125,10 @@ export interface TargetSummary {
   staged?: number;
   /** Its tenants that hold the most in staging and waited the longest this pass (waits.ts). */
   noisy?: NoisyTenants;
+  /** Measure → plan → move rounds over the target this pass: more than one while its buffer was topped up. */
+  refills?: number;
+  /** A buffered target that moved and keeps work staged: its next round takes it at once (target-pass.ts). */
+  busy?: boolean;
   /** The target's next pass is due this many ms after this one started (work left staged). */
   dueInMs?: number;
   /**

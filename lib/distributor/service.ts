@@ -19,6 +19,7 @@ import { rabbitmqConnections } from '../secrets/connections';
 import type { FunctionDefinition } from '../secrets/lambda-function';
 import type { ReapIdleStagingQueues } from './backstop';
 import { invocationRunner, type RunInvocation } from './execution';
+import type { TuningDeps } from './kept-length';
 import type { OpenChannel } from './moving/channel-pair';
 import { createDistributor, type Distributor } from './pass';
 import type { DistributorReport, ExecutionSummary } from './report';
@@ -29,7 +30,6 @@ import { DynamoRotationStore } from './stores/rotation-store';
 import { DynamoTenantControlStore } from './stores/tenant-control-store';
 import { DynamoTunedLengthStore } from './stores/tuned-length-store';
 import { DynamoWaitStore } from './stores/wait-store';
-import type { TuningDeps } from './target-pass';
 import { waitReport } from './waits';
 import { type Warn, warningReport } from './warning-report';
 
@@ -159,6 +159,7 @@ export function distributorSettings(config: DistributorConfig): DistributorSetti
     followUpMaxDelayMs: config.DISTRIBUTOR_FOLLOW_UP_MAX_DELAY_MS,
     targetConcurrency: config.DISTRIBUTOR_TARGET_CONCURRENCY,
     quietFirst: quietFirstSettingsOf(config),
+    buffer: { horizonMs: config.DISTRIBUTOR_BUFFER_HORIZON_MS },
   };
 }
 

@@ -1,3 +1,4 @@
+import type { BufferSettings } from './planning/buffer';
 import type { FollowUpSettings } from './planning/follow-up';
 import type { TargetPlanSettings } from './planning/target-plan';
 import type { WeightRule } from './planning/weights';
@@ -19,6 +20,8 @@ export interface DistributorSettings extends TargetPlanSettings, FollowUpSetting
   idleStopMs: number;
   /** Targets a pass works on at once (each takes its lease first, so lease requests are bounded too). */
   targetConcurrency: number;
+  /** The target buffer (planning/buffer.ts), for every target whose settings do not turn it off. */
+  buffer: BufferSettings;
 }
 
 /** How executions follow the work board (docs/distributor.md "Run model"). */

@@ -1,40 +1,33 @@
+import type { ConfirmChannel } from 'amqplib';
 import { errorText } from '../errors';
 import { grantable } from '../pass-requests/grants';
-import type { LeaseStore } from '../pass-requests/lease-store';
+import { LEASE_MS, type LeaseStore } from '../pass-requests/lease-store';
+import { closeWithin } from '../rabbitmq/close';
 import type { QueuePolicies } from '../rabbitmq/queue-policies';
-import { readyCounts } from '../rabbitmq/ready-counts';
+import { readyCounts, readyCountsOn } from '../rabbitmq/ready-counts';
+import { keptLengths, type TuningDeps } from './kept-length';
 import type { OpenChannel } from './moving/channel-pair';
 import type { ChannelSlots } from './moving/channel-slots';
 import type { ByteBudget } from './moving/move-request';
 import { moveShares } from './moving/move-shares';
 import { createQueue } from './moving/queue-probe';
 import { fitToBudget } from './planning/budget';
-import { untunedMaxLength } from './planning/capacity';
 import type { TargetGroup } from './planning/discovery';
 import type { MoveCostModel } from './planning/move-costs';
-import {
-  planTarget,
-  type TargetMeasurement,
-  type TargetPlan,
-  type TargetShares,
-  targetLimits,
-} from './planning/target-plan';
+import { planTarget, type TargetMeasurement, type TargetPlan, type TargetShares } from './planning/target-plan';
 import { type QueueWeight, stagedDepth } from './planning/tenant-backlog';
-import { tuneLength } from './planning/tuned-length';
 import type { DistributorReport, QueueSummary, TargetSummary } from './report';
 import type { DistributorSettings } from './settings';
 import { type Rotation, type RotationStore, rotationToPlan, rotationToStore } from './stores/rotation-store';
-import type { TunedLengthStore } from './stores/tuned-length-store';
 import type { WaitStore } from './stores/wait-store';
-import { waitRecorder } from './wait-records';
+import { leaseTaker } from './target-lease';
+import { mergeQueues, waitRecorder } from './wait-recorder';
 import { noisyTenants, waitFigures } from './waits';
 
-/** Where tuned targets' rates come from and their lengths are kept. */
-export interface TuningDeps {
-  /** Messages per second the target's consumers took over the last `windowSeconds` (management API). */
-  rate(target: string, windowSeconds: number): Promise<number | undefined>;
-  lengths: TunedLengthStore;
-}
+/** A busy target is refilled this long a round at most; then the board and tenant controls are read again. */
+export const REFILL_STINT_MS = 2_000;
+/** No refill starts with less time than this before the pass deadline. */
+const REFILL_MIN_MS = 500;
 
 /** What a target's part of a pass needs from the outside world. */
 export interface TargetPassDeps {
@@ -50,10 +43,8 @@ export interface TargetPassDeps {
   publisherUser: string;
   /** Where each target's last measured staging waits are kept for `fairway tenants`; none by default. */
   waits?: WaitStore;
-  /**
-   * With direct routing: the target's grant on the work board (epoch ms until), read consistently
-   * once its lease is taken, so that a grant another execution wrote after this one read the board is seen.
-   */
+  sleep?: (ms: number) => Promise<void>;
+  /** With direct routing: the target's grant (epoch ms until), read consistently once its lease is taken (a newer grant is seen). */
   grantOf?: (target: string) => Promise<number | undefined>;
   now?: () => number;
 }
@@ -63,9 +54,8 @@ export interface Pass {
   owner: string;
   /** Epoch ms after which no mover takes a new delivery. */
   deadline: number;
-  leaseUntil: number;
-  /** Targets whose lease this pass's execution holds: taken on first use, given back when the execution ends. */
-  held: Set<string>;
+  /** Targets whose lease this execution holds, each until when: taken on first use, renewed while served, given back at its end. */
+  held: Map<string, number>;
   /** Each held target's rotation as this execution last read or wrote it: only the holder writes it, so it is not read again. */
   rotations: Map<string, Rotation>;
   /** Per byte-limited target, the largest body this execution moved there: it sizes what the target holds. */
@@ -80,14 +70,18 @@ export interface Pass {
   grantsWithheld: boolean;
 }
 
-/**
- * One target's part of a pass (SPEC §3): lease (kept for the execution) → measure → plan → move. It
- * only orchestrates: the rules are in planning/, the AMQP work in the movers, the state in the stores.
- */
+/** One target's part of a pass (SPEC §3): lease → measure → plan → move; the rules are in planning/, the AMQP work in moving/. */
 export function targetPass(deps: TargetPassDeps, moveCosts: MoveCostModel) {
   const { settings, leases, rotations, openChannel, report } = deps;
   const now = deps.now ?? Date.now;
   const recordWaits = waitRecorder(deps.waits, report, now);
+  const acquire = leaseTaker(leases, deps.grantOf, now);
+  const kept_ = keptLengths(settings, deps.tuning, report, now);
+  const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  // About five readings a horizon: a buffer refilled at half its depth never runs dry between two.
+  const refillPollMs = Math.max(10, Math.round(settings.buffer.horizonMs / 5));
+  /** Per target, the rotation as stored, while the one in Pass.rotations moved on unwritten. */
+  const unwritten = new Map<string, Rotation>();
 
   /** Lease → measure → plan → move, for one target; a failure ends this target alone. */
   async function distributeTarget(group: TargetGroup, pass: Pass): Promise<TargetSummary> {
@@ -116,32 +110,38 @@ export function targetPass(deps: TargetPassDeps, moveCosts: MoveCostModel) {
     } catch (error) {
       return failed(error);
     }
+    // Renewed while this target is served, however long its moves take.
+    const heartbeat = setInterval(() => void acquire(group.target, pass).catch(() => undefined), LEASE_MS / 3);
     try {
-      const measured = await measure(group, pass);
-      summary.staged = stagedDepth(measured.staging, pass.weight, settings.planner);
-      const tunedMaxLength = await tune(measured);
-      const plan = fitPlan(planTarget({ ...measured, tunedMaxLength }, settings, pass.weight), measured, pass);
-      if (plan.outcome === 'target-missing') {
+      const waitsMs: number[] = [];
+      let step = await refill(group, pass, summary, waitsMs);
+      if (step === 'target-missing') {
         report.targetMissing(group.target, group.staging);
         summary.outcome = 'target-missing';
         return summary;
       }
-      Object.assign(summary, {
-        maxLength: plan.maxLength,
-        ...(plan.limits.maxLengthBytes === undefined ? {} : { maxLengthBytes: plan.limits.maxLengthBytes }),
-        overflow: plan.limits.overflow,
-        depth: plan.depth,
-        capacity: plan.capacity,
-        grantable: grantable(plan.limits, pass.grantsWithheld),
-      });
-      if (plan.createWith) {
-        await createQueue(openChannel, group.target, plan.createWith);
-        summary.created = true;
+      // A busy buffered target is topped up at its drain's pace from AMQP readings alone: no
+      // DynamoDB request until the stint ends (the rotation is written once, then).
+      const stintEnds = now() + REFILL_STINT_MS;
+      const firstMoved = summary.moved;
+      // One channel for the stint's depth reads: opening them per refill costs more than the reads.
+      let depths: ConfirmChannel | undefined;
+      try {
+        while (step.busy && now() < stintEnds && pass.deadline - now() > REFILL_MIN_MS) {
+          await sleep(refillPollMs);
+          // Lost (it lapsed, and another execution took it): stop moving.
+          if (!pass.held.has(group.target)) break;
+          depths ??= await openChannel();
+          step = await refill(group, pass, summary, waitsMs, depths);
+          if (step === 'target-missing') break;
+        }
+      } finally {
+        if (depths) await closeWithin(depths);
       }
-      summary.outcome = plan.outcome;
-      const waitsMs: number[] = [];
-      summary.queues = await move(measured, plan, pass, waitsMs);
-      summary.noisy = noisyTenants(measured.staging, summary.queues);
+      await writeRotation(group.target, pass);
+      // Busy: its workers drained it this stint (a refill after the first moved) and work is left:
+      // the next round takes it again at once. A target whose workers stopped backs off instead.
+      if (step !== 'target-missing' && step.busy && summary.moved > firstMoved) summary.busy = true;
       const wait = waitFigures(waitsMs);
       if (wait) {
         summary.wait = wait;
@@ -149,30 +149,65 @@ export function targetPass(deps: TargetPassDeps, moveCosts: MoveCostModel) {
       }
       const cutShort = summary.queues.filter((q) => q.stopReason === 'channel-closed').map((q) => q.name);
       if (cutShort.length > 0) report.movesCutShort(group.target, cutShort);
-      for (const q of summary.queues) {
-        summary.planned += q.planned;
-        summary.moved += q.moved;
-        summary.requeued += q.requeued;
-        summary.parked += q.parked;
-      }
       return summary;
     } catch (error) {
       return failed(error);
+    } finally {
+      clearInterval(heartbeat);
     }
   }
 
   /**
-   * Takes the lease once per execution; a target leased by another execution is theirs to serve.
-   * A lease taken now may come after another execution granted the target since this one read the
-   * board (only a lease holder grants, and it grants before it gives the lease back): such a target
-   * is `granted`, for the execution to revoke and wait out.
+   * One refill: measure → plan → move, its figures added to `summary` (the first sets the target's
+   * figures). Busy when the target is buffered, work stays staged and the refill was not refused.
    */
-  async function acquire(target: string, pass: Pass): Promise<'held' | 'leased-elsewhere' | 'granted'> {
-    if (pass.held.has(target)) return 'held';
-    if (!(await leases.acquireLease(target, pass.owner, now(), pass.leaseUntil))) return 'leased-elsewhere';
-    pass.held.add(target);
-    const until = deps.grantOf ? await deps.grantOf(target) : undefined;
-    return until !== undefined && until > now() ? 'granted' : 'held';
+  async function refill(
+    group: TargetGroup,
+    pass: Pass,
+    summary: TargetSummary,
+    waitsMs: number[],
+    depths?: ConfirmChannel,
+  ): Promise<'target-missing' | { busy: boolean }> {
+    const first = summary.depth === undefined;
+    summary.refills = (summary.refills ?? 0) + 1;
+    const measured = await measure(group, pass, depths);
+    // A paused queue (weight 0) waits for its tenant to be resumed, not for a follow-up.
+    const staged = stagedDepth(measured.staging, pass.weight, settings.planner);
+    const kept = first || kept_.buffered(group.target) ? await kept_.of(measured) : undefined;
+    const plan = fitPlan(planTarget({ ...measured, ...(kept ? { kept } : {}) }, settings, pass.weight), measured, pass);
+    if (plan.outcome === 'target-missing') return 'target-missing';
+    if (first) {
+      Object.assign(summary, {
+        staged,
+        maxLength: plan.maxLength,
+        ...(plan.limits.maxLengthBytes === undefined ? {} : { maxLengthBytes: plan.limits.maxLengthBytes }),
+        overflow: plan.limits.overflow,
+        depth: plan.depth,
+        capacity: plan.capacity,
+        grantable: grantable(plan.limits, pass.grantsWithheld),
+        outcome: plan.outcome,
+      });
+    } else if (plan.outcome === 'distributed') summary.outcome = 'distributed';
+    if (plan.createWith) {
+      await createQueue(openChannel, group.target, plan.createWith);
+      summary.created = true;
+    }
+    const queues = plan.shares.length > 0 ? await move(measured, plan, pass, waitsMs) : [];
+    let moved = 0;
+    let gone = 0;
+    for (const q of queues) {
+      summary.planned += q.planned;
+      summary.moved += q.moved;
+      summary.requeued += q.requeued;
+      summary.parked += q.parked;
+      moved += q.moved;
+      gone += q.moved + q.parked;
+    }
+    summary.queues = mergeQueues(summary.queues, queues);
+    summary.noisy = noisyTenants(measured.staging, summary.queues);
+    kept_.moved(group.target, moved);
+    const refused = plan.shares.some((s) => s.share > 0) && gone === 0;
+    return { busy: kept_.buffered(group.target) && !refused && staged - gone > 0 };
   }
 
   /**
@@ -180,9 +215,14 @@ export function targetPass(deps: TargetPassDeps, moveCosts: MoveCostModel) {
    * on this target is seen in full: stale listing counts could overfill it. The rotation is read
    * once per lease taken (Pass.rotations).
    */
-  async function measure(group: TargetGroup, pass: Pass): Promise<TargetMeasurement & { rotation: Rotation }> {
+  async function measure(
+    group: TargetGroup,
+    pass: Pass,
+    channel?: ConfirmChannel,
+  ): Promise<TargetMeasurement & { rotation: Rotation }> {
+    const names = [group.target, ...group.staging];
     const [depths, rotation] = await Promise.all([
-      readyCounts(openChannel, [group.target, ...group.staging]),
+      channel ? readyCountsOn(channel, names) : readyCounts(openChannel, names),
       pass.rotations.get(group.target) ?? rotations.readRotation(group.target),
     ]);
     pass.rotations.set(group.target, rotation);
@@ -200,36 +240,19 @@ export function targetPass(deps: TargetPassDeps, moveCosts: MoveCostModel) {
     };
   }
 
-  /**
-   * The tuned length of a target that has `tunedLength` (and exists): a step from the last pass's
-   * length toward rate × goal, stored for the next pass. In noop mode only reported.
-   */
-  async function tune(measured: TargetMeasurement): Promise<number | undefined> {
-    const configured = settings.targets[measured.target];
-    const tuned = configured?.tunedLength;
-    if (!tuned || measured.depth === undefined) return undefined;
-    const untuned = untunedMaxLength({
-      queueMaxLength: targetLimits(measured).maxLength,
-      configuredMaxLength: configured.maxLength,
-      defaultMaxLength: settings.defaultMaxLength,
-    });
-    const [rate, stored] = await Promise.all([
-      deps.tuning.rate(measured.target, tuned.rateWindowSeconds),
-      tuned.mode === 'apply' ? deps.tuning.lengths.read(measured.target) : undefined,
-    ]);
-    const previous = stored ?? untuned;
-    const { goal, next } = tuneLength(tuned, { rate, previous });
-    report.lengthTuned({
-      target: measured.target,
-      mode: tuned.mode,
-      ...(rate === undefined ? {} : { rate }),
-      ...(goal === undefined ? {} : { goal }),
-      previous,
-      next,
-    });
-    if (tuned.mode === 'noop') return undefined;
-    if (next !== stored) await deps.tuning.lengths.write(measured.target, next, now());
-    return next;
+  /** Writes the rotation the stint moved on, once (an unchanged one needs no write). */
+  async function writeRotation(target: string, pass: Pass): Promise<void> {
+    const read = unwritten.get(target);
+    const moved = pass.rotations.get(target);
+    unwritten.delete(target);
+    if (read === undefined || moved === undefined) return;
+    const next = rotationToStore(rotationToPlan(moved), read);
+    if (!next) return;
+    // Unknown until the write answers (a failed one may have written): the next pass reads it.
+    pass.rotations.delete(target);
+    if (await rotations.writeRotation(target, next, read)) {
+      pass.rotations.set(target, { ...next, version: read.version + 1 });
+    } else report.rotationConflict(target);
   }
 
   /**
@@ -243,7 +266,7 @@ export function targetPass(deps: TargetPassDeps, moveCosts: MoveCostModel) {
     return { ...plan, shares: fitted.shares, rotationCursor: fitted.rotationCursor ?? plan.rotationCursor };
   }
 
-  /** Stores the moved rotation, then moves every planned share; the moved messages' waits go to `waitsMs`. */
+  /** Keeps the moved rotation (written when the stint ends), then moves every planned share; the moved messages' waits go to `waitsMs`. */
   async function move(
     measured: TargetMeasurement & { rotation: Rotation },
     plan: TargetShares,
@@ -252,11 +275,8 @@ export function targetPass(deps: TargetPassDeps, moveCosts: MoveCostModel) {
   ): Promise<QueueSummary[]> {
     const next = rotationToStore(plan, measured.rotation);
     if (next) {
-      // Unknown until the write answers (a failed one may have written): the next pass reads it.
-      pass.rotations.delete(measured.target);
-      if (await rotations.writeRotation(measured.target, next, measured.rotation)) {
-        pass.rotations.set(measured.target, { ...next, version: measured.rotation.version + 1 });
-      } else report.rotationConflict(measured.target);
+      if (!unwritten.has(measured.target)) unwritten.set(measured.target, measured.rotation);
+      pass.rotations.set(measured.target, { ...next, version: measured.rotation.version });
     }
     const queues = new Map(plan.queues.map((q) => [q.name, q]));
     const byteBudget: ByteBudget | undefined = plan.byteRoom === undefined ? undefined : { remaining: plan.byteRoom };

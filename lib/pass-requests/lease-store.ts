@@ -11,11 +11,23 @@ import {
 import { FairwayError } from '../errors';
 
 /**
+ * How long a lease (and an execution's slot on the work board) lasts past its last renewal: the
+ * holder renews it while it works (LEASE_RENEW_MS before it lapses), so a killed execution's
+ * targets are taken again within seconds, not at its invocation's timeout.
+ */
+export const LEASE_MS = 4_000;
+/** A lease with less than this left is renewed before the holder moves into its target again. */
+export const LEASE_RENEW_MS = 1_500;
+
+/**
  * One lease per target (docs/distributor.md "Run model"): the execution that serves a target holds
  * it, so one pass at a time moves into it whichever execution runs.
  */
 export interface LeaseStore {
-  /** True if `owner` now holds the target until `expiresAt` (no one held it, or their lease expired before `now`). */
+  /**
+   * True if `owner` now holds the target until `expiresAt`: no one held it, their lease expired
+   * before `now`, or `owner` held it already (a renewal).
+   */
   acquireLease(target: string, owner: string, now: number, expiresAt: number): Promise<boolean>;
   /** Gives the lease back, if `owner` still holds it. */
   releaseLease(target: string, owner: string): Promise<void>;
@@ -26,7 +38,7 @@ const leaseKey = (target: string) => `lease#${target}`;
 /** The lease item: its holder. */
 const leaseItem = z.object({ owner: z.string().optional(), expiresAt: z.number().optional() });
 
-const LEASE_FREE = '(attribute_not_exists(#owner) OR expiresAt < :now)';
+const LEASE_FREE = '(attribute_not_exists(#owner) OR expiresAt < :now OR #owner = :owner)';
 
 /**
  * LeaseStore in the DistributorStateTable (key `pk`), single-item conditional writes only.

@@ -114,6 +114,16 @@ export class DynamoWorkBoard {
     return undefined;
   }
 
+  /** Renews the slot until `until` if it is still the caller's (`held`: the until it last wrote) or free. */
+  renewSlot(slot: number, held: number, now: number, until: number): Promise<boolean> {
+    return this.conditional({
+      UpdateExpression: 'SET #e = :until',
+      ConditionExpression: '#e = :held OR attribute_not_exists(#e) OR #e <= :now',
+      ExpressionAttributeNames: { '#e': `exec:${slot}` },
+      ExpressionAttributeValues: { ':held': held, ':now': now, ':until': until },
+    });
+  }
+
   /**
    * Writes a round's `served`, `due` and `grant` per target (one update for up to TARGETS_PER_WRITE
    * targets; an undefined due or grant is removed), and answers the board after it (the next round

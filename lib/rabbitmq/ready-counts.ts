@@ -60,3 +60,16 @@ export async function readyCounts(
   await Promise.all(Array.from({ length: readers }, reader));
   return counts;
 }
+
+/**
+ * Exact ready counts on one channel the caller keeps open (the distributor's refills read a busy
+ * target every few ms). Any refusal (a queue gone) rejects, and the broker closes the channel.
+ */
+export async function readyCountsOn(channel: ConfirmChannel, names: readonly string[]): Promise<Map<string, number>> {
+  const counts = await Promise.all(
+    names.map((name) =>
+      channelAnswer(channel, channel.checkQueue(name), `queue.declare (passive) of ${JSON.stringify(name)}`),
+    ),
+  );
+  return new Map(names.map((name, i) => [name, counts[i]!.messageCount]));
+}

@@ -7,8 +7,11 @@ export interface CapacityInput {
   /** Per-target configuration, used when the queue has no max length of its own. */
   configuredMaxLength?: number;
   defaultMaxLength: number;
-  /** The tuned length (the target's `tunedLength`), which replaces the others but never passes the queue's own. */
-  tunedMaxLength?: number;
+  /**
+   * The length the distributor keeps the target at: its buffer (planning/buffer.ts) or, for a target
+   * with `tunedLength`, the tuned length. It replaces the others but never passes the queue's own.
+   */
+  kept?: { length: number; from: 'buffer' | 'tuned' };
   /** Messages ready in the target now. */
   depth: number;
   /** Below this percentage of the max length free, the target is left alone this pass. */
@@ -24,7 +27,7 @@ export interface CapacityInput {
 
 export interface Capacity {
   maxLength: number;
-  maxLengthFrom: 'queue-limit' | 'configuration' | 'default' | 'tuned';
+  maxLengthFrom: 'queue-limit' | 'configuration' | 'default' | 'tuned' | 'buffer';
   depth: number;
   /** max length − depth, floored at 0. */
   room: number;
@@ -56,8 +59,8 @@ export function targetCapacity(input: CapacityInput): Capacity {
   const hasLimit = isLength(limit);
   // The queue's own limit stays a ceiling: filling past it would drop or refuse messages.
   const [maxLength, maxLengthFrom]: [number, Capacity['maxLengthFrom']] =
-    input.tunedMaxLength !== undefined && !(hasLimit && limit < input.tunedMaxLength)
-      ? [input.tunedMaxLength, 'tuned']
+    input.kept !== undefined && !(hasLimit && limit < input.kept.length)
+      ? [input.kept.length, input.kept.from]
       : hasLimit
         ? [limit, 'queue-limit']
         : input.configuredMaxLength !== undefined

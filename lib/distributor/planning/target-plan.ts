@@ -1,6 +1,6 @@
 import type { QueueInfo } from '../../rabbitmq/management';
 import { effectiveLengthLimits, type LengthLimits, type QueuePolicies } from '../../rabbitmq/queue-policies';
-import { targetCapacity } from './capacity';
+import { type CapacityInput, targetCapacity } from './capacity';
 import { type PlannerMode, type PlanQueue, planShares } from './planner';
 import {
   backlogPriority,
@@ -20,8 +20,10 @@ export interface TargetSettings {
   maxLength?: number;
   /** Arguments a missing target is created with (missing targets created). */
   arguments?: Record<string, unknown>;
-  /** Tune the target's length to a processing-time goal (off when absent). */
+  /** Tune the target's length to a processing-time goal (off when absent; the buffer is then off too). */
   tunedLength?: TunedTargetSettings;
+  /** `false`: no target buffer (planning/buffer.ts): filled to its max length, a throughput-only queue. */
+  buffer?: boolean;
 }
 
 export interface TargetPlanSettings {
@@ -64,8 +66,8 @@ export interface TargetMeasurement {
   deficits?: Readonly<Record<string, number>>;
   /** Body bytes of a message per staging queue, on average as listed (fair by bytes); absent when unknown. */
   queueBytes?: Readonly<Record<string, number>>;
-  /** The length tuning set for this pass (the target's `tunedLength`, mode apply). */
-  tunedMaxLength?: number;
+  /** The length kept this pass: the target's buffer, or its `tunedLength` (mode apply). */
+  kept?: CapacityInput['kept'];
 }
 
 /** Nothing moves: the target does not exist and missing targets are skipped. */
@@ -138,7 +140,7 @@ export function planTarget(
     ...(byteRoom === undefined ? {} : { bytes: { room: byteRoom, perMessage: messageBytes(measured) } }),
     configuredMaxLength: configured?.maxLength,
     defaultMaxLength: settings.defaultMaxLength,
-    ...(measured.tunedMaxLength === undefined ? {} : { tunedMaxLength: measured.tunedMaxLength }),
+    ...(measured.kept === undefined ? {} : { kept: measured.kept }),
     depth,
     refillThresholdPercent: settings.refillThresholdPercent,
     reservePercent: reservePercent(quietFirst),
@@ -177,7 +179,7 @@ export function planTarget(
       shares.rotationCursor,
     );
     if (shares.shares.some((s) => s.share > 0)) plan.outcome = 'distributed';
-    const top = targetTopPriority(createWith ?? measured.targetQueue?.arguments);
+    const top = movePriorityTop(measured, createWith);
     if (top !== undefined) {
       plan.queues = plan.queues.map((q) => ({
         ...q,
@@ -194,6 +196,21 @@ export function planTarget(
   }
   return plan;
 }
+
+/**
+ * The top of the priorities moved messages get: the target's `x-max-priority`, or on a quorum
+ * queue QUORUM_TOP_PRIORITY (RabbitMQ 4.0–4.2 serve a quorum queue's messages in two classes,
+ * above 4 and the rest: quiet moves go in the high one; 4.3's strict levels keep the order; 3.x
+ * ignores them, and the buffer alone bounds the wait).
+ */
+function movePriorityTop(measured: TargetMeasurement, createWith?: Record<string, unknown>): number | undefined {
+  const args = createWith ?? measured.targetQueue?.arguments;
+  const type = createWith ? createWith['x-queue-type'] : (measured.targetQueue?.type ?? args?.['x-queue-type']);
+  return targetTopPriority(args) ?? (type === 'quorum' ? QUORUM_TOP_PRIORITY : undefined);
+}
+
+/** A quorum queue's lowest high priority: quiet moves get it, the other bands 4 and 3 (normal). */
+export const QUORUM_TOP_PRIORITY = 5;
 
 /** Each moving share with its queue's backlog priority, from its depth measured exactly before the move. */
 function stampBacklog(

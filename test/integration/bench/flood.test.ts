@@ -90,6 +90,7 @@ describe('flood bench parts', () => {
           routerEnv: {},
           scenarios: ['flood'],
           deliveries: ['fifo'],
+          targetTypes: ['classic-priority'],
         },
         (line) => progress.push(line),
       ),
@@ -101,12 +102,18 @@ describe('flood bench parts', () => {
     expect(floodBench.textFlags).toHaveProperty('distributor-env');
     const tables = await runFlood(
       tinyFlags(floodBench),
-      { distributorEnv: {}, routerEnv: {}, scenarios: ['five-noisy'], deliveries: ['on-demand'] },
+      {
+        distributorEnv: {},
+        routerEnv: {},
+        scenarios: ['five-noisy'],
+        deliveries: ['on-demand'],
+        targetTypes: ['quorum'],
+      },
       () => undefined,
     );
     const runs = tables.find((t) => t.title === 'Flood: every run')!.rows;
     expect(runs).toHaveLength(1);
-    expect(runs[0]).toMatchObject({ scenario: 'five-noisy', lost: 0 });
+    expect(runs[0]).toMatchObject({ scenario: 'five-noisy', target: 'quorum', lost: 0 });
     expect(runs[0]!.sent).toBeGreaterThan(60); // 2 noisy tenants × 30, and the quiet tenants'
   }, 120_000);
 });

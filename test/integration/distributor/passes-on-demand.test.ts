@@ -43,7 +43,8 @@ function onDemand(
   });
   const inner = new DynamoLeaseStore(f.dynamo.doc, STATE_TABLE);
   const watch = {
-    holding: new Map<string, number>(),
+    /** Per target, the owners holding its lease now (a renewal is the same owner again). */
+    holding: new Map<string, Set<string>>(),
     maxHolding: 0,
     acquiring: 0,
     maxAcquiring: 0,
@@ -56,13 +57,14 @@ function onDemand(
     executions: [] as ExecutionSummary[],
   };
   const leases: LeaseStore = {
-    async acquireLease(t, ...rest) {
+    async acquireLease(t, owner, ...rest) {
       watch.maxAcquiring = Math.max(watch.maxAcquiring, ++watch.acquiring);
       try {
-        const acquired = await inner.acquireLease(t, ...rest);
+        const acquired = await inner.acquireLease(t, owner, ...rest);
         if (acquired) {
-          watch.holding.set(t, (watch.holding.get(t) ?? 0) + 1);
-          watch.maxHolding = Math.max(watch.maxHolding, watch.holding.get(t)!);
+          const owners = watch.holding.get(t) ?? new Set<string>();
+          watch.holding.set(t, owners.add(owner));
+          watch.maxHolding = Math.max(watch.maxHolding, owners.size);
         }
         return acquired;
       } finally {
@@ -70,7 +72,7 @@ function onDemand(
       }
     },
     async releaseLease(t, owner) {
-      watch.holding.set(t, (watch.holding.get(t) ?? 1) - 1);
+      watch.holding.get(t)?.delete(owner);
       return inner.releaseLease(t, owner);
     },
   };

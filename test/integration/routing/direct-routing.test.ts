@@ -48,6 +48,8 @@ async function bed(runExecutions: boolean, distributorEnv: Record<string, string
           DISTRIBUTOR_FOLLOW_UP_MAX_DELAY_MS: '400',
           DISTRIBUTOR_IDLE_STOP_MS: '200',
           DISTRIBUTOR_BOARD_POLL_MS: '50',
+          // The grants' cycle is counted against the target's max length, not its buffer.
+          DISTRIBUTOR_BUFFER_HORIZON_MS: '0',
           ...direct,
           ...distributorEnv,
         }),

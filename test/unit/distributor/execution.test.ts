@@ -51,6 +51,12 @@ function world(
         }
         return undefined;
       },
+      async renewSlot(slot, held, now, until) {
+        const current = board.slots.get(slot) ?? 0;
+        if (current !== held && current > now) return false;
+        board.slots.set(slot, until);
+        return true;
+      },
       read: async () => copy(),
       async writeServed(given: readonly Served[], grantIfVersion?: number) {
         // As the adapter: grants only while no request came in since the round read the board.

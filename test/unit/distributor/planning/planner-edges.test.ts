@@ -64,7 +64,7 @@ describe('targetCapacity at its edges', () => {
 
   it('takes a tuned length, but never past the queue’s own x-max-length', () => {
     const tuned = (queueMaxLength: unknown) =>
-      targetCapacity({ ...base, queueMaxLength, configuredMaxLength: 70, tunedMaxLength: 300 });
+      targetCapacity({ ...base, queueMaxLength, configuredMaxLength: 70, kept: { length: 300, from: 'tuned' } });
     expect(tuned(undefined)).toMatchObject({ maxLength: 300, maxLengthFrom: 'tuned' });
     expect(tuned(500)).toMatchObject({ maxLength: 300, maxLengthFrom: 'tuned' });
     expect(tuned(300)).toMatchObject({ maxLength: 300, maxLengthFrom: 'tuned' });

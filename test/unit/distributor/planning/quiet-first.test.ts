@@ -168,9 +168,22 @@ describe('planTarget, quiet tenants first', () => {
     expect(plan(backlog, measured(1000, priorityTarget))).toMatchObject({ outcome: 'below-threshold', shares: [] });
   });
 
-  it('backlog on a target without x-max-priority (a quorum queue on RabbitMQ 3.x): the reserve, no stamping', () => {
+  it('backlog on a quorum target: the reserve, quiet moves in the high class (above 4), the rest in the normal one', () => {
     const quorum = plan(backlog, measured(950, { 'x-max-length': 1000, 'x-queue-type': 'quorum' }));
     expect(quorum.shares).toEqual([
+      { name: noisy, share: 0 },
+      { name: quiet, share: 3, priority: 5 },
+    ]);
+    const emptier = plan(backlog, measured(0, { 'x-max-length': 1000, 'x-queue-type': 'quorum' }));
+    expect(emptier.shares).toEqual([
+      { name: noisy, share: 947, priority: 3 },
+      { name: quiet, share: 3, priority: 5 },
+    ]);
+  });
+
+  it('backlog on a classic target without x-max-priority: the reserve, no stamping', () => {
+    const classic = plan(backlog, measured(950, { 'x-max-length': 1000 }));
+    expect(classic.shares).toEqual([
       { name: noisy, share: 0 },
       { name: quiet, share: 3 },
     ]);
