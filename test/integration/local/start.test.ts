@@ -135,17 +135,20 @@ describe('npm start --headless (bounded run of the whole local stack)', () => {
     for (const t of final.tenants) expect(t.staged + t.processed).toBeLessThanOrEqual(t.sent);
   });
 
-  it('wait (s) is the wait the distributor last measured for the tenant, within 1 s, measured as long ago as it says', () => {
+  it('wait (s) is a wait the distributor logged for the tenant, within 1 s, in the interval before the age it states', () => {
     const measuredLines = logLines()
       .filter((l) => l.includes('"Staging wait"'))
       .map((l) => JSON.parse(l) as { tenant?: string; waitMs: number; timestamp: string });
     const withWait = final.tenants.filter((t) => t.waitSeconds !== undefined);
     expect(withWait.length).toBeGreaterThan(0);
     for (const t of withWait) {
+      // What `fairway tenants` reads: the longest wait of the passes over the 10 s before it was
+      // kept (WAIT_RECORD_INTERVAL_MS, lib/distributor/target-pass.ts); the age is to a second.
       const measuredAt = Date.parse(final.takenAt) - t.waitAgeSeconds! * 1000;
-      const near = measuredLines.filter(
-        (l) => l.tenant === t.tenant && Math.abs(Date.parse(l.timestamp) - measuredAt) <= 2_000,
-      );
+      const near = measuredLines.filter((l) => {
+        const at = Date.parse(l.timestamp);
+        return l.tenant === t.tenant && at >= measuredAt - 12_000 && at <= measuredAt + 2_000;
+      });
       expect({ tenant: t.tenant, agree: near.some((l) => Math.abs(l.waitMs / 1000 - t.waitSeconds!) <= 1) }).toEqual({
         tenant: t.tenant,
         agree: true,
