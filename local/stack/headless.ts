@@ -27,22 +27,21 @@ export async function runHeadless(run: {
 }): Promise<{ settled: boolean; json: string }> {
   const upAt = Date.now();
   const deadline = upAt + run.durationSeconds * 1000;
-  let last: { snapshot: Snapshot; at: number } | undefined;
+  let last: Snapshot | undefined;
   let settled = false;
   while (!settled && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, Math.min(1000, deadline - Date.now()))));
     // A snapshot that fails (RabbitMQ restarting, say) only means: not settled yet.
-    const at = Date.now();
     const snapshot = await takeSnapshot(run.sources).catch(() => undefined);
-    if (snapshot) last = { snapshot, at };
+    if (snapshot) last = snapshot;
     settled = snapshot !== undefined && isSettled(snapshot, run.startedAt);
   }
   // The picture of the running stack: taken after the traffic stopped, its rates would be of the stopping.
-  const runSeconds = Math.round(((last?.at ?? Date.now()) - upAt) / 100) / 10;
+  const runSeconds = Math.round((Date.now() - upAt) / 100) / 10;
   await run.quiesce();
-  last ??= { snapshot: await takeSnapshot(run.sources), at: Date.now() };
+  last ??= await takeSnapshot(run.sources);
   const final: HeadlessResult = {
-    ...last.snapshot,
+    ...last,
     settled,
     uncaughtErrors: run.uncaughtErrors(),
     runSeconds,
