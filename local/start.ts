@@ -7,8 +7,10 @@ const usage = `usage: npm start [-- options]   (docs/operating.md "Run it locall
   --speed N       schedules run N times faster (default 300)
   --duration S    stop S seconds after the stack is up (headless: exit 1 unless it settled)
   --headless      no view: run until the end states hold, print the final state as JSON
+                  (also written to --result; \`npm start --silent -- --headless\` keeps npm's banner off stdout)
   --stage NAME    the serverless.yml stage whose schedules to follow (default dev)
   --log FILE      where the functions' logs and metrics go (default fairway-local.log)
+  --result FILE   where --headless writes its final state (default fairway-local.json)
   --help          this text`;
 
 const flags = parseFlags();
@@ -30,6 +32,7 @@ function parseFlags() {
         duration: { type: 'string' },
         stage: { type: 'string', default: 'dev' },
         log: { type: 'string', default: join(projectRoot(), 'fairway-local.log') },
+        result: { type: 'string', default: join(projectRoot(), 'fairway-local.json') },
         help: { type: 'boolean', short: 'h', default: false },
       },
     }).values;
@@ -49,6 +52,7 @@ void runLocalStack({
   ...(duration !== undefined ? { duration } : {}),
   stage: String(flags.stage),
   logFile: String(flags.log),
+  resultFile: String(flags.result),
   amqpUrl: process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672',
   managementUrl: process.env.RABBITMQ_MANAGEMENT_URL ?? 'http://guest:guest@127.0.0.1:15672',
 });

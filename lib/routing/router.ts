@@ -5,7 +5,7 @@ import { readFresh } from '../pass-requests/grants';
 import type { RequestWork } from '../pass-requests/requester';
 import type { TenantCounterStore } from '../priority/counter-store';
 import { mappingFromTable } from '../priority/rules';
-import { stampStagedAt } from '../queues/staged-at';
+import { stampedForSizing, stampStagedAt } from '../queues/staged-at';
 import { defaultMutators, type QueueNameMutator, stagingDestination } from '../queues/staging-names';
 import { isInDoubt, putInDoubt } from '../rabbitmq/answer-within';
 import { publishIsolatingRefusals } from '../rabbitmq/confirms';
@@ -206,11 +206,11 @@ function checkUserId(message: RoutableMessage, publisherUser: string): void {
 /**
  * A staged copy's headers: stamped with when it was staged, from which the distributor measures its
  * wait and which it takes off (lib/queues/staged-at.ts). A table the stamp would push past AMQP's
- * encoding limit stays as it is: the message is routed, its wait is not measured.
+ * encoding limit stays as the sender sent it: the message is routed, its wait is not measured.
  */
 function stagedHeaders(headers: Record<string, unknown> | undefined, at: number) {
   const stamped = stampStagedAt(headers, at);
-  return headerTableIssues(stamped).length === 0 ? stamped : headers;
+  return headerTableIssues(stampedForSizing(stamped)).length === 0 ? stamped : headers;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, writeFileSync } from 'node:fs';
 import { connect } from 'amqplib';
 import { createCleanupOperator } from '../../lib/cleanup/operator';
 import type { ExecutionSummary } from '../../lib/distributor/report';
@@ -13,9 +13,12 @@ import { type ServiceFunction, serviceFunctions } from '../service';
 import { startLocalAfterProcessQueue } from '../sqs/local-queue';
 import { DemoRegistry } from './demo-registry';
 import { createDemoVhost } from './demo-vhost';
+import { QueueDepths } from './depths';
 import { functionEnvironment, operatorEnv } from './environment';
+import { runHeadless } from './headless';
+import { PassTap, RateWindow } from './passes';
 import { Scheduler } from './scheduler';
-import { type RecentPass, type Snapshot, takeSnapshot } from './snapshot';
+import { type Snapshot, takeSnapshot } from './snapshot';
 import { demoTenants, TrafficGenerator } from './traffic';
 import { Trends } from './trends';
 import { ansi, recordTrends, renderView, type ViewState } from './view';
@@ -28,23 +31,22 @@ export interface LocalStackOptions {
   duration?: number;
   stage: string;
   logFile: string;
+  /** Where `--headless` writes its final state (JSON), whatever else is on stdout (npm's banner). */
+  resultFile: string;
   amqpUrl: string;
   managementUrl: string;
 }
 
-/**
- * What `--headless` prints: the final state, whether the end states held before the time was up,
- * and how long the stack ran once it was up (`--duration` counts from there, not from the start-up).
- */
-export type HeadlessResult = Snapshot & { settled: boolean; uncaughtErrors: number; runSeconds: number };
+export type { HeadlessResult } from './headless';
 
 const target = 'worker-input';
-const minimumRunMs = 20_000;
-/** How far back the view looks at distributor passes for its rates (real ms). */
-const RECENT_PASSES_MS = 30_000;
-/** Writes to the terminal, whatever the functions do with process.stdout. */
+/** The window of the view's rates (real ms). */
+const RATE_WINDOW_MS = 30_000;
+/** Writes to the terminal, whatever the functions do with process.stdout and stderr. */
 const out = process.stdout.write.bind(process.stdout);
-const cleanups: Array<() => Promise<unknown>> = [];
+const err = process.stderr.write.bind(process.stderr);
+/** What stopping does, in the order it was set up (it is undone in reverse), each with what it stops. */
+const cleanups: Array<[string, () => Promise<unknown>]> = [];
 let stopping: Promise<void> | undefined;
 let headless = false;
 
@@ -81,11 +83,16 @@ export async function runLocalStack(options: LocalStackOptions): Promise<void> {
 async function start(options: LocalStackOptions) {
   const { speed, duration, amqpUrl, managementUrl } = options;
   const startedAt = Date.now();
-  const progress = (line: string) => headless || out(`${line}\n`);
+  // Start-up takes a while (PGlite, the handlers' first load): a line per step, to stderr when stdout is the JSON.
+  const progress = (line: string) =>
+    (headless ? err : out)(`[${Math.round((Date.now() - startedAt) / 1000)} s] ${line}\n`);
+  const rates = new RateWindow(RATE_WINDOW_MS, startedAt);
+  const passTap = new PassTap((summary, at) => rates.addPass(summary, at));
   // The functions log to stdout as in Lambda; here their lines go to the log file, the view to the terminal.
   const log = createWriteStream(options.logFile, { flags: 'w' });
   const toLog = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
     log.write(chunk);
+    passTap.write(chunk);
     const done = rest.find((r) => typeof r === 'function') as (() => void) | undefined;
     done?.();
     return true;
@@ -93,32 +100,29 @@ async function start(options: LocalStackOptions) {
   const [stdoutWrite, stderrWrite] = [process.stdout.write, process.stderr.write];
   process.stdout.write = toLog;
   process.stderr.write = toLog;
-  cleanups.push(() => {
-    [process.stdout.write, process.stderr.write] = [stdoutWrite, stderrWrite];
-    return new Promise((resolve) => log.end(resolve));
-  });
+  cleanups.push([
+    'the log file',
+    () => {
+      [process.stdout.write, process.stderr.write] = [stdoutWrite, stderrWrite];
+      return new Promise((resolve) => log.end(resolve));
+    },
+  ]);
 
-  progress(
-    'Starting the Fairway local stack: RabbitMQ vhost, embedded DynamoDB, NXRG and OpenXDS (PGlite) with demo data…',
-  );
+  progress('Starting the Fairway local stack: a RabbitMQ vhost of its own…');
   const vhost = await createDemoVhost(amqpUrl, managementUrl, `fairway-demo-${process.pid}`);
-  cleanups.push(() => vhost.delete());
+  cleanups.push([`the vhost ${vhost.vhost} (deleting it)`, () => vhost.delete()]);
+  progress('Embedded DynamoDB, and NXRG and OpenXDS in PGlite with demo data…');
   const [dynamo, registry] = await Promise.all([startDynamo(), DemoRegistry.start()]);
-  cleanups.push(
-    () => dynamo.stop(),
-    () => registry.stop(),
-  );
+  cleanups.push(['embedded DynamoDB', () => dynamo.stop()], ['NXRG and OpenXDS (PGlite)', () => registry.stop()]);
   await dynamo.createTables();
 
   const functions = serviceFunctions(options.stage);
   const distributorFn = functions.find((f) => f.name === 'distributor')!;
-  const recentPasses: RecentPass[] = [];
-  const recordPasses = (execution: ExecutionSummary, onDemand: boolean) => {
+  // Counted as each execution ends (its summary says which of its passes were on demand).
+  const onDemand = { passes: 0 };
+  const recordPasses = (execution: ExecutionSummary, invokedOnDemand: boolean) => {
     // A scheduled execution's first round is the schedule's pass; its later rounds follow requests and due times.
-    for (const [round, summary] of execution.summaries.entries()) {
-      recentPasses.push({ at: Date.now(), summary, onDemand: onDemand || round > 0 });
-    }
-    while (recentPasses.length && recentPasses[0]!.at < Date.now() - RECENT_PASSES_MS) recentPasses.shift();
+    onDemand.passes += invokedOnDemand ? execution.summaries.length : Math.max(0, execution.summaries.length - 1);
   };
   // Passes on demand: the functions' Lambda client invokes the distributor here, as on AWS.
   const lambda = await startLambdaInvokeServer(async (_name, event) => {
@@ -131,7 +135,7 @@ async function start(options: LocalStackOptions) {
       true,
     );
   }, recordUncaught);
-  cleanups.push(() => lambda.close());
+  cleanups.push(['the Lambda invoke endpoint', () => lambda.close()]);
   const env = functionEnvironment(
     { dynamoEndpoint: dynamo.endpoint, amqpUrl: vhost.amqpUrl, managementUrl, vhost: vhost.vhost, ...registry.urls },
     speed,
@@ -140,6 +144,7 @@ async function start(options: LocalStackOptions) {
   );
   Object.assign(process.env, env);
 
+  progress('The document worker, the router behind its SQS queue, the schedules…');
   // The target queue a document worker reads: priorities on (SPEC §1), bounded so that the
   // distributor's fair share decides who gets in.
   const connection = await connect(vhost.amqpUrl);
@@ -148,7 +153,7 @@ async function start(options: LocalStackOptions) {
   await connection.close();
   const worker = new SimulatedWorker(vhost.amqpUrl, target, 15);
   worker.start();
-  cleanups.push(() => worker.stop());
+  cleanups.push(['the document worker', () => worker.stop()]);
 
   const router = await loadHandler('router');
   const routerFn = functions.find((f) => f.name === 'router')!;
@@ -162,7 +167,7 @@ async function start(options: LocalStackOptions) {
     onBatch: (outcome) => traffic?.record(outcome),
     onError: recordUncaught,
   });
-  cleanups.push(() => afterProcess.stop());
+  cleanups.push(['the SQS queue and its router poller', () => afterProcess.stop()]);
   env.SQS_ENDPOINT = afterProcess.endpoint;
   env.FAIRWAY_STAGE = options.stage;
   traffic = new TrafficGenerator(
@@ -187,11 +192,17 @@ async function start(options: LocalStackOptions) {
   };
   const scheduler = new Scheduler(functions, speed, invoke);
   cleanups.push(
-    () => scheduler.stop(),
-    () => traffic.stop(),
+    ['the schedules (waiting for the running distributor and cleanup invocations)', () => scheduler.stop()],
+    ['the traffic', () => traffic.stop()],
   );
+  progress('Loading the functions (the first invocation of each bundles it)…');
   traffic.start();
   scheduler.start();
+  const depths = new QueueDepths(vhost.amqpUrl);
+  cleanups.push(['the depth reader', () => depths.close()]);
+  // The workers' counts, once a second, for the rates' window.
+  const sampler = setInterval(() => rates.sample(worker.processed, Date.now()), 1000);
+  cleanups.push(['the rate sampler', async () => clearInterval(sampler)]);
 
   const doc = dynamo.doc;
   const sources = {
@@ -207,7 +218,9 @@ async function start(options: LocalStackOptions) {
     processed: worker.processed,
     schedules: scheduler.stats,
     fills,
-    recentPasses,
+    rates,
+    onDemand,
+    depths: (queues: readonly string[]) => depths.read(queues),
   };
   const notes = [
     `RabbitMQ vhost ${vhost.vhost} (deleted on exit); function logs and EMF metrics: ${options.logFile}`,
@@ -216,29 +229,18 @@ async function start(options: LocalStackOptions) {
   ];
 
   if (headless) {
-    // Runs until the end states hold (or --duration is up), then prints the final state; exits 1
-    // when they did not hold, so that a script sees a run that did not settle.
-    const upAt = Date.now();
-    const deadline = upAt + (duration ?? 120) * 1000;
-    let settled = false;
-    while (!settled && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, Math.max(0, Math.min(1000, deadline - Date.now()))));
-      // A snapshot that fails (RabbitMQ restarting, say) only means: not settled yet.
-      settled = await takeSnapshot(sources).then(
-        (snapshot) => isSettled(snapshot, startedAt),
-        () => false,
-      );
-    }
-    await traffic.stop();
-    await scheduler.stop();
-    const runSeconds = Math.round((Date.now() - upAt) / 100) / 10;
-    const final: HeadlessResult = {
-      ...(await takeSnapshot(sources)),
-      settled,
-      uncaughtErrors: uncaught.count,
-      runSeconds,
-    };
-    await stopLocalStack(settled ? 0 : 1, () => out(`${JSON.stringify(final, null, 2)}\n`));
+    const { settled, json } = await runHeadless({
+      sources,
+      startedAt,
+      durationSeconds: duration ?? 120,
+      quiesce: async () => {
+        await traffic.stop();
+        await scheduler.stop();
+      },
+      uncaughtErrors: () => uncaught.count,
+    });
+    writeFileSync(options.resultFile, json);
+    await stopLocalStack(settled ? 0 : 1, () => out(json));
     return;
   }
 
@@ -270,35 +272,22 @@ async function start(options: LocalStackOptions) {
     }
   };
   const timer = setInterval(draw, 500);
-  cleanups.push(async () => clearInterval(timer));
+  cleanups.push(['the view', async () => clearInterval(timer)]);
   if (duration !== undefined) setTimeout(() => void stopLocalStack(0), duration * 1000);
-}
-
-/**
- * The demo's end states: every tenant served, the registry's eligible documents gone, OpenXDS
- * caught up, each stack drained (filled a second time) with no dead letters; after a minimum run
- * so that the tenants' levels reflect their traffic.
- */
-function isSettled(snapshot: Snapshot, startedAt: number): boolean {
-  return (
-    Date.now() - startedAt >= minimumRunMs &&
-    snapshot.tenants.every((t) => t.processed > 0) &&
-    snapshot.registry.eligible === 0 &&
-    snapshot.registry.repositoryPending === 0 &&
-    snapshot.jobs.every((j) => j.fills >= 2 && j.deadLetters === 0)
-  );
 }
 
 /** Stops in reverse order of start: traffic and schedules first, then queues, servers, vhost. */
 export function stopLocalStack(code: number, last?: () => void): Promise<void> {
   stopping ??= (async () => {
-    for (const cleanup of cleanups.reverse()) {
-      await cleanup().catch((error: Error) => out(`while stopping: ${error.message}\n`));
+    // Stopping takes a while (a running distributor execution is waited for): a line per step.
+    const say = headless ? err : out;
+    if (!headless) say(`${ansi.showCursor}\n`);
+    const begun = Date.now();
+    for (const [what, cleanup] of cleanups.reverse()) {
+      say(`[stopping, ${Math.round((Date.now() - begun) / 1000)} s] ${what}…\n`);
+      await cleanup().catch((error: Error) => say(`while stopping ${what}: ${error.message}\n`));
     }
-    if (!headless)
-      out(
-        `${ansi.showCursor}\nFairway local stack stopped: vhost deleted, embedded DynamoDB and PostgreSQL stopped.\n`,
-      );
+    say('Fairway local stack stopped: vhost deleted, embedded DynamoDB and PostgreSQL stopped.\n');
     last?.();
     process.exit(code);
   })();

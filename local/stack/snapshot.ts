@@ -1,17 +1,18 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { cleanupJobNames } from '../../lib/cleanup/jobs';
 import type { CleanupOperator } from '../../lib/cleanup/operator';
-import type { PassSummary } from '../../lib/distributor/report';
 import type { TenantPriorityRules } from '../../lib/priority/rules';
 import { DynamoStagingRegistry } from '../../lib/queues/dynamo-staging-registry';
+import { parseStagingQueueName } from '../../lib/queues/staging-names';
 import type { ManagementClient } from '../../lib/rabbitmq/management';
 import { type StagingCounts, stagingCounts } from '../cli/staging-counts';
 import { describeQueues, type QueueSettings } from '../ops/queues';
+import { listStagingWaits, type WaitRow } from '../ops/tenant-waits';
 import { listTenants } from '../ops/tenants';
 import type { DemoRegistry, RegistryFigures } from './demo-registry';
+import { perSecond, type RateWindow } from './passes';
 import type { ScheduleStats } from './scheduler';
 import type { TenantTraffic } from './traffic';
-import { measuredWait } from './trends';
 
 export interface TenantLine {
   tenant: string;
@@ -20,14 +21,20 @@ export interface TenantLine {
   sent: number;
   routed: number;
   deadLettered: number;
+  /** In its staging queues, by AMQP (exact when read): read after `processed` and before `sent`, so never more than sent − processed. */
   staged: number;
-  /** Moved to the target per second, over the recent passes. */
+  /** Moved to the target per second by the passes that ended in the snapshot's rate window. */
   movedPerSecond: number;
+  /** Processed per second by the workers over the same window, as they counted them. */
+  processedPerSecond: number;
   /**
-   * Seconds its messages waited in staging, the latency Fairway adds, as the distributor measured
-   * it when it moved them (measuredWait); undefined when no recent pass measured one.
+   * Seconds its messages waited in staging, the latency Fairway adds: the longest wait of the
+   * distributor's last measurement of its queues, as `fairway tenants` reads it (local/ops/tenant-waits.ts).
+   * Undefined when none is kept: nothing moved yet, or only messages without the router's stamp.
    */
   waitSeconds?: number;
+  /** How long ago that wait was measured, in seconds. */
+  waitAgeSeconds?: number;
   processed: number;
 }
 
@@ -45,11 +52,15 @@ export interface JobLine {
 
 export interface Snapshot {
   elapsedSeconds: number;
+  /** When it was taken (ISO 8601): the end of the rates' window. */
+  takenAt: string;
+  /** The span, in seconds, the tenants' rates are over (the view's window, shorter just after start-up). */
+  rateWindowSeconds: number;
   simulatedMinutes: number;
   speed: number;
   tenants: TenantLine[];
   distributor?: ScheduleStats;
-  /** Distributor passes started on demand (router or follow-up) among the recent passes. */
+  /** Distributor passes on demand (router or follow-up) so far, counted as their executions end. */
   passesOnDemand: number;
   jobs: JobLine[];
   registry: RegistryFigures;
@@ -70,15 +81,12 @@ export interface SnapshotSources {
   processed: ReadonlyMap<string, number>;
   schedules: ReadonlyMap<string, ScheduleStats>;
   fills: ReadonlyMap<string, number>;
-  /** The distributor's recent passes (scheduled and on demand) with the time each ended, oldest first. */
-  recentPasses: readonly RecentPass[];
-}
-
-export interface RecentPass {
-  at: number;
-  summary: PassSummary;
-  /** The pass was not a scheduled execution's first (requests and due times asked for it). */
-  onDemand: boolean;
+  /** The distributor's passes, each at the time it ended, and the workers' counts over the window. */
+  rates: RateWindow;
+  /** Passes on demand of the executions ended so far. */
+  onDemand: { readonly passes: number };
+  /** The messages each queue holds now, by AMQP (a queue that is gone holds none). */
+  depths(queues: readonly string[]): Promise<ReadonlyMap<string, number>>;
 }
 
 /** Which function runs which job (serverless.yml function names). */
@@ -105,40 +113,46 @@ export async function takeSnapshot(s: SnapshotSources): Promise<Snapshot> {
   const stagingCounted = await stagingCounts(listing, new DynamoStagingRegistry(s.doc, 'StagingQueuesTable'));
   const { staging } = await describeQueues(listing, s.queueSettings);
   const distributor = s.schedules.get('distributor');
-  const movedRecently = new Map<string, number>();
-  for (const queue of s.recentPasses.flatMap((pass) => pass.summary.targets.flatMap((t) => t.queues))) {
-    movedRecently.set(queue.name, (movedRecently.get(queue.name) ?? 0) + queue.moved);
-  }
-  // Over the window the recent passes span (at least a second, so one pass does not read as a burst).
-  const windowSeconds = Math.max(1, (Date.now() - (s.recentPasses[0]?.at ?? Date.now())) / 1000);
-  const perSecond = (moved: number) => Math.round((moved / windowSeconds) * 10) / 10;
+  const now = Date.now();
+  const window = s.rates.span(now);
+  // Processed first, staged next, sent last: a message is never counted both staged and processed.
+  const processed = new Map(s.processed);
+  const [depths, waits] = await Promise.all([
+    s.depths(staging.map((q) => q.queue)),
+    listStagingWaits(s.doc, 'DistributorStateTable'),
+  ]);
   const tenantNames = [...new Set([...s.traffic.keys(), ...tenants.map((t) => t.tenant)])];
-  const elapsedMs = Date.now() - s.startedAt;
+  const elapsedMs = now - s.startedAt;
   return {
     elapsedSeconds: Math.round(elapsedMs / 1000),
+    takenAt: new Date(now).toISOString(),
+    rateWindowSeconds: Math.round(window.seconds * 10) / 10,
     simulatedMinutes: Math.round((elapsedMs * s.speed) / 60_000),
     speed: s.speed,
     tenants: tenantNames.map((tenant): TenantLine => {
       const counter = tenants.find((t) => t.tenant === tenant);
-      const queues = staging.filter((q) => q.tenant === tenant);
+      const queues = staging.filter((q) => q.tenant === tenant).map((q) => q.queue);
       const traffic = s.traffic.get(tenant);
-      const staged = queues.reduce((n, q) => n + q.depth, 0);
-      const movedPerSecond = perSecond(queues.reduce((n, q) => n + (movedRecently.get(q.queue) ?? 0), 0));
-      const waitSeconds = measuredWait(s.recentPasses, new Set(queues.map((q) => q.queue)));
+      const done = processed.get(tenant) ?? 0;
+      const wait = lastWait(waits, tenant, now);
       return {
         tenant,
         ...(counter ? { level: counter.level, count: counter.count } : {}),
         sent: traffic?.sent ?? 0,
         routed: traffic?.routed ?? 0,
         deadLettered: traffic?.deadLettered ?? 0,
-        staged,
-        movedPerSecond,
-        ...(waitSeconds === undefined ? {} : { waitSeconds }),
-        processed: s.processed.get(tenant) ?? 0,
+        staged: queues.reduce((n, q) => n + (depths.get(q) ?? 0), 0),
+        movedPerSecond: perSecond(
+          s.rates.moved((queue) => parseStagingQueueName(queue)?.tenant === tenant, window.from),
+          window.seconds,
+        ),
+        processedPerSecond: perSecond(done - (window.base.get(tenant) ?? 0), window.seconds),
+        ...wait,
+        processed: done,
       };
     }),
     ...(distributor ? { distributor: { ...distributor, lastResult: undefined } } : {}),
-    passesOnDemand: s.recentPasses.filter((pass) => pass.onDemand).length,
+    passesOnDemand: s.onDemand.passes,
     jobs: stacks.map(({ job, stack, dead }) => {
       const schedule = s.schedules.get(functionOfJob[job] ?? job);
       return {
@@ -155,4 +169,24 @@ export async function takeSnapshot(s: SnapshotSources): Promise<Snapshot> {
     registry,
     staging: stagingCounted,
   };
+}
+
+/**
+ * A tenant's last measured wait: of its queues' kept waits (`fairway tenants`'s rows), the one
+ * measured last (the longest of those measured together), with its age. Pure.
+ */
+export function lastWait(
+  rows: readonly WaitRow[],
+  tenant: string,
+  now: number,
+): { waitSeconds?: number; waitAgeSeconds?: number } {
+  let last: { at: number; seconds: number } | undefined;
+  for (const row of rows) {
+    if (row.tenant !== tenant) continue;
+    const at = Date.parse(row.measuredAt);
+    if (!last || at > last.at || (at === last.at && row.waitSeconds > last.seconds))
+      last = { at, seconds: row.waitSeconds };
+  }
+  if (!last) return {};
+  return { waitSeconds: last.seconds, waitAgeSeconds: Math.max(0, Math.round((now - last.at) / 1000)) };
 }

@@ -1,38 +1,27 @@
-import type { RecentPass } from './snapshot';
-
 const BARS = '▁▂▃▄▅▆▇█';
 
 /**
- * A small trend line: one bar per value, scaled to the largest (all zeros: the lowest bar); a value
- * not known (undefined) is a blank. Pure.
+ * A small trend line: one bar per value, on a scale from 0 to `max` (by default the series' own
+ * largest; all zeros: the lowest bar); a value not known (undefined) is a blank. Pure.
  */
-export function sparkline(values: readonly (number | undefined)[]): string {
-  const max = Math.max(0, ...values.map((v) => v ?? 0));
+export function sparkline(
+  values: readonly (number | undefined)[],
+  max = Math.max(0, ...values.map((v) => v ?? 0)),
+): string {
   return values
     .map((v) => {
       if (v === undefined) return ' ';
-      if (max === 0) return BARS[0];
-      return BARS[Math.min(BARS.length - 1, Math.floor((v / max) * (BARS.length - 1) + 0.5))];
+      if (max <= 0) return BARS[0];
+      return BARS[Math.min(BARS.length - 1, Math.max(0, Math.floor((v / max) * (BARS.length - 1) + 0.5)))];
     })
     .join('');
 }
 
 /**
- * A tenant's wait in staging as measured: the longest wait of its messages that the latest pass
- * that moved any of them measured (lib/distributor/waits.ts), in seconds to a tenth. Undefined
- * when no recent pass measured one: nothing moved, or only messages routed before the stamp. Pure.
+ * The last `length` values of a few figures per tenant, one sample per redraw of the view. Keys are
+ * `figure:tenant`; the lines of one figure share a scale (0 to the largest value any tenant's line
+ * of it shows), so rows compare and a flat series is drawn at its height, not as full bars.
  */
-export function measuredWait(recentPasses: readonly RecentPass[], queues: ReadonlySet<string>): number | undefined {
-  for (let i = recentPasses.length - 1; i >= 0; i--) {
-    const waits = recentPasses[i]!.summary.targets.flatMap((t) =>
-      t.queues.filter((q) => queues.has(q.name) && q.wait !== undefined).map((q) => q.wait!.maxMs),
-    );
-    if (waits.length > 0) return Math.round(Math.max(...waits) / 100) / 10;
-  }
-  return undefined;
-}
-
-/** The last `length` values of a few figures per tenant, one sample per redraw of the view. */
 export class Trends {
   private readonly series = new Map<string, (number | undefined)[]>();
 
@@ -46,6 +35,16 @@ export class Trends {
   }
 
   line(key: string): string {
-    return sparkline(this.series.get(key) ?? []);
+    return sparkline(this.series.get(key) ?? [], this.scale(key));
+  }
+
+  /** The top of the scale the lines of `key`'s figure share. */
+  scale(key: string): number {
+    const figure = `${key.split(':')[0]}:`;
+    let max = 0;
+    for (const [k, values] of this.series) {
+      if (k.startsWith(figure)) for (const v of values) max = Math.max(max, v ?? 0);
+    }
+    return max;
   }
 }

@@ -30,10 +30,14 @@ export function renderView(snapshot: Snapshot, notes: readonly string[], state: 
           `a service did not answer: ${state.stale.error.slice(0, 100)}`,
       ]
     : [];
+  const window = Math.round(snapshot.rateWindowSeconds);
+  const scale = (figure: string, unit: string) => `${Math.round(state.trends.scale(`${figure}:`) * 10) / 10}${unit}`;
   const body = renderTables([
     {
       title:
-        'Tenants (level 1 is served first; moved/s over the last 30 s; wait: the longest in staging the last pass measured)',
+        `Tenants (level 1 is served first; moved/s and processed/s over the last ${window} s; ` +
+        'wait: the longest in staging when the distributor last measured it, as `fairway tenants` shows it, and how long ago; ' +
+        `trends share a scale: a full bar is ${scale('moved', '/s')} moved, ${scale('wait', ' s')} waited)`,
       rows: snapshot.tenants.map((t) => ({
         tenant: t.tenant,
         level: t.level,
@@ -43,7 +47,9 @@ export function renderView(snapshot: Snapshot, notes: readonly string[], state: 
         staged: t.staged,
         'moved/s': t.movedPerSecond,
         'moved/s trend': state.trends.line(`moved:${t.tenant}`),
+        'processed/s': t.processedPerSecond,
         'wait (s)': t.waitSeconds ?? (t.staged > 0 ? 'not yet' : '–'),
+        'measured (s ago)': t.waitAgeSeconds,
         'wait trend': state.trends.line(`wait:${t.tenant}`),
         processed: t.processed,
       })),
@@ -51,7 +57,7 @@ export function renderView(snapshot: Snapshot, notes: readonly string[], state: 
     {
       title:
         `Distributor: ${d?.invocations ?? 0} scheduled passes, ${d?.errors ?? 0} failed, ${d?.skipped ?? 0} skipped (still running); ` +
-        `${snapshot.passesOnDemand} passes on demand in the last 30 s; ` +
+        `${snapshot.passesOnDemand} passes on demand so far; ` +
         `${snapshot.staging.stagingQueues} staging queues, ${snapshot.staging.reaped} reaped` +
         (d?.lastError ? `\n  last error: ${d.lastError}` : ''),
       rows: [],

@@ -1,13 +1,14 @@
 import { withWaits } from '../../../lib/distributor/moving/move-request';
 import { longestWaits, type WaitFigures, waitFigures, waitOf, waitReport } from '../../../lib/distributor/waits';
-import { STAGED_AT_HEADER } from '../../../lib/queues/staged-at';
+import { STAGED_AT_HEADER, stampStagedAt } from '../../../lib/queues/staged-at';
 
 describe('waitOf (a message taken from staging at a time)', () => {
   it.each<[string, Record<string, unknown> | undefined, number | undefined]>([
-    ['stamped 1.5 s before', { [STAGED_AT_HEADER]: 10_000 }, 1_500],
+    ['stamped 1.5 s before', stampStagedAt({}, 10_000), 1_500],
     ['routed before the stamp existed: not measured', { other: 1 }, undefined],
     ['no headers: not measured', undefined, undefined],
-    ['stamped by a clock a little ahead: 0, never negative', { [STAGED_AT_HEADER]: 11_600 }, 0],
+    ['stamped by a clock a little ahead: 0, never negative', stampStagedAt({}, 11_600), 0],
+    ['a number its sender put in the header: not a wait', { [STAGED_AT_HEADER]: 1 }, undefined],
   ])('%s', (_name, headers, expected) => {
     expect(waitOf(headers, 11_500)).toBe(expected);
   });

@@ -1,7 +1,7 @@
 import type { GetMessage } from 'amqplib';
 import { buildDistributor, warningReport } from '../../../../lib/distributor/service';
 import { DynamoWaitStore } from '../../../../lib/distributor/stores/wait-store';
-import { STAGED_AT_HEADER } from '../../../../lib/queues/staged-at';
+import { STAGED_AT_HEADER, stampStagedAt } from '../../../../lib/queues/staged-at';
 import { ManagementClient } from '../../../../lib/rabbitmq/management';
 import { testMove } from '../../../harness/distributor-move-messages';
 import { type DistributorFixture, distributorFixture, STATE_TABLE, scenario } from '../fixture';
@@ -35,11 +35,10 @@ describe('staging waits measured at move time (real RabbitMQ)', () => {
     f.withChannel(async (channel) => {
       const now = Date.now();
       agesMs.forEach((age, i) => {
-        const stamp = age === undefined ? {} : { [STAGED_AT_HEADER]: now - age };
         channel.publish('', queue, Buffer.from(`m-${i}`), {
           ...properties,
           messageId: `m-${i}`,
-          headers: { ...headers, ...stamp },
+          headers: age === undefined ? headers : stampStagedAt(headers, now - age),
         });
       });
       await channel.waitForConfirms();
@@ -127,7 +126,7 @@ describe('staging waits measured at move time (real RabbitMQ)', () => {
     const stamped = (queue: string, ageMs: number, n: number) =>
       p.withChannel(async (channel) => {
         for (let i = 0; i < n; i++) {
-          const headers = { [STAGED_AT_HEADER]: Date.now() - ageMs };
+          const headers = stampStagedAt({}, Date.now() - ageMs);
           channel.publish('', queue, Buffer.from(`${queue}-${i}`), { messageId: `${queue}-${i}`, headers });
         }
         await channel.waitForConfirms();
@@ -158,7 +157,7 @@ describe('staging waits measured at move time (real RabbitMQ)', () => {
     await p.declare('pf');
     await p.declare('pf»/a');
     await p.withChannel(async (channel) => {
-      channel.publish('', 'pf»/a', Buffer.from('x'), { headers: { [STAGED_AT_HEADER]: Date.now() - 1_000 } });
+      channel.publish('', 'pf»/a', Buffer.from('x'), { headers: stampStagedAt({}, Date.now() - 1_000) });
       await channel.waitForConfirms();
     });
     await p.listed(['pf»/a']);
