@@ -1,29 +1,32 @@
 import { spawn } from 'node:child_process';
-import { appendFileSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { projectRoot } from '../local/paths';
 import { benchmarks } from './benchmarks';
 import { type Benchmark, flagsFromArgv, textFlag } from './lib/benchmark';
 import { type Goal, goalRow, machineLine, printReport } from './lib/report';
+import { rewriteSection, sectionMarkdown } from './lib/sections';
 
 /**
- * `npm run bench [-- <name…>] [--<flag> N…] [--tiny | --full]`
+ * `npm run bench [-- <name…>] [--<flag> N…] [--tiny | --full] [--write]`
  *
  * With no name, runs every benchmark in turn, each in a child process of its own (so one
  * bench's memory and sockets do not skew the next, and peak memory is measured in a clean
  * process). With names, runs those in this process. Flags go to every bench that has them.
+ * `--write` replaces each bench's own section of BENCHMARKS.md with this run's (bench/lib/sections.ts).
  */
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   if (args.includes('--help')) return usage();
-  const named = args.filter((arg, i) => !arg.startsWith('--') && !args[i - 1]?.match(/^--(?!(tiny|full)$)/));
+  const named = args.filter((arg, i) => !arg.startsWith('--') && !args[i - 1]?.match(/^--(?!(tiny|full|write)$)/));
   const unknown = named.filter((name) => !benchmarks.some((b) => b.name === name));
   if (unknown.length > 0)
     throw new Error(`Unknown benchmark ${unknown.join(', ')}; known: ${benchmarks.map((b) => b.name).join(', ')}`);
   const known = new Set([
     'tiny',
     'full',
+    'write',
     ...benchmarks.flatMap((b) => [...Object.keys(b.flags), ...Object.keys(b.textFlags ?? {})]),
   ]);
   const typos = args.filter((arg) => arg.startsWith('--') && !known.has(arg.slice(2)));
@@ -45,20 +48,28 @@ async function main(): Promise<void> {
 async function runHere(bench: Benchmark): Promise<void> {
   const flags = flagsFromArgv(bench);
   console.log(`\n## ${bench.name}: ${bench.summary}\n`);
-  console.log(machineLine());
-  console.log(
-    `flags: ${Object.entries(flags)
-      .map(([k, v]) => `--${k} ${v}`)
-      .join(' ')}${Object.keys(bench.textFlags ?? {})
-      .flatMap((name) => {
-        const value = textFlag(name);
-        return value === undefined ? [] : [` --${name} ${value}`];
-      })
-      .join('')}`,
-  );
+  const machine = machineLine();
+  console.log(machine);
+  const flagText = `${Object.entries(flags)
+    .map(([k, v]) => `--${k} ${v}`)
+    .join(' ')}${Object.keys(bench.textFlags ?? {})
+    .flatMap((name) => {
+      const value = textFlag(name);
+      return value === undefined ? [] : [` --${name} '${value.replaceAll("'", "'\\''")}'`];
+    })
+    .join('')}`;
+  console.log(`flags: ${flagText}`);
   const started = Date.now();
   const tables = await bench.run(flags, (line) => console.error(`[${bench.name}] ${line}`));
   for (const table of tables) printReport(table);
+  if (process.argv.includes('--write')) {
+    // run-ts.mjs sets argv[1] to this entry point, in the tree the run came from.
+    const file = join(projectRoot(dirname(process.argv[1]!)), 'BENCHMARKS.md');
+    const command = `npm run bench -- ${bench.name} ${flagText}`.trim();
+    const section = sectionMarkdown({ bench: bench.name, summary: bench.summary, command, machine, tables });
+    writeFileSync(file, rewriteSection(readFileSync(file, 'utf8'), bench.name, section));
+    console.log(`\n(${bench.name}: its section of BENCHMARKS.md rewritten)`);
+  }
   const goals = tables.flatMap((table) => table.goals ?? []);
   if (process.env.FAIRWAY_BENCH_GOALS && goals.length > 0)
     appendFileSync(process.env.FAIRWAY_BENCH_GOALS, goals.map((goal) => `${JSON.stringify(goal)}\n`).join(''));
@@ -90,7 +101,8 @@ function runInChild(name: string, args: string[], goalsFile: string): Promise<nu
 }
 
 function usage(): void {
-  console.log('npm run bench [-- <name…>] [--<flag> N…] [--tiny | --full]\n');
+  console.log('npm run bench [-- <name…>] [--<flag> N…] [--tiny | --full] [--write]\n');
+  console.log("--write  replaces each bench's section of BENCHMARKS.md with this run's\n");
   for (const bench of benchmarks) {
     console.log(`${bench.name}: ${bench.summary}`);
     for (const [flag, spec] of Object.entries(bench.flags))

@@ -20,20 +20,15 @@ export interface Table {
   goals?: Goal[];
 }
 
-/** Prints rows as an aligned text table (also valid Markdown, for BENCHMARKS.md). */
-function printTable(title: string, rows: Row[]): void {
-  console.log(`\n### ${title}\n`);
-  if (rows.length === 0) {
-    console.log('(no rows)');
-    return;
-  }
+/** Rows as an aligned text table under a `###` title (also valid Markdown, for BENCHMARKS.md). */
+export function tableMarkdown(title: string, rows: Row[]): string {
+  if (rows.length === 0) return `### ${title}\n\n(no rows)`;
   const headers = Object.keys(rows[0]!);
   const cells = rows.map((row) => headers.map((h) => format(row[h])));
   const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
   const line = (values: string[]) => `| ${values.map((v, i) => v.padEnd(widths[i]!)).join(' | ')} |`;
-  console.log(line(headers));
-  console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
-  for (const row of cells) console.log(line(row));
+  const rule = line(widths.map((w) => '-'.repeat(w)));
+  return [`### ${title}`, '', line(headers), rule, ...cells.map(line)].join('\n');
 }
 
 function format(value: string | number | undefined): string {
@@ -61,7 +56,7 @@ export function numberFlag(name: string, fallback: number): number {
 
 /** Prints a benchmark's table followed by its notes. */
 export function printReport(table: Table): void {
-  printTable(table.title, table.rows);
+  console.log(`\n${tableMarkdown(table.title, table.rows)}`);
   for (const note of table.notes ?? []) console.log(`\n${note}`);
 }
 

@@ -200,9 +200,10 @@ export function tally(ids: string[]): { unique: Set<string>; duplicates: number 
 
 /**
  * A test with a fixture of its own (vhost, dynalite), so scenarios run concurrently: most of their
- * time is waiting for listing stats.
+ * time is waiting for listing stats. Their bound is 3 minutes: a scenario of under 20 s idle took
+ * over 60 s beside the file's others on a loaded 2-core machine.
  */
-export const scenario = (name: string, body: (f: DistributorFixture) => Promise<void>, timeoutMs?: number) =>
+export const scenario = (name: string, body: (f: DistributorFixture) => Promise<void>, timeoutMs: number = 180_000) =>
   it.concurrent(
     name,
     async () => {

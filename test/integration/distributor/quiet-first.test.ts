@@ -64,35 +64,27 @@ async function floodThenQuiet(f: DistributorFixture, env: Record<string, string>
 }
 
 describe('quiet tenants first, on the real broker', () => {
-  scenario(
-    'backlog: a quiet message overtakes the noisy backlog already in the target',
-    async (f) => {
-      const { first, second, inTarget } = await floodThenQuiet(f, { DISTRIBUTOR_MOVE_PRIORITY: 'backlog' });
-      // The noisy queue left the 5 % reserve (5 of 100); its backlog of 300 is band 5.
-      expect(first.moved).toBe(95);
-      expect(second.targets[0]).toMatchObject({ outcome: 'distributed', moved: 1, depth: 95 });
-      expect(inTarget[0]).toEqual({ id: 'quiet-0', priority: 10 });
-      expect(inTarget.slice(1).every((d) => d.id.startsWith('noisy-') && d.priority === 8)).toBe(true);
-      expect(inTarget).toHaveLength(96);
-      // Nothing lost, nothing twice: what is not in the target is still staged.
-      const rest = await f.drain(noisy);
-      const { unique, duplicates } = tally([...inTarget.map((d) => d.id), ...rest]);
-      expect(duplicates).toBe(0);
-      expect(unique.size).toBe(301);
-    },
-    60_000,
-  );
+  scenario('backlog: a quiet message overtakes the noisy backlog already in the target', async (f) => {
+    const { first, second, inTarget } = await floodThenQuiet(f, { DISTRIBUTOR_MOVE_PRIORITY: 'backlog' });
+    // The noisy queue left the 5 % reserve (5 of 100); its backlog of 300 is band 5.
+    expect(first.moved).toBe(95);
+    expect(second.targets[0]).toMatchObject({ outcome: 'distributed', moved: 1, depth: 95 });
+    expect(inTarget[0]).toEqual({ id: 'quiet-0', priority: 10 });
+    expect(inTarget.slice(1).every((d) => d.id.startsWith('noisy-') && d.priority === 8)).toBe(true);
+    expect(inTarget).toHaveLength(96);
+    // Nothing lost, nothing twice: what is not in the target is still staged.
+    const rest = await f.drain(noisy);
+    const { unique, duplicates } = tally([...inTarget.map((d) => d.id), ...rest]);
+    expect(duplicates).toBe(0);
+    expect(unique.size).toBe(301);
+  });
 
-  scenario(
-    'keep (SPEC §1 as before): the quiet message waits behind the full target',
-    async (f) => {
-      const { first, second, inTarget } = await floodThenQuiet(f, {});
-      expect(first.moved).toBe(100);
-      expect(second.targets[0]).toMatchObject({ outcome: 'below-threshold', moved: 0 });
-      expect(inTarget.map((d) => d.id)).not.toContain('quiet-0');
-      expect(inTarget.every((d) => d.priority === 1)).toBe(true);
-      expect(await f.depth(quiet)).toBe(1);
-    },
-    60_000,
-  );
+  scenario('keep (SPEC §1 as before): the quiet message waits behind the full target', async (f) => {
+    const { first, second, inTarget } = await floodThenQuiet(f, {});
+    expect(first.moved).toBe(100);
+    expect(second.targets[0]).toMatchObject({ outcome: 'below-threshold', moved: 0 });
+    expect(inTarget.map((d) => d.id)).not.toContain('quiet-0');
+    expect(inTarget.every((d) => d.priority === 1)).toBe(true);
+    expect(await f.depth(quiet)).toBe(1);
+  });
 });

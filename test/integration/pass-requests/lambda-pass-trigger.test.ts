@@ -54,7 +54,8 @@ describe('the Lambda pass trigger on a Lambda API that never answers (a local TC
     } finally {
       trigger.destroy();
     }
-    expect(Date.now() - started).toBeLessThan(PASS_TRIGGER_BOUND_MS + 500);
+    // Its bound, with 2 s for timers a loaded machine fires late: the SDK's own timeouts would hang far longer.
+    expect(Date.now() - started).toBeLessThan(PASS_TRIGGER_BOUND_MS + 2_000);
     expect(silent.accepted()).toBeGreaterThan(0); // it did reach the server, which never answered
   });
 
@@ -73,7 +74,7 @@ describe('the Lambda pass trigger on a Lambda API that never answers (a local TC
     } finally {
       await service.close();
     }
-    expect(Date.now() - started).toBeLessThan(PASS_TRIGGER_BOUND_MS + 3_000);
+    expect(Date.now() - started).toBeLessThan(PASS_TRIGGER_BOUND_MS + 5_000);
     expect(recorded.counts.Routed).toBe(2);
     expect(recorded.passRequestFailures.map((failure) => failure.target)).toEqual(['worker-in']);
   });

@@ -3,15 +3,15 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { z } from 'zod';
 import { ConfigError } from '../../../lib/errors';
+import { loadConfigModules } from '../../harness/config-modules';
 
 /**
- * docs/configuration.md cannot drift from the code: every variable a zod schema in lib/config reads has
- * one row there, every row names a variable some schema reads, and each row's default is the schema's.
- * The schemas are found by loading every module in lib/config, so a new schema or setting is checked
- * without touching this test.
+ * docs/configuration.md cannot drift from the code: every variable a zod schema of a config module
+ * reads has one row there, every row names a variable some schema reads, and each row's default is the
+ * schema's. The schemas are found by loading every config module (test/harness/config-modules.ts), so
+ * a new schema or setting is checked without touching this test.
  */
 const root = join(__dirname, '../../..');
-const configDir = join(root, 'lib/config');
 
 interface Row {
   defaultCell: string;
@@ -71,15 +71,13 @@ function expectedDefault(parser: z.ZodType): { description: string; matches: (ce
   };
 }
 
-const modules: Record<string, Record<string, unknown>> = {};
+let modules: Record<string, Record<string, unknown>>;
 let schemas: Map<string, z.ZodObject>;
 let read: Map<string, string[]>;
 let rows: Map<string, Row[]>;
 
 beforeAll(async () => {
-  for (const file of readdirSync(configDir).filter((f) => f.endsWith('.ts'))) {
-    modules[file.replace(/\.ts$/, '')] = await import(join(configDir, file));
-  }
+  modules = await loadConfigModules(root);
   schemas = configSchemas(modules);
   read = new Map();
   for (const [schemaName, schema] of schemas) {
