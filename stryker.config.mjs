@@ -2,8 +2,8 @@
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   mutate: [
-    'lib/priority/rules.ts',
-    'lib/queues/staging-names.ts',
+    'lib/routing/priority/rules.ts',
+    'lib/staging/staging-names.ts',
     'lib/routing/event.ts',
     'lib/routing/message-properties.ts',
     'lib/rabbitmq/publish-refusals.ts',
@@ -15,7 +15,7 @@ export default {
     'lib/cleanup/engine/codec.ts',
     'lib/cleanup/engine/keys.ts',
     // The one pure part of the jobs' SQL: the statements themselves are built inside the adapters' methods.
-    'lib/postgres/identifier.ts',
+    'lib/cleanup/postgres/identifier.ts',
   ],
   testRunner: 'jest',
   jest: { projectType: 'custom', configFile: 'jest.stryker.config.js' },

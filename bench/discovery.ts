@@ -1,10 +1,10 @@
 import { connect } from 'amqplib';
-import { loadDistributorConfig } from '../lib/config/distributor';
+import { loadDistributorConfig } from '../lib/distributor/config';
 import { groupByTarget } from '../lib/distributor/planning/discovery';
 import { planTarget } from '../lib/distributor/planning/target-plan';
 import { configuredWeights } from '../lib/distributor/planning/weights';
-import { distributorSettings } from '../lib/distributor/service';
 import { ManagementClient, type QueueInfo } from '../lib/rabbitmq/management';
+import { distributorSettings } from '../lib/wiring/distributor';
 import { startDynamo } from '../local/embedded-dynamo';
 import { publishConfirmed } from './lib/amqp';
 import { type Benchmark, ratio } from './lib/benchmark';

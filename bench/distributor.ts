@@ -1,7 +1,7 @@
 import { type ChannelModel, connect } from 'amqplib';
 import type { PassSummary } from '../lib/distributor/report';
-import type { PassRequestEvent } from '../lib/pass-requests/pass-trigger';
 import { ManagementClient } from '../lib/rabbitmq/management';
+import type { PassRequestEvent } from '../lib/work-board/pass-trigger';
 import { type Outgoing, publishConfirmed, rawPump, taskMessage } from './lib/amqp';
 import type { Benchmark } from './lib/benchmark';
 import { benchDistributor, benchDistributorConfig, DISTRIBUTOR_TIMEOUT_MS } from './lib/distributor';

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { type ChannelModel, connect } from 'amqplib';
-import { type RouterConfig, skipWindowMsOf } from '../lib/config/router';
 import { managementPath } from '../lib/rabbitmq/api-path';
 import { ManagementClient } from '../lib/rabbitmq/management';
-import { routerSettings } from '../lib/routing/service';
+import { type RouterConfig, skipWindowMsOf } from '../lib/routing/config';
+import { routerSettings } from '../lib/wiring/router';
 import { paramResolver } from '../local/service';
 import { publishConfirmed } from './lib/amqp';
 import type { Benchmark } from './lib/benchmark';

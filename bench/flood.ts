@@ -1,5 +1,5 @@
 import type { ChannelModel } from 'amqplib';
-import { stagingQueueName } from '../lib/queues/staging-names';
+import { stagingQueueName } from '../lib/staging/staging-names';
 import { routerEventSource } from '../local/sqs/settings';
 import { type Benchmark, textFlag } from './lib/benchmark';
 import { checkSettings, deploy, stackEnv } from './lib/fairway-deploy';

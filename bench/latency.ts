@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ChannelModel } from 'amqplib';
-import { stagingQueueName } from '../lib/queues/staging-names';
+import { stagingQueueName } from '../lib/staging/staging-names';
 import { memoryStagingRegistry } from '../test/harness/staging-registry';
 import { publishConfirmed } from './lib/amqp';
 import type { Benchmark } from './lib/benchmark';

@@ -1,13 +1,13 @@
 import { type ChannelModel, connect } from 'amqplib';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
-import { loadRouterConfig } from '../lib/config/router';
-import type { TenantCounterStore } from '../lib/priority/counter-store';
-import { checks, type TenantState } from '../lib/priority/rules';
 import { AmqpSession } from '../lib/rabbitmq/connection';
 import { ManagementClient } from '../lib/rabbitmq/management';
+import { loadRouterConfig } from '../lib/routing/config';
+import type { TenantCounterStore } from '../lib/routing/priority/counter-store';
+import { checks, type TenantState } from '../lib/routing/priority/rules';
 import type { RouterReport } from '../lib/routing/report';
-import { createRouterService, routerSettings } from '../lib/routing/service';
 import { CachedStagingQueues } from '../lib/routing/staging-queues';
+import { createRouterService, routerSettings } from '../lib/wiring/router';
 import { sqsEvent } from '../local/lambda-events';
 import { type Outgoing, publishConfirmed, taskMessage } from './lib/amqp';
 import type { Benchmark } from './lib/benchmark';

@@ -1,5 +1,5 @@
-import { distributorFunction } from '../lib/distributor/service';
-import { lambdaFunction } from '../lib/secrets/lambda-function';
+import { distributorFunction } from '../lib/wiring/distributor';
+import { lambdaFunction } from '../lib/wiring/lambda-function';
 
 /** One distributor execution per invocation (docs/distributor.md "Run model"): passes (SPEC §3) over every target with work. */
 export const handler = lambdaFunction(distributorFunction);

@@ -1,5 +1,5 @@
-import { cleanupFunction } from '../lib/cleanup/service';
-import { lambdaFunction } from '../lib/secrets/lambda-function';
+import { cleanupFunction } from '../lib/wiring/cleanup';
+import { lambdaFunction } from '../lib/wiring/lambda-function';
 
 /** One step of the registry-timebased-cleanup job per scheduled invocation (SPEC §4). */
 export const handler = lambdaFunction(cleanupFunction('registry-timebased-cleanup'));

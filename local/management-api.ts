@@ -1,4 +1,4 @@
-import { MANAGEMENT_API_TIMEOUT_MS } from '../lib/network-bounds';
+import { MANAGEMENT_API_TIMEOUT_MS } from '../lib/platform/network-bounds';
 
 /**
  * Calls the RabbitMQ management API with the credentials of `baseUrl` (the local stack's and the

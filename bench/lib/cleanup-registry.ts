@@ -3,9 +3,9 @@ import type { StepResult } from '../../lib/cleanup/engine/engine';
 import { seededRandom } from '../../lib/cleanup/engine/random';
 import type { DocumentPort } from '../../lib/cleanup/engine/stack-store';
 import type { CleanupJobName } from '../../lib/cleanup/jobs';
-import { cleanupJob, loadStepSettings } from '../../lib/cleanup/service';
 import { createStepRunner } from '../../lib/cleanup/step-runner';
-import type { Env } from '../../lib/config/env';
+import type { Env } from '../../lib/platform/config/env';
+import { cleanupJob, loadStepSettings } from '../../lib/wiring/cleanup';
 import { DEFAULT_DOCUMENT_TYPES, generateRegistry } from '../../test/harness/cleanup-registry';
 import { createBenchSchema } from './services';
 

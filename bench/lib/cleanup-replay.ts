@@ -4,7 +4,7 @@ import type { CleanupJobName } from '../../lib/cleanup/jobs';
 import { REPOSITORY_JOB } from '../../lib/cleanup/jobs/repository';
 import { STATUS90_JOB } from '../../lib/cleanup/jobs/status90';
 import { TIMEBASED_JOB } from '../../lib/cleanup/jobs/timebased';
-import type { Env } from '../../lib/config/env';
+import type { Env } from '../../lib/platform/config/env';
 import { dynamoItemBytes } from '../../test/harness/dynamo-item-size';
 import type { DeployedCleanup } from './cleanup-deployed';
 import { jobEnv, NOW, type Registry, retentionOf, stepper } from './cleanup-registry';

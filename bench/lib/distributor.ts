@@ -1,5 +1,5 @@
-import { type DistributorConfig, loadDistributorConfig } from '../../lib/config/distributor';
-import { createDistributorService, warningReport } from '../../lib/distributor/service';
+import { type DistributorConfig, loadDistributorConfig } from '../../lib/distributor/config';
+import { createDistributorService, warningReport } from '../../lib/wiring/distributor';
 import type { BenchVhost } from './services';
 
 /** The deployed distributor's timeout (serverless.yml): what a pass gets as its remaining time. */

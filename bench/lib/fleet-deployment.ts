@@ -1,13 +1,13 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ScheduledEvent } from 'aws-lambda';
-import { loadDistributorConfig } from '../../lib/config/distributor';
-import { loadRouterConfig } from '../../lib/config/router';
-import { checkVariableNames } from '../../lib/config/variables';
+import { loadDistributorConfig } from '../../lib/distributor/config';
 import type { ExecutionSummary, PassSummary } from '../../lib/distributor/report';
-import { createDistributorService, distributorInvocation, warningReport } from '../../lib/distributor/service';
-import type { DistributorEvent } from '../../lib/pass-requests/pass-trigger';
-import { createRouterService } from '../../lib/routing/service';
+import { loadRouterConfig } from '../../lib/routing/config';
 import { stagingArguments as routerStagingArguments } from '../../lib/routing/staging-queues';
+import { createDistributorService, distributorInvocation, warningReport } from '../../lib/wiring/distributor';
+import { createRouterService } from '../../lib/wiring/router';
+import { checkVariableNames } from '../../lib/wiring/variables';
+import type { DistributorEvent } from '../../lib/work-board/pass-trigger';
 import { lambdaContext, scheduledEvent, sqsEvent } from '../../local/lambda-events';
 import { startLambdaInvokeServer } from '../../local/lambda-invoke-server';
 import { serviceFunctions } from '../../local/service';
@@ -294,4 +294,4 @@ export const stagingArguments = (targetArguments: Record<string, unknown>) =>
   routerStagingArguments({ ...targetArguments, 'x-queue-type': 'classic' });
 
 /** The staging queue the router stages `tenantId`'s events to `target` in. */
-export { stagingQueueName } from '../../lib/queues/staging-names';
+export { stagingQueueName } from '../../lib/staging/staging-names';

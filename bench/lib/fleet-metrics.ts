@@ -197,7 +197,7 @@ export interface DynamoRequestBody {
   ConditionExpression?: string;
 }
 
-/** What a work-board update is, from its expressions (lib/pass-requests/work-board-store.ts). */
+/** What a work-board update is, from its expressions (lib/work-board/work-board-store.ts). */
 function boardUpdate({ UpdateExpression: update = '', ConditionExpression: condition }: DynamoRequestBody): string {
   if (update.includes('listedAt')) return 'take listing';
   if (/^SET #e = /.test(update)) return 'claim slot';

@@ -1,10 +1,10 @@
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSRecord } from 'aws-lambda';
-import { DynamoTenantCounterStore, type TenantCounterStore } from '../../lib/priority/counter-store';
-import { defaultMemoryCapacity, RememberingCounterStore } from '../../lib/priority/remembering-store';
-import { checks, type TenantPriorityRules, type TenantState } from '../../lib/priority/rules';
 import type { Pending } from '../../lib/routing/pending';
 import { checkPriorities } from '../../lib/routing/priorities';
+import { DynamoTenantCounterStore, type TenantCounterStore } from '../../lib/routing/priority/counter-store';
+import { defaultMemoryCapacity, RememberingCounterStore } from '../../lib/routing/priority/remembering-store';
+import { checks, type TenantPriorityRules, type TenantState } from '../../lib/routing/priority/rules';
 import type { RoutableMessage } from '../../lib/routing/routable-message';
 import { type BenchDynamo, dynamoReads, dynamoWrites } from './hops';
 import type { Row, Table } from './report';

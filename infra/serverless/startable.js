@@ -4,7 +4,7 @@ const { ratePeriodSeconds } = require('./schedule');
 
 /**
  * Refusals for a stage whose functions could not start or would break a guarantee once running:
- * what the cold-start checks (lib/config) would refuse on every invocation, caught at packaging.
+ * what the cold-start checks (lib/platform/config) would refuse on every invocation, caught at packaging.
  */
 
 /** Variables every function that has them needs set: a URL to connect to, the time-based job's types and retention. */

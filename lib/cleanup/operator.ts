@@ -1,4 +1,4 @@
-import { FairwayError } from '../errors';
+import { FairwayError } from '../platform/errors';
 import { kindName } from './engine/codec';
 import { fillGeneration } from './engine/keys';
 import type { DeadLetterRecord, StackRecord } from './engine/stack-record';

@@ -17,7 +17,7 @@ export interface DroppedOperation {
 }
 
 /**
- * Where a cleanup job reports; injected, so that only lib/cleanup/service.ts touches Powertools.
+ * Where a cleanup job reports; injected, so that only lib/wiring/cleanup.ts touches Powertools.
  * Never given a payload: payloads may hold CPR numbers.
  */
 export interface CleanupReport {

@@ -1,11 +1,11 @@
-import type { RepositoryJobConfig, Status90JobConfig, TimebasedJobConfig } from '../config/cleanup-jobs';
+import type { RepositoryJobConfig, Status90JobConfig, TimebasedJobConfig } from './jobs/config';
 import type { REPOSITORY_JOB } from './jobs/repository';
 import type { STATUS90_JOB } from './jobs/status90';
 import type { TIMEBASED_JOB } from './jobs/timebased';
 
 /**
- * The cleanup part's typed settings. lib/cleanup/service.ts translates the checked configuration
- * (lib/config/cleanup.ts, cleanup-jobs.ts: environment-variable names) into these once per
+ * The cleanup part's typed settings. lib/wiring/cleanup.ts translates the checked configuration
+ * (lib/cleanup/config.ts, cleanup-jobs.ts: environment-variable names) into these once per
  * container; nothing below it reads an environment name.
  */
 
@@ -34,7 +34,7 @@ export interface DatabaseSettings {
   timeoutMs: number;
 }
 
-/** A job's own settings, read and checked (lib/config/cleanup-jobs.ts), tagged with the job they are for. */
+/** A job's own settings, read and checked (lib/cleanup/jobs/config.ts), tagged with the job they are for. */
 export type JobSettings =
   | { name: typeof TIMEBASED_JOB; config: TimebasedJobConfig }
   | { name: typeof STATUS90_JOB; config: Status90JobConfig }

@@ -1,7 +1,7 @@
-import type { DynamoWorkBoard } from '../pass-requests/work-board-store';
-import { parseStagingQueueName } from '../queues/staging-names';
-import type { StagingRegistry } from '../queues/staging-registry';
 import type { QueueInfo } from '../rabbitmq/management';
+import { parseStagingQueueName } from '../staging/staging-names';
+import type { StagingRegistry } from '../staging/staging-registry';
+import type { DynamoWorkBoard } from '../work-board/work-board-store';
 import type { DistributorReport } from './report';
 
 /** One listing's staging queues by target (each in listing order); other queues are left out. */

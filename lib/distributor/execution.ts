@@ -1,6 +1,5 @@
-import { type DirectRoutingSettings, mayGrant, revocationWaitMs } from '../pass-requests/grants';
-import { LEASE_MS, LEASE_RENEW_MS } from '../pass-requests/lease-store';
-import { type DistributorEvent, type PassTrigger, WORK_EVENT } from '../pass-requests/pass-trigger';
+import { type DirectRoutingSettings, mayGrant, revocationWaitMs } from '../work-board/grants';
+import { type DistributorEvent, type PassTrigger, WORK_EVENT } from '../work-board/pass-trigger';
 import {
   type Board,
   dueTargets,
@@ -10,13 +9,14 @@ import {
   nextDueAt,
   revokedDueAt,
   type Served,
-} from '../pass-requests/work-board';
-import type { DynamoWorkBoard } from '../pass-requests/work-board-store';
+} from '../work-board/work-board';
+import type { DynamoWorkBoard } from '../work-board/work-board-store';
 import { type BackstopDeps, runBackstop } from './backstop';
 import type { Distributor } from './pass';
 import { lingerMs } from './planning/linger';
 import type { DistributorReport, ExecutionSummary } from './report';
 import type { RunModelSettings } from './settings';
+import { LEASE_MS, LEASE_RENEW_MS } from './stores/lease-store';
 
 /** A round is not started with less time than this before the pass deadline: a successor takes it. */
 export const MIN_ROUND_MS = 2_000;
@@ -30,7 +30,7 @@ export interface ExecutionDeps {
   >;
   distributor: Pick<Distributor, 'session'>;
   settings: RunModelSettings;
-  /** Direct routing under a grant (lib/pass-requests/grants.ts); off, a grant left from before is still revoked. */
+  /** Direct routing under a grant (lib/work-board/grants.ts); off, a grant left from before is still revoked. */
   direct: DirectRoutingSettings;
   /** Starts a successor near the time limit; without it (schedule alone) the schedule follows. */
   trigger?: PassTrigger;

@@ -132,7 +132,7 @@ export interface TargetSummary {
   /** The target's next pass is due this many ms after this one started (work left staged). */
   dueInMs?: number;
   /**
-   * Routers may publish to it direct under a grant (lib/pass-requests/grants.ts): no broker limit of
+   * Routers may publish to it direct under a grant (lib/work-board/grants.ts): no broker limit of
    * it drops or dead-letters a message, and no staging queue, seen or not yet, may weigh 0.
    */
   grantable?: boolean;

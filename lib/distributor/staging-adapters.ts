@@ -1,13 +1,13 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { DistributorConfig } from '../config/distributor';
-import { DynamoLeaseStore } from '../pass-requests/lease-store';
-import { DynamoStagingRegistry } from '../queues/dynamo-staging-registry';
-import type { StagingRegistry } from '../queues/staging-registry';
 import type { AmqpSession } from '../rabbitmq/connection';
+import { DynamoStagingRegistry } from '../staging/dynamo-staging-registry';
+import type { StagingRegistry } from '../staging/staging-registry';
 import type { ReapIdleStagingQueues } from './backstop';
+import type { DistributorConfig } from './config';
 import { backstopReaper } from './reaping/backstop-reaper';
 import { amqpQueueDeleter } from './reaping/queue-deleter';
 import type { DistributorReport } from './report';
+import { DynamoLeaseStore } from './stores/lease-store';
 
 /** The reaper's hold on a target: a reap of at most 100 queues, each a mark, a delete and a record delete. */
 const REAPER_LEASE_MS = 60_000;

@@ -1,6 +1,6 @@
-import type { StagingRegistry } from '../queues/staging-registry';
 import type { QueueInfo } from '../rabbitmq/management';
 import type { QueuePolicies } from '../rabbitmq/queue-policies';
+import type { StagingRegistry } from '../staging/staging-registry';
 import type { TargetGroup } from './planning/discovery';
 
 /**

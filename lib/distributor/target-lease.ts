@@ -1,4 +1,4 @@
-import { LEASE_MS, LEASE_RENEW_MS, type LeaseStore } from '../pass-requests/lease-store';
+import { LEASE_MS, LEASE_RENEW_MS, type LeaseStore } from './stores/lease-store';
 
 /**
  * Takes a target's lease once per execution and renews it when near its end (LEASE_MS); a target

@@ -1,10 +1,9 @@
 import type { ConfirmChannel } from 'amqplib';
-import { errorText } from '../errors';
-import { grantable } from '../pass-requests/grants';
-import { LEASE_MS, type LeaseStore } from '../pass-requests/lease-store';
+import { errorText } from '../platform/errors';
 import { closeWithin } from '../rabbitmq/close';
 import type { QueuePolicies } from '../rabbitmq/queue-policies';
 import { readyCounts, readyCountsOn } from '../rabbitmq/ready-counts';
+import { grantable } from '../work-board/grants';
 import { keptLengths, type TuningDeps } from './kept-length';
 import type { OpenChannel } from './moving/channel-pair';
 import type { ChannelSlots } from './moving/channel-slots';
@@ -18,6 +17,7 @@ import { planTarget, type TargetMeasurement, type TargetPlan, type TargetShares 
 import { type QueueWeight, stagedDepth } from './planning/tenant-backlog';
 import type { DistributorReport, QueueSummary, TargetSummary } from './report';
 import type { DistributorSettings } from './settings';
+import { LEASE_MS, type LeaseStore } from './stores/lease-store';
 import { type Rotation, type RotationStore, rotationToPlan, rotationToStore } from './stores/rotation-store';
 import type { WaitStore } from './stores/wait-store';
 import { leaseTaker } from './target-lease';

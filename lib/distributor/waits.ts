@@ -1,5 +1,5 @@
-import { takeStagedAt } from '../queues/staged-at';
-import { parseStagingQueueName } from '../queues/staging-names';
+import { takeStagedAt } from '../staging/staged-at';
+import { parseStagingQueueName } from '../staging/staging-names';
 
 /** The wait in staging of the messages one move (or one target's moves) took, in ms. */
 export interface WaitFigures {

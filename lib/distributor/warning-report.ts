@@ -1,4 +1,4 @@
-import { errorText } from '../errors';
+import { errorText } from '../platform/errors';
 import type { DistributorReport, PassSummary } from './report';
 
 export type Warn = (message: string, details: Record<string, unknown>) => void;

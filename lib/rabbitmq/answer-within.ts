@@ -1,5 +1,5 @@
-import { BrokerTimeoutError } from '../errors';
-import { AMQP_BOUNDS } from '../network-bounds';
+import { BrokerTimeoutError } from '../platform/errors';
+import { AMQP_BOUNDS } from '../platform/network-bounds';
 import { type Closable, closeWithin } from './close';
 
 /** Channels and connections an operation was left unanswered on. */

@@ -1,4 +1,4 @@
-import { ManagementApiError } from '../errors';
+import { ManagementApiError } from '../platform/errors';
 
 /**
  * A management API path from its segments, each percent-encoded, so that no vhost or queue name

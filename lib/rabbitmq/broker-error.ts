@@ -1,4 +1,4 @@
-import { BrokerError } from '../errors';
+import { BrokerError } from '../platform/errors';
 
 /**
  * An amqplib failure as a BrokerError that keeps the broker's reply code (amqplib puts it in `code`

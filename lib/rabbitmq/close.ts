@@ -1,4 +1,4 @@
-import { AMQP_BOUNDS } from '../network-bounds';
+import { AMQP_BOUNDS } from '../platform/network-bounds';
 
 /** Something that closes asynchronously: an amqplib channel or connection (ChannelModel). */
 export interface Closable {

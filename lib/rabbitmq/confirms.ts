@@ -1,5 +1,5 @@
 import type { ConfirmChannel, Message, Options } from 'amqplib';
-import { BrokerError, BrokerTimeoutError } from '../errors';
+import { BrokerError, BrokerTimeoutError } from '../platform/errors';
 import { brokerError } from './broker-error';
 import { closeWithin } from './close';
 import { describeReplyCode, isChannelException } from './reply-codes';

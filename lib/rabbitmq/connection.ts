@@ -1,6 +1,6 @@
 import { type Channel, type ChannelModel, type ConfirmChannel, connect } from 'amqplib';
-import { BrokerError } from '../errors';
-import { AMQP_BOUNDS } from '../network-bounds';
+import { BrokerError } from '../platform/errors';
+import { AMQP_BOUNDS } from '../platform/network-bounds';
 import { answeredWithin, isInDoubt, putInDoubt } from './answer-within';
 import { brokerError } from './broker-error';
 import { closeWithin } from './close';

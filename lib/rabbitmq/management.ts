@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { ManagementApiError } from '../errors';
-import { MANAGEMENT_API_TIMEOUT_MS } from '../network-bounds';
+import { ManagementApiError } from '../platform/errors';
+import { MANAGEMENT_API_TIMEOUT_MS } from '../platform/network-bounds';
 import { managementPath } from './api-path';
 import type { Policy, QueuePolicies } from './queue-policies';
 import { redactUrl } from './redact';

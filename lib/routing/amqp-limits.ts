@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Problem } from '../errors';
+import type { Problem } from '../platform/errors';
 
 /**
  * What AMQP 0-9-1 and its client can encode, checked before publishing so that a message that

@@ -1,4 +1,4 @@
-import { type DirectRoutingSettings, grantUsable } from '../pass-requests/grants';
+import { type DirectRoutingSettings, grantUsable } from '../work-board/grants';
 import { directChoice, type GrantRead, grantedTargets } from './direct-routes';
 
 /**

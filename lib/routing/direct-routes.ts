@@ -1,4 +1,4 @@
-import { type DirectRoutingSettings, grantUsable } from '../pass-requests/grants';
+import { type DirectRoutingSettings, grantUsable } from '../work-board/grants';
 
 /** A target's grant as a router read it: until when (none: no grant), and when the read was sent. */
 export interface GrantRead {
@@ -8,7 +8,7 @@ export interface GrantRead {
 
 /**
  * The batch's targets a router may publish direct to now (docs/router.md "Direct routing"): those
- * with a usable grant (lib/pass-requests/grants.ts), in the order given. Pure.
+ * with a usable grant (lib/work-board/grants.ts), in the order given. Pure.
  */
 export function grantedTargets(
   targets: readonly string[],

@@ -1,7 +1,7 @@
 import type { SQSRecord } from 'aws-lambda';
 import { z } from 'zod';
-import { InvalidEventError } from '../errors';
-import { checkDiscriminator, checkTargetName } from '../queues/staging-names';
+import { InvalidEventError } from '../platform/errors';
+import { checkDiscriminator, checkTargetName } from '../staging/staging-names';
 import { propertiesSchema } from './message-properties';
 import { parseOrReject } from './parse-or-reject';
 import type { RoutableMessage } from './routable-message';

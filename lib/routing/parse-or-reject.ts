@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { InvalidEventError } from '../errors';
+import { InvalidEventError } from '../platform/errors';
 
 /** Parses `input` with `schema`, turning every zod issue into a named problem under `prefix`. */
 export function parseOrReject<S extends z.ZodType>(schema: S, input: unknown, prefix = ''): z.infer<S> {

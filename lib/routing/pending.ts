@@ -1,5 +1,5 @@
 import type { SQSRecord } from 'aws-lambda';
-import type { StagingDestination } from '../queues/staging-names';
+import type { StagingDestination } from '../staging/staging-names';
 import { type FailureKind, failureOf, type RecordFailure } from './record-failures';
 import type { RoutableMessage } from './routable-message';
 

@@ -1,6 +1,6 @@
-import type { TenantCounterStore } from '../priority/counter-store';
-import type { PriorityMapping } from '../priority/rules';
 import { byTenant, type Failed, type Pending } from './pending';
+import type { TenantCounterStore } from './priority/counter-store';
+import type { PriorityMapping } from './priority/rules';
 
 export interface PriorityCheck {
   counters: TenantCounterStore;

@@ -1,5 +1,5 @@
 import type { SQSBatchItemFailure } from 'aws-lambda';
-import { BatchFailedError, errorText, InvalidEventError } from '../errors';
+import { BatchFailedError, errorText, InvalidEventError } from '../platform/errors';
 
 /** Why a record was not routed; bounded, so it can be a metric name. */
 export type FailureKind = 'Rejected' | 'PriorityFailures' | 'BrokerFailures';

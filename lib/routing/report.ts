@@ -1,4 +1,4 @@
-import type { StagingDestination } from '../queues/staging-names';
+import type { StagingDestination } from '../staging/staging-names';
 import type { Pending } from './pending';
 import { byTenant } from './pending';
 import { type FailureKind, failureKinds, type RecordFailure } from './record-failures';

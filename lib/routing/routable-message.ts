@@ -1,4 +1,4 @@
-import type { StagingKey } from '../queues/staging-names';
+import type { StagingKey } from '../staging/staging-names';
 import type { MessageProperties } from './message-properties';
 
 /** A validated event: where it goes, whose it is, and the message to publish. */

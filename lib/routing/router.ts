@@ -1,21 +1,21 @@
 import type { ConfirmChannel } from 'amqplib';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { InvalidEventError } from '../errors';
-import { readFresh } from '../pass-requests/grants';
-import type { RequestWork } from '../pass-requests/requester';
-import type { TenantCounterStore } from '../priority/counter-store';
-import { mappingFromTable } from '../priority/rules';
-import { stampedForSizing, stampStagedAt } from '../queues/staged-at';
-import { defaultMutators, type QueueNameMutator, stagingDestination } from '../queues/staging-names';
+import { InvalidEventError } from '../platform/errors';
 import { isInDoubt, putInDoubt } from '../rabbitmq/answer-within';
 import { publishIsolatingRefusals } from '../rabbitmq/confirms';
 import type { AmqpSession } from '../rabbitmq/connection';
 import { userIdRefusal } from '../rabbitmq/publish-refusals';
+import { stampedForSizing, stampStagedAt } from '../staging/staged-at';
+import { defaultMutators, type QueueNameMutator, stagingDestination } from '../staging/staging-names';
+import { readFresh } from '../work-board/grants';
+import type { RequestWork } from '../work-board/requester';
 import { headerTableIssues } from './amqp-limits';
 import type { DirectGrants } from './direct-grants';
 import { parseAfterProcessRecord } from './event';
 import { dropFailed, type Failed, type Pending } from './pending';
 import { checkPriorities } from './priorities';
+import type { TenantCounterStore } from './priority/counter-store';
+import { mappingFromTable } from './priority/rules';
 import { batchItemFailures, failureOf, failWholeBatch, type RecordFailure } from './record-failures';
 import { type RouterReport, reportBatch } from './report';
 import type { RoutableMessage } from './routable-message';
@@ -205,7 +205,7 @@ function checkUserId(message: RoutableMessage, publisherUser: string): void {
 
 /**
  * A staged copy's headers: stamped with when it was staged, from which the distributor measures its
- * wait and which it takes off (lib/queues/staged-at.ts). A table the stamp would push past AMQP's
+ * wait and which it takes off (lib/staging/staged-at.ts). A table the stamp would push past AMQP's
  * encoding limit stays as the sender sent it: the message is routed, its wait is not measured.
  */
 function stagedHeaders(headers: Record<string, unknown> | undefined, at: number) {

@@ -1,5 +1,5 @@
-import type { DirectRoutingSettings } from '../pass-requests/grants';
-import type { TenantPriorityRules } from '../priority/rules';
+import type { DirectRoutingSettings } from '../work-board/grants';
+import type { TenantPriorityRules } from './priority/rules';
 
 /** How a target is handled; a shape given here wins over the management API. */
 export interface TargetSettings {

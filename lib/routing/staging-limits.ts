@@ -1,4 +1,4 @@
-import { BrokerError } from '../errors';
+import { BrokerError } from '../platform/errors';
 import type { ManagementClient } from '../rabbitmq/management';
 import {
   effectiveLengthLimits,

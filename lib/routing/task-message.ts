@@ -1,8 +1,8 @@
 import type { SQSMessageAttributes, SQSRecord } from 'aws-lambda';
 import { z } from 'zod';
-import { InvalidEventError } from '../errors';
-import { checkDiscriminator, checkTargetName } from '../queues/staging-names';
+import { InvalidEventError } from '../platform/errors';
 import { publishRefusals } from '../rabbitmq/publish-refusals';
+import { checkDiscriminator, checkTargetName } from '../staging/staging-names';
 import { headerTableProblems } from './amqp-limits';
 import { parseOrReject } from './parse-or-reject';
 import type { RoutableMessage } from './routable-message';

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
-import type { Env } from '../../lib/config/env';
-import { ConfigError, errorText } from '../../lib/errors';
+import type { Env } from '../../lib/platform/config/env';
+import { ConfigError, errorText } from '../../lib/platform/errors';
 import { type Command, suggestion, UsageError } from './command';
 import { dlqCommand } from './commands/dlq';
 import { doctorCommand } from './commands/doctor';

@@ -1,6 +1,6 @@
 import type { ParseArgsConfig } from 'node:util';
-import type { Env } from '../../lib/config/env';
-import { closest, editDistance } from '../../lib/config/variables';
+import type { Env } from '../../lib/platform/config/env';
+import { closest, editDistance } from '../../lib/wiring/variables';
 import type { Table } from './output';
 
 /** What a command returns: `data` is printed as JSON with `--json`; `tables` (or `text`) for people otherwise. */

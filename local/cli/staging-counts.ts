@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { stagingLifecycleSettings } from '../../lib/config/common';
-import { type Env, parseEnv } from '../../lib/config/env';
-import { parseStagingQueueName } from '../../lib/queues/staging-names';
-import type { ReapingRegistry } from '../../lib/queues/staging-registry';
+import { type Env, parseEnv } from '../../lib/platform/config/env';
+import { stagingLifecycleSettings } from '../../lib/settings/common';
+import { parseStagingQueueName } from '../../lib/staging/staging-names';
+import type { ReapingRegistry } from '../../lib/staging/staging-registry';
 
 /** How many staging queues exist (by the listing) and how many were reaped (by the registry), per target and in all. */
 export interface StagingCounts {

@@ -1,4 +1,4 @@
-import type { Env } from '../../lib/config/env';
+import type { Env } from '../../lib/platform/config/env';
 import { stageEnvironment } from '../service';
 
 /**

@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { documentClient } from '../../lib/aws/dynamo';
-import { type DynamoConfig, dynamoClientSettings } from '../../lib/config/common';
-import type { Env } from '../../lib/config/env';
+import { documentClient } from '../../lib/platform/aws/dynamo';
+import type { Env } from '../../lib/platform/config/env';
+import { type DynamoConfig, dynamoClientSettings } from '../../lib/settings/common';
 
 /** The functions' document client, with credentials taken from `env` (the CLI's) when it has them. */
 export function cliDocumentClient(config: DynamoConfig, env: Env): DynamoDBDocumentClient {

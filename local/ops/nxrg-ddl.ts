@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
-import { DatabaseError } from '../../lib/errors';
-import type { NxrgNames } from '../../lib/nxrg/names';
-import { nxrgSchemaSql } from '../../lib/nxrg/schema';
+import type { NxrgNames } from '../../lib/cleanup/nxrg/names';
+import { nxrgSchemaSql } from '../../lib/cleanup/nxrg/schema';
+import { DatabaseError } from '../../lib/platform/errors';
 
 /**
  * nxrgSchemaSql's statements one by one, read back from its rendering, so that `fairway setup`

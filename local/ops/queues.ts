@@ -1,14 +1,14 @@
 import type { z } from 'zod';
-import { distributorSettingsSchema } from '../../lib/config/distributor';
-import { type Env, parseEnv } from '../../lib/config/env';
+import { distributorSettingsSchema } from '../../lib/distributor/config';
 import { targetCapacity } from '../../lib/distributor/planning/capacity';
 import { planShares } from '../../lib/distributor/planning/planner';
 import { stagedQueues } from '../../lib/distributor/planning/tenant-backlog';
 import { controlledWeights, queueControl, type TenantControls } from '../../lib/distributor/planning/tenant-controls';
 import { weighingOf } from '../../lib/distributor/planning/weights';
 import { type RotationStore, rotationToPlan } from '../../lib/distributor/stores/rotation-store';
-import { parseStagingQueueName } from '../../lib/queues/staging-names';
+import { type Env, parseEnv } from '../../lib/platform/config/env';
 import type { QueueInfo } from '../../lib/rabbitmq/management';
+import { parseStagingQueueName } from '../../lib/staging/staging-names';
 
 /** The distributor's settings without AMQP: the queue view reads the management API only. */
 const queueSettingsSchema = distributorSettingsSchema.omit({ AMQP_URL: true });

@@ -1,12 +1,12 @@
 import { Pool } from 'pg';
 import { z } from 'zod';
-import { repositoryJobSchema } from '../../lib/config/cleanup-jobs';
-import { postgresSettings, rabbitSettings } from '../../lib/config/common';
-import { type Env, parseEnv } from '../../lib/config/env';
-import { DatabaseError, FairwayError } from '../../lib/errors';
-import { POSTGRES_TIMEOUT_DEFAULT_SECONDS } from '../../lib/network-bounds';
-import { quoteIdentifier } from '../../lib/postgres/identifier';
+import { repositoryJobSchema } from '../../lib/cleanup/jobs/config';
+import { quoteIdentifier } from '../../lib/cleanup/postgres/identifier';
+import { type Env, parseEnv } from '../../lib/platform/config/env';
+import { DatabaseError, FairwayError } from '../../lib/platform/errors';
+import { POSTGRES_TIMEOUT_DEFAULT_SECONDS } from '../../lib/platform/network-bounds';
 import { amqpUser } from '../../lib/rabbitmq/amqp-url';
+import { postgresSettings, rabbitSettings } from '../../lib/settings/common';
 import { brokerPermissions, setPermissionsCommand } from './doctor/broker';
 import { type ExpectedIndex, missingIndexes, nxrgStatements } from './nxrg-ddl';
 

@@ -1,5 +1,11 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
+import { distributorSettingsSchema, weightValue } from '../../lib/distributor/config';
+import type { TenantControl } from '../../lib/distributor/planning/tenant-controls';
+import { type ControlChange, DynamoTenantControlStore } from '../../lib/distributor/stores/tenant-control-store';
+import { type Env, parseEnv } from '../../lib/platform/config/env';
+import { InvalidEventError } from '../../lib/platform/errors';
+import { isDotSegment } from '../../lib/rabbitmq/api-path';
 import {
   type DirectRoutingConfig,
   directRoutingOf,
@@ -7,25 +13,19 @@ import {
   dynamoSettings,
   passRequestSettings,
   passRequestSettingsOf,
-} from '../../lib/config/common';
-import { distributorSettingsSchema, weightValue } from '../../lib/config/distributor';
-import { type Env, parseEnv } from '../../lib/config/env';
-import type { TenantControl } from '../../lib/distributor/planning/tenant-controls';
-import { type ControlChange, DynamoTenantControlStore } from '../../lib/distributor/stores/tenant-control-store';
-import { InvalidEventError } from '../../lib/errors';
-import { lambdaPassTrigger } from '../../lib/pass-requests/adapters';
-import { revocationWaitMs } from '../../lib/pass-requests/grants';
-import { workRequester } from '../../lib/pass-requests/requester';
-import { liveGrant, revokedDueAt } from '../../lib/pass-requests/work-board';
-import { DynamoWorkBoard } from '../../lib/pass-requests/work-board-store';
+} from '../../lib/settings/common';
 import {
   checkDiscriminator,
   DISCRIMINATOR_SEPARATOR,
   MAX_QUEUE_NAME_BYTES,
   parseStagingQueueName,
   STAGING_SEPARATOR,
-} from '../../lib/queues/staging-names';
-import { isDotSegment } from '../../lib/rabbitmq/api-path';
+} from '../../lib/staging/staging-names';
+import { lambdaPassTrigger } from '../../lib/work-board/adapters';
+import { revocationWaitMs } from '../../lib/work-board/grants';
+import { workRequester } from '../../lib/work-board/requester';
+import { liveGrant, revokedDueAt } from '../../lib/work-board/work-board';
+import { DynamoWorkBoard } from '../../lib/work-board/work-board-store';
 
 /**
  * What the tenant controls need: the distributor's table, where the distributor reads them, the

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { rabbitSettings } from '../../lib/config/common';
-import { type Env, parseEnv } from '../../lib/config/env';
-import { DynamoTenantCounterStore } from '../../lib/priority/counter-store';
-import { defaultRules } from '../../lib/priority/rules';
-import { DISCRIMINATOR_SEPARATOR, parseStagingQueueName } from '../../lib/queues/staging-names';
+import { type Env, parseEnv } from '../../lib/platform/config/env';
 import { ManagementClient } from '../../lib/rabbitmq/management';
+import { DynamoTenantCounterStore } from '../../lib/routing/priority/counter-store';
+import { defaultRules } from '../../lib/routing/priority/rules';
+import { rabbitSettings } from '../../lib/settings/common';
+import { DISCRIMINATOR_SEPARATOR, parseStagingQueueName } from '../../lib/staging/staging-names';
 import { cliDocumentClient } from './dynamo';
 import { loadTenantSettings } from './tenants';
 

@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoWaitStore, type TargetWaits } from '../../lib/distributor/stores/wait-store';
-import { parseStagingQueueName } from '../../lib/queues/staging-names';
+import { parseStagingQueueName } from '../../lib/staging/staging-names';
 
 /** One staging queue's wait as `fairway tenants` shows it. */
 export interface WaitRow {

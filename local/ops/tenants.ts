@@ -1,10 +1,10 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
-import { dynamoSettings } from '../../lib/config/common';
-import { type Env, parseEnv } from '../../lib/config/env';
-import { routerConfigSchema } from '../../lib/config/router';
-import { DynamoTenantCounterStore } from '../../lib/priority/counter-store';
-import { isExpired, levelOf, type TenantPriorityRules } from '../../lib/priority/rules';
+import { type Env, parseEnv } from '../../lib/platform/config/env';
+import { routerConfigSchema } from '../../lib/routing/config';
+import { DynamoTenantCounterStore } from '../../lib/routing/priority/counter-store';
+import { isExpired, levelOf, type TenantPriorityRules } from '../../lib/routing/priority/rules';
+import { dynamoSettings } from '../../lib/settings/common';
 
 /** What an operator needs to read tenants: the router's table and priority rules (same variables as the router). */
 const tenantSettingsSchema = z.object({

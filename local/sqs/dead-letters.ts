@@ -9,7 +9,7 @@ import {
   type SQSClient,
   StartMessageMoveTaskCommand,
 } from '@aws-sdk/client-sqs';
-import { FairwayError } from '../../lib/errors';
+import { FairwayError } from '../../lib/platform/errors';
 import { type EventSummary, summarizeEvent } from './event-summary';
 import type { LoggedFailure } from './failure-log';
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { ConfigError } from '../../lib/errors';
+import { ConfigError } from '../../lib/platform/errors';
 import { projectRoot } from '../paths';
 import { paramResolver } from '../service';
 

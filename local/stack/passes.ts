@@ -7,7 +7,7 @@ export interface RecentPass {
 }
 
 /**
- * Takes the distributor's `Distribution pass` log lines (lib/distributor/service.ts) out of the
+ * Takes the distributor's `Distribution pass` log lines (lib/wiring/distributor.ts) out of the
  * functions' output as each is written, so that each pass is placed at the time it ended. An
  * execution's summary comes only when the execution ends, which would put all its passes there.
  */

@@ -1,10 +1,10 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { cleanupJobNames } from '../../lib/cleanup/jobs';
 import type { CleanupOperator } from '../../lib/cleanup/operator';
-import type { TenantPriorityRules } from '../../lib/priority/rules';
-import { DynamoStagingRegistry } from '../../lib/queues/dynamo-staging-registry';
-import { parseStagingQueueName } from '../../lib/queues/staging-names';
 import type { ManagementClient } from '../../lib/rabbitmq/management';
+import type { TenantPriorityRules } from '../../lib/routing/priority/rules';
+import { DynamoStagingRegistry } from '../../lib/staging/dynamo-staging-registry';
+import { parseStagingQueueName } from '../../lib/staging/staging-names';
 import { type StagingCounts, stagingCounts } from '../cli/staging-counts';
 import { describeQueues, type QueueSettings } from '../ops/queues';
 import { listStagingWaits, type WaitRow } from '../ops/tenant-waits';

@@ -1,8 +1,8 @@
 import type { Pool } from 'pg';
-import { defaultNxrgNames } from '../../lib/nxrg/names';
-import { nxrgSchemaSql } from '../../lib/nxrg/schema';
-import { defaultOpenxdsNames } from '../../lib/openxds/names';
-import { openxdsSchemaSql } from '../../lib/openxds/schema';
+import { defaultNxrgNames } from '../../lib/cleanup/nxrg/names';
+import { nxrgSchemaSql } from '../../lib/cleanup/nxrg/schema';
+import { defaultOpenxdsNames } from '../../lib/cleanup/openxds/names';
+import { openxdsSchemaSql } from '../../lib/cleanup/openxds/schema';
 
 export interface RegistrySizes {
   /** Seeds every pseudo-random choice: the same seed and sizes give the same registry. */

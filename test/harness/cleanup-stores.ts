@@ -1,7 +1,7 @@
-import { defaultNxrgNames } from '../../lib/nxrg/names';
-import { nxrgSchemaSql } from '../../lib/nxrg/schema';
-import { defaultOpenxdsNames } from '../../lib/openxds/names';
-import { openxdsSchemaSql } from '../../lib/openxds/schema';
+import { defaultNxrgNames } from '../../lib/cleanup/nxrg/names';
+import { nxrgSchemaSql } from '../../lib/cleanup/nxrg/schema';
+import { defaultOpenxdsNames } from '../../lib/cleanup/openxds/names';
+import { openxdsSchemaSql } from '../../lib/cleanup/openxds/schema';
 import { type EmbeddedDynamo, startDynamo } from './dynamo';
 import { createTestSchema, type TestSchema } from './postgres';
 

@@ -1,7 +1,7 @@
 import { closeChannelPair, type OpenChannel, openChannelPair } from '../../lib/distributor/moving/channel-pair';
 import { type MoveRequest, type MoveResult, nothingMoved } from '../../lib/distributor/moving/move-request';
 import { moveOn } from '../../lib/distributor/moving/mover';
-import { errorText } from '../../lib/errors';
+import { errorText } from '../../lib/platform/errors';
 
 /** One move on a channel pair of its own, opened and closed around it (a pass keeps pairs per slot instead). */
 export async function moveMessages(

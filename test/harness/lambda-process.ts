@@ -4,11 +4,11 @@
 // array of events, one invocation each, in one warm container. Each result is a `FAIRWAY_RESULT`
 // line on stdout; a failed invocation ends the process with the error's text on stderr.
 import type { Context } from 'aws-lambda';
-import { cleanupFunction } from '../../lib/cleanup/service';
-import { distributorFunction } from '../../lib/distributor/service';
-import { errorText } from '../../lib/errors';
-import { routerFunction } from '../../lib/routing/service';
-import { lambdaFunction } from '../../lib/secrets/lambda-function';
+import { errorText } from '../../lib/platform/errors';
+import { cleanupFunction } from '../../lib/wiring/cleanup';
+import { distributorFunction } from '../../lib/wiring/distributor';
+import { lambdaFunction } from '../../lib/wiring/lambda-function';
+import { routerFunction } from '../../lib/wiring/router';
 
 type Handler = ((event: never, context: Context) => Promise<unknown>) & { close(): Promise<void> };
 

@@ -1,4 +1,4 @@
-import type { PassTrigger, WorkEvent } from '../../lib/pass-requests/pass-trigger';
+import type { PassTrigger, WorkEvent } from '../../lib/work-board/pass-trigger';
 
 /**
  * Runs each started execution in this process, as Lambda would run an async invoke: later, on its

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { type Channel, type ChannelModel, connect, type GetMessage, type Options } from 'amqplib';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
-import { loadRouterConfig, type RouterConfig } from '../../lib/config/router';
+import { loadRouterConfig, type RouterConfig } from '../../lib/routing/config';
 import type { AfterProcessEvent } from '../../lib/routing/event';
 import type { RecordFailure } from '../../lib/routing/record-failures';
 import type { NameShortened, RouterReport, TenantlessRouted, TenantRouted } from '../../lib/routing/report';
-import { createRouterService } from '../../lib/routing/service';
+import { createRouterService } from '../../lib/wiring/router';
 import { fixturePath } from '../fixtures';
 import { type EmbeddedDynamo, startDynamo } from './dynamo';
 import { createTestVhost, type TestVhost } from './rabbit';

@@ -1,4 +1,4 @@
-import type { StagingQueueRecord, StagingRegistry, TouchOutcome } from '../../lib/queues/staging-registry';
+import type { StagingQueueRecord, StagingRegistry, TouchOutcome } from '../../lib/staging/staging-registry';
 
 /**
  * The staging-queue registry in memory, for tests and benches in one process until the staging

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { passRequestSettingsOf } from '../../lib/config/common';
-import { passRequests } from '../../lib/pass-requests/adapters';
+import { passRequestSettingsOf } from '../../lib/settings/common';
+import { passRequests } from '../../lib/work-board/adapters';
 import { documentedDeployParams } from '../harness/documented-deploy';
 import { type EmbeddedDynamo, startDynamo } from '../harness/dynamo';
 import { ofType, packageTemplate, ref, root, type Template } from './package';

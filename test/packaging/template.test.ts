@@ -286,7 +286,7 @@ describe('serverless package (offline, no AWS credentials)', () => {
     it("a second rule ranks staging queues by wait from the distributor's 'Staging wait' lines (issue 25, item 3)", () => {
       const rule = JSON.parse(dev.Resources.StagingWaitsByTenantInsightRule!.Properties.RuleBody);
       expect(rule.LogGroupNames).toEqual([dev.Resources.DistributorLogGroup!.Properties.LogGroupName]);
-      // The field names lib/distributor/service.ts logs (test/unit/distributor/report.test.ts reads them back).
+      // The field names lib/wiring/distributor.ts logs (test/unit/distributor/report.test.ts reads them back).
       expect(rule.Contribution).toMatchObject({ Keys: ['$.stagingQueue'], ValueOf: '$.waitMs' });
       expect(rule.Contribution.Filters).toContainEqual({ Match: '$.message', In: ['Staging wait'] });
     });
@@ -294,7 +294,7 @@ describe('serverless package (offline, no AWS credentials)', () => {
     it("a third ranks tenants by staged backlog from the distributor's 'Tenant backlog' lines (issue 37, item 4)", () => {
       const rule = JSON.parse(dev.Resources.StagedBacklogByTenantInsightRule!.Properties.RuleBody);
       expect(rule.LogGroupNames).toEqual([dev.Resources.DistributorLogGroup!.Properties.LogGroupName]);
-      // The field names lib/distributor/service.ts logs (test/unit/distributor/report.test.ts reads them back).
+      // The field names lib/wiring/distributor.ts logs (test/unit/distributor/report.test.ts reads them back).
       expect(rule.Contribution).toMatchObject({ Keys: ['$.target', '$.tenant'], ValueOf: '$.staged' });
       expect(rule.Contribution.Filters).toContainEqual({ Match: '$.message', In: ['Tenant backlog'] });
     });
@@ -370,7 +370,7 @@ describe('serverless package (offline, no AWS credentials)', () => {
       const logGroups = ofType(dev, 'AWS::Logs::LogGroup').map(([id]) => id);
       expect(filters.map((f) => ref(f.LogGroupName)).sort()).toEqual(logGroups.sort());
       for (const filter of filters) {
-        // The text every ConfigError message starts with (lib/errors.ts).
+        // The text every ConfigError message starts with (lib/platform/errors.ts).
         expect(filter.FilterPattern).toBe('"Invalid configuration"');
         expect(filter.MetricTransformations).toEqual([
           expect.objectContaining({ MetricNamespace: 'Fairway/dev', MetricName: 'ConfigurationFailures' }),

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { errorText } from '../../errors';
+import { errorText } from '../../platform/errors';
 import { decodeOperation, type EncodedOperation, encodeChildren, type PushPlan, placeChildren } from './codec';
 import type { JobDefinition, OperationContext } from './job-definition';
 import { fillGeneration, isFillKey } from './keys';

@@ -1,6 +1,6 @@
 import { DeleteCommand, PutCommand, UpdateCommand, type UpdateCommandOutput } from '@aws-sdk/lib-dynamodb';
-import { isConditionFailure } from '../../aws/dynamo';
-import { isServerFault, throttlingBackOff, withBackOff } from '../../aws/dynamo-faults';
+import { isConditionFailure } from '../../platform/aws/dynamo';
+import { isServerFault, throttlingBackOff, withBackOff } from '../../platform/aws/dynamo-faults';
 import type { EncodedOperation } from './codec';
 import { fillKey } from './keys';
 import { conditionally, type StackItems, truncate } from './stack-items';

@@ -1,7 +1,7 @@
 import { GetCommand, QueryCommand, type QueryCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { z } from 'zod';
-import { isConditionFailure } from '../../aws/dynamo';
-import { type DocumentPort, retryingThrottled } from '../../aws/dynamo-faults';
+import { isConditionFailure } from '../../platform/aws/dynamo';
+import { type DocumentPort, retryingThrottled } from '../../platform/aws/dynamo-faults';
 import { stackPartition } from './keys';
 import { parseItem } from './stack-record';
 

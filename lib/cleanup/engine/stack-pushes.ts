@@ -1,5 +1,5 @@
 import { BatchWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { FairwayError } from '../../errors';
+import { FairwayError } from '../../platform/errors';
 import type { PlacedOperation, PushPlan } from './codec';
 import { SEQUENCE_KEY } from './keys';
 import type { StackItems } from './stack-items';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { FairwayError } from '../../errors';
+import { FairwayError } from '../../platform/errors';
 
 /**
  * The items of a job's stack as typed records, parsed where they leave DynamoDB (the stack store).

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { MAX_LEGACY_BATCH_IDS } from '../../config/cleanup-jobs';
 import type { OperationKind } from '../engine/job-definition';
 import type { JobReport } from '../report';
+import { MAX_LEGACY_BATCH_IDS } from './config';
 
 /** A batch of document ids as it travels on the stack (capped: see MAX_LEGACY_BATCH_IDS). */
 export const documentIds = z.array(z.string().min(1)).min(1).max(MAX_LEGACY_BATCH_IDS);

@@ -1,11 +1,11 @@
 import type { Pool } from 'pg';
-import { ConfigError } from '../../errors';
-import { RepositoryDeletions } from '../../nxrg/repository-deletions';
-import { DeceasedDocuments } from '../../nxrg/status90';
-import type { NxrgColumns } from '../../nxrg/tables';
-import { ExpiredDocuments } from '../../nxrg/timebased';
-import { OpenxdsRepository } from '../../openxds/repository';
+import { ConfigError } from '../../platform/errors';
 import type { JobDefinition } from '../engine/job-definition';
+import { RepositoryDeletions } from '../nxrg/repository-deletions';
+import { DeceasedDocuments } from '../nxrg/status90';
+import type { NxrgColumns } from '../nxrg/tables';
+import { ExpiredDocuments } from '../nxrg/timebased';
+import { OpenxdsRepository } from '../openxds/repository';
 import type { JobReport } from '../report';
 import type { JobSettings } from '../settings';
 import { REPOSITORY_JOB, repositoryJob } from './repository';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { RepositoryJobConfig } from '../../config/cleanup-jobs';
+import type { JobDefinition, Operation, OperationContext, OperationKind } from '../engine/job-definition';
 import type {
   DoneIdRange,
   DoneRange,
@@ -7,11 +7,11 @@ import type {
   RemoveCopies,
   RepositoryDeletions,
   Settled,
-} from '../../nxrg/repository-deletions';
-import type { TimeCursor } from '../../nxrg/tables';
-import type { OpenxdsRepository } from '../../openxds/repository';
-import type { JobDefinition, Operation, OperationContext, OperationKind } from '../engine/job-definition';
+} from '../nxrg/repository-deletions';
+import type { TimeCursor } from '../nxrg/tables';
+import type { OpenxdsRepository } from '../openxds/repository';
 import type { JobReport } from '../report';
+import type { RepositoryJobConfig } from './config';
 import { batchDeleteKind, documentIds } from './deletions';
 import { deleteRanges, inRounds } from './range-rounds';
 

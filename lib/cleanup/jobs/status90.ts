@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import type { Status90JobConfig } from '../../config/cleanup-jobs';
-import type { DeceasedCursor, DeceasedDocuments } from '../../nxrg/status90';
 import type { JobDefinition, Operation, OperationKind } from '../engine/job-definition';
+import type { DeceasedCursor, DeceasedDocuments } from '../nxrg/status90';
 import type { JobReport } from '../report';
+import type { Status90JobConfig } from './config';
 import { batchDeleteKind, chunk, documentIds } from './deletions';
 import { deleteRanges } from './range-rounds';
 

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import type { DocumentTypeRule, TimebasedJobConfig } from '../../config/cleanup-jobs';
-import type { TimeCursor } from '../../nxrg/tables';
-import type { ExpiredDocuments, ExpiryRule } from '../../nxrg/timebased';
 import type { JobDefinition, Operation, OperationKind } from '../engine/job-definition';
+import type { TimeCursor } from '../nxrg/tables';
+import type { ExpiredDocuments, ExpiryRule } from '../nxrg/timebased';
 import type { JobReport } from '../report';
+import type { DocumentTypeRule, TimebasedJobConfig } from './config';
 import { deleteRanges } from './range-rounds';
 
 export const TIMEBASED_JOB = 'registry-timebased-cleanup';

@@ -1,5 +1,5 @@
 import type { GetMessage } from 'amqplib';
-import { BrokerError, BrokerTimeoutError, errorText } from '../../errors';
+import { BrokerError, BrokerTimeoutError, errorText } from '../../platform/errors';
 import { channelAnswer } from '../../rabbitmq/answer-within';
 import type { ConfirmOutcome } from '../../rabbitmq/confirms';
 import { waitOf } from '../waits';

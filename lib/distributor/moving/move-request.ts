@@ -1,4 +1,4 @@
-import { errorText } from '../../errors';
+import { errorText } from '../../platform/errors';
 import type { UnconfirmedReason } from '../../rabbitmq/confirms';
 import { type WaitFigures, waitFigures } from '../waits';
 
@@ -70,7 +70,7 @@ export interface MoveResult {
    */
   unconfirmed?: number;
   error?: string;
-  /** The wait in staging of the moved messages that carried the router's stamp (lib/queues/staged-at.ts). */
+  /** The wait in staging of the moved messages that carried the router's stamp (lib/staging/staged-at.ts). */
   wait?: WaitFigures;
 }
 

@@ -1,4 +1,4 @@
-import { errorText } from '../../errors';
+import { errorText } from '../../platform/errors';
 import type { ChannelSlots } from './channel-slots';
 import type { MoveRequest, MoveResult } from './move-request';
 import { moveOn } from './mover';

@@ -1,9 +1,9 @@
 import type { ConfirmChannel, Message, MessageProperties, Options } from 'amqplib';
-import { parkingQueueName } from '../../queues/parking-names';
-import { takeStagedAt } from '../../queues/staged-at';
 import { channelAnswer } from '../../rabbitmq/answer-within';
 import { brokerError } from '../../rabbitmq/broker-error';
 import type { ConfirmOutcome } from '../../rabbitmq/confirms';
+import { parkingQueueName } from '../../staging/parking-names';
+import { takeStagedAt } from '../../staging/staged-at';
 import type { ChannelPair } from './channel-pair';
 import type { MoveRequest } from './move-request';
 

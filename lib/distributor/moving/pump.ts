@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ConsumeMessage } from 'amqplib';
-import { BrokerTimeoutError, errorText } from '../../errors';
+import { BrokerTimeoutError, errorText } from '../../platform/errors';
 import { channelAnswer } from '../../rabbitmq/answer-within';
 import type { ConfirmOutcome } from '../../rabbitmq/confirms';
 import { waitOf } from '../waits';

@@ -1,5 +1,5 @@
-import { parseStagingQueueName } from '../../queues/staging-names';
 import type { QueueInfo } from '../../rabbitmq/management';
+import { parseStagingQueueName } from '../../staging/staging-names';
 
 /** A target with the staging queues that, by the management listing, hold messages. */
 export interface TargetGroup {

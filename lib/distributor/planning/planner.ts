@@ -1,4 +1,4 @@
-import { WEIGHT_DECIMALS } from '../../config/distributor';
+import { WEIGHT_DECIMALS } from '../config';
 import { tenantShares } from './tenant-shares';
 import { byName, waterFill } from './water-fill';
 

@@ -1,4 +1,4 @@
-import { DISCRIMINATOR_SEPARATOR, parseStagingQueueName, STAGING_SEPARATOR } from '../../queues/staging-names';
+import { DISCRIMINATOR_SEPARATOR, parseStagingQueueName, STAGING_SEPARATOR } from '../../staging/staging-names';
 import type { PlannerMode } from './planner';
 import type { QueueWeight } from './weights';
 

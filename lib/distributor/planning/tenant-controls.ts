@@ -1,4 +1,4 @@
-import { parseStagingQueueName } from '../../queues/staging-names';
+import { parseStagingQueueName } from '../../staging/staging-names';
 import type { QueueWeight, Weighing, WeightRule } from './weights';
 
 /** What an operator set at run time for a tenant or one of its workflows (`fairway tenants`). */

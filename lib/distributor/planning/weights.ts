@@ -1,5 +1,5 @@
 import { RE2JS } from 're2js';
-import { DISCRIMINATOR_SEPARATOR, parseStagingQueueName, STAGING_SEPARATOR } from '../../queues/staging-names';
+import { DISCRIMINATOR_SEPARATOR, parseStagingQueueName, STAGING_SEPARATOR } from '../../staging/staging-names';
 
 /**
  * A weight rule: `pattern` is a glob that must match the whole staging queue name; `regex` is a

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { LeaseStore } from '../../pass-requests/lease-store';
-import type { ReapingRegistry } from '../../queues/staging-registry';
+import type { ReapingRegistry } from '../../staging/staging-registry';
 import type { ReapIdleStagingQueues, StagingQueuesByTarget } from '../backstop';
+import type { LeaseStore } from '../stores/lease-store';
 import { type QueueDeleter, type ReaperReport, reapStagingQueues } from './reaper';
 
 export interface BackstopReaperDeps {

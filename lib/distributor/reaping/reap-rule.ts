@@ -1,4 +1,4 @@
-import { isFreshMark, type StagingQueueRecord } from '../../queues/staging-registry';
+import { isFreshMark, type StagingQueueRecord } from '../../staging/staging-registry';
 
 /** A staging queue of the target as the backstop's management listing shows it. */
 export interface ListedStagingQueue {

@@ -1,5 +1,5 @@
-import { errorText } from '../../errors';
-import { REAP_DELETE_WITHIN_MS, type ReapingRegistry } from '../../queues/staging-registry';
+import { errorText } from '../../platform/errors';
+import { REAP_DELETE_WITHIN_MS, type ReapingRegistry } from '../../staging/staging-registry';
 import { type ListedStagingQueue, planReaping } from './reap-rule';
 
 /** The broker's side of a reap: delete the queue only if it is empty and has no consumer. */

@@ -1,8 +1,8 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
-import { isConditionFailure } from '../../aws/dynamo';
-import { type DocumentPort, retryingThrottled } from '../../aws/dynamo-faults';
-import { FairwayError } from '../../errors';
+import { isConditionFailure } from '../../platform/aws/dynamo';
+import { type DocumentPort, retryingThrottled } from '../../platform/aws/dynamo-faults';
+import { FairwayError } from '../../platform/errors';
 
 /** What a target's plan carries from pass to pass (docs/distributor.md "Plan"). */
 export interface RotationState {

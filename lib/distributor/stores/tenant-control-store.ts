@@ -1,8 +1,8 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
-import { isConditionFailure } from '../../aws/dynamo';
-import { weightValue } from '../../config/distributor';
-import { FairwayError } from '../../errors';
+import { isConditionFailure } from '../../platform/aws/dynamo';
+import { FairwayError } from '../../platform/errors';
+import { weightValue } from '../config';
 import type { TenantControl, TenantControlStore, TenantControls } from '../planning/tenant-controls';
 
 /** One item of DISTRIBUTOR_TABLE holds every control, so a pass reads them all in one consistent read. */

@@ -1,6 +1,6 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
-import { FairwayError } from '../../errors';
+import { FairwayError } from '../../platform/errors';
 
 /** The length each tuned target used last, so that the next pass steps on from it. */
 export interface TunedLengthStore {

@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { z } from 'zod';
-import { namingFailures } from '../../../lib/aws/bounded-client';
-import { parseEnv, setting } from '../../../lib/config/env';
-import { awsClientOptions, CLI_AWS_BOUNDS } from '../../../lib/network-bounds';
+import { namingFailures } from '../../../lib/platform/aws/bounded-client';
+import { parseEnv, setting } from '../../../lib/platform/config/env';
+import { awsClientOptions, CLI_AWS_BOUNDS } from '../../../lib/platform/network-bounds';
 import { projectRoot } from '../../paths';
 import { listDeadLetters, matches, redriveDeadLetters, resolveQueues } from '../../sqs/dead-letters';
 import { readFailureReasons } from '../../sqs/failure-log';

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { errorText } from '../../../lib/errors';
+import { errorText } from '../../../lib/platform/errors';
 import { type FunctionName, functionNames, isFunctionName, loadHandler } from '../../functions';
 import { afterProcessEvent, lambdaContext, scheduledEvent, sqsEvent } from '../../lambda-events';
 import { serviceFunctions } from '../../service';

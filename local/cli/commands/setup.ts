@@ -1,4 +1,4 @@
-import { FairwayError } from '../../../lib/errors';
+import { FairwayError } from '../../../lib/platform/errors';
 import { deploymentEnv, stageOf } from '../../ops/deployment-env';
 import { resolveSecrets } from '../../ops/doctor/secrets';
 import { loadSetupSettings, runSetup } from '../../ops/setup';

@@ -1,9 +1,9 @@
 import { z } from 'zod';
+import { cleanupConfigSchema } from '../../../lib/cleanup/config';
 import { type CleanupJobName, cleanupJobNames } from '../../../lib/cleanup/jobs';
 import { createCleanupOperator } from '../../../lib/cleanup/operator';
-import { cleanupConfigSchema } from '../../../lib/config/cleanup';
-import { dynamoSettings } from '../../../lib/config/common';
-import { parseEnv } from '../../../lib/config/env';
+import { parseEnv } from '../../../lib/platform/config/env';
+import { dynamoSettings } from '../../../lib/settings/common';
 import { commandEnv } from '../../ops/deployment-env';
 import { cliDocumentClient } from '../../ops/dynamo';
 import { type Command, STAGE_USAGE, UsageError } from '../command';

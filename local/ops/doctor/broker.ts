@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { type ChannelModel, type ConfirmChannel, connect } from 'amqplib';
-import { errorText } from '../../../lib/errors';
-import { AMQP_BOUNDS } from '../../../lib/network-bounds';
-import { parkingQueueName } from '../../../lib/queues/parking-names';
-import { STAGING_SEPARATOR } from '../../../lib/queues/staging-names';
+import { errorText } from '../../../lib/platform/errors';
+import { AMQP_BOUNDS } from '../../../lib/platform/network-bounds';
 import { amqpUser, amqpVhost } from '../../../lib/rabbitmq/amqp-url';
 import { answeredWithin, channelAnswer } from '../../../lib/rabbitmq/answer-within';
 import { managementPath } from '../../../lib/rabbitmq/api-path';
 import { closeWithin } from '../../../lib/rabbitmq/close';
 import { redactUrl } from '../../../lib/rabbitmq/redact';
+import { parkingQueueName } from '../../../lib/staging/parking-names';
+import { STAGING_SEPARATOR } from '../../../lib/staging/staging-names';
 import { type Check, fail, ok, skipped } from './check';
 import { managementGet } from './management';
 

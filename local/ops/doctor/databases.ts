@@ -1,10 +1,10 @@
 import type { Pool } from 'pg';
 import { buildJob } from '../../../lib/cleanup/jobs';
-import type { CleanupFunctionConfig } from '../../../lib/cleanup/service';
-import { databaseSettings, jobDatabases } from '../../../lib/cleanup/service';
-import type { Env } from '../../../lib/config/env';
-import { ConfigError, DatabaseError, errorText } from '../../../lib/errors';
-import type { NxrgNames } from '../../../lib/nxrg/names';
+import type { NxrgNames } from '../../../lib/cleanup/nxrg/names';
+import type { Env } from '../../../lib/platform/config/env';
+import { ConfigError, DatabaseError, errorText } from '../../../lib/platform/errors';
+import type { CleanupFunctionConfig } from '../../../lib/wiring/cleanup';
+import { databaseSettings, jobDatabases } from '../../../lib/wiring/cleanup';
 import { expectedIndexes, missingIndexes } from '../nxrg-ddl';
 import { type Check, fail, ok } from './check';
 

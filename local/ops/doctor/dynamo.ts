@@ -1,8 +1,8 @@
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { z } from 'zod';
-import { dynamoSettings } from '../../../lib/config/common';
-import { type Env, parseEnv } from '../../../lib/config/env';
-import { errorText } from '../../../lib/errors';
+import { type Env, parseEnv } from '../../../lib/platform/config/env';
+import { errorText } from '../../../lib/platform/errors';
+import { dynamoSettings } from '../../../lib/settings/common';
 import { tableDefinitions } from '../../dynamo-tables';
 import { cliDocumentClient } from '../dynamo';
 import { type Check, fail, ok, skipped } from './check';

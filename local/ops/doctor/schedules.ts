@@ -1,9 +1,9 @@
 import { DescribeRuleCommand, EventBridgeClient, ListRuleNamesByTargetCommand } from '@aws-sdk/client-eventbridge';
 import { GetFunctionCommand, LambdaClient } from '@aws-sdk/client-lambda';
-import { namingFailures } from '../../../lib/aws/bounded-client';
-import type { Env } from '../../../lib/config/env';
-import { errorText } from '../../../lib/errors';
-import { awsClientOptions, CLI_AWS_BOUNDS } from '../../../lib/network-bounds';
+import { namingFailures } from '../../../lib/platform/aws/bounded-client';
+import type { Env } from '../../../lib/platform/config/env';
+import { errorText } from '../../../lib/platform/errors';
+import { awsClientOptions, CLI_AWS_BOUNDS } from '../../../lib/platform/network-bounds';
 import { serviceFunctions } from '../../service';
 import { type Check, fail, ok, skipped } from './check';
 

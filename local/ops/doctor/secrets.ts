@@ -1,12 +1,16 @@
-import type { Env } from '../../../lib/config/env';
-import { errorText } from '../../../lib/errors';
-import { CLI_AWS_BOUNDS } from '../../../lib/network-bounds';
-import { databaseConnections, rabbitmqConnections, withCredentials } from '../../../lib/secrets/connections';
-import { type Credentials, SecretCredentials, secretsManagerClient } from '../../../lib/secrets/secret-credentials';
+import type { Env } from '../../../lib/platform/config/env';
+import { errorText } from '../../../lib/platform/errors';
+import { CLI_AWS_BOUNDS } from '../../../lib/platform/network-bounds';
+import { databaseConnections, rabbitmqConnections, withCredentials } from '../../../lib/platform/secrets/connections';
+import {
+  type Credentials,
+  SecretCredentials,
+  secretsManagerClient,
+} from '../../../lib/platform/secrets/secret-credentials';
 import { type Check, fail, ok } from './check';
 
 /**
- * Reads each configured secret as the functions do (lib/secrets: readable, JSON with a username
+ * Reads each configured secret as the functions do (lib/platform/secrets: readable, JSON with a username
  * and a password) and returns the environment with the credentials put into the URLs that name
  * them, for the live checks. A secret that fails leaves its URLs without credentials.
  */

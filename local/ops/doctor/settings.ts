@@ -1,16 +1,16 @@
 import { cleanupJobNames } from '../../../lib/cleanup/jobs';
-import { loadCleanupFunctionConfig } from '../../../lib/cleanup/service';
-import { loadDistributorConfig } from '../../../lib/config/distributor';
-import type { Env } from '../../../lib/config/env';
-import { loadRouterConfig } from '../../../lib/config/router';
-import { ConfigError, errorText } from '../../../lib/errors';
-import { databaseConnections, rabbitmqConnections } from '../../../lib/secrets/connections';
-import { loadAtColdStart } from '../../../lib/secrets/with-secrets';
+import { loadDistributorConfig } from '../../../lib/distributor/config';
+import type { Env } from '../../../lib/platform/config/env';
+import { ConfigError, errorText } from '../../../lib/platform/errors';
+import { databaseConnections, rabbitmqConnections } from '../../../lib/platform/secrets/connections';
+import { loadRouterConfig } from '../../../lib/routing/config';
+import { loadCleanupFunctionConfig } from '../../../lib/wiring/cleanup';
+import { loadAtColdStart } from '../../../lib/wiring/with-secrets';
 import { type Check, fail, ok } from './check';
 
 /**
  * Each function's configuration as its cold start reads it (the same variable-name, connection and
- * configuration checks: lib/secrets/with-secrets.ts), from the doctor's environment. A function whose configuration fails is named with every
+ * configuration checks: lib/wiring/with-secrets.ts), from the doctor's environment. A function whose configuration fails is named with every
  * problem; the live checks that need it are then skipped.
  */
 export function loadConfigurations(env: Env) {

@@ -1,5 +1,5 @@
-import { parseStagingQueueName } from '../../../lib/queues/staging-names';
 import { managementPath } from '../../../lib/rabbitmq/api-path';
+import { parseStagingQueueName } from '../../../lib/staging/staging-names';
 import { type Check, fail, ok, skipped } from './check';
 import { managementGet } from './management';
 

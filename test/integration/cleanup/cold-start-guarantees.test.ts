@@ -3,7 +3,7 @@ import { services } from '../../harness/services';
 
 /**
  * Issue 12, item 10: settings that break a guarantee are refused at cold start (the DynamoDB
- * client's own bound on a hung endpoint: test/integration/aws/dynamo-black-hole.test.ts).
+ * client's own bound on a hung endpoint: test/integration/platform/dynamo-black-hole.test.ts).
  */
 describe('cleanup functions refuse settings that break guarantees, at cold start', () => {
   const saved = process.env;

@@ -1,10 +1,10 @@
+import { loadCleanupConfig } from '../../../lib/cleanup/config';
 import type { JobDatabases } from '../../../lib/cleanup/jobs';
-import { databaseSettings, jobDatabases } from '../../../lib/cleanup/service';
-import { loadCleanupConfig } from '../../../lib/config/cleanup';
-import { DatabaseError, errorText } from '../../../lib/errors';
-import { POSTGRES_TIMEOUT_DEFAULT_SECONDS } from '../../../lib/network-bounds';
-import { defaultOpenxdsNames } from '../../../lib/openxds/names';
-import { OpenxdsRepository } from '../../../lib/openxds/repository';
+import { defaultOpenxdsNames } from '../../../lib/cleanup/openxds/names';
+import { OpenxdsRepository } from '../../../lib/cleanup/openxds/repository';
+import { DatabaseError, errorText } from '../../../lib/platform/errors';
+import { POSTGRES_TIMEOUT_DEFAULT_SECONDS } from '../../../lib/platform/network-bounds';
+import { databaseSettings, jobDatabases } from '../../../lib/wiring/cleanup';
 import { blackHole, endingOf, type StallingProxy, stallingProxy, type TcpServer } from '../../harness/black-hole';
 import { silentCleanupReport as report } from '../../harness/cleanup-report';
 import { services } from '../../harness/services';

@@ -1,10 +1,10 @@
 import { Client } from 'pg';
+import { loadCleanupConfig } from '../../../lib/cleanup/config';
 import { TIMEBASED_JOB } from '../../../lib/cleanup/jobs/timebased';
-import { cleanupJob, databaseSettings, jobDatabases, stepSettings } from '../../../lib/cleanup/service';
+import { defaultNxrgNames } from '../../../lib/cleanup/nxrg/names';
+import { nxrgSchemaSql } from '../../../lib/cleanup/nxrg/schema';
 import { createStepRunner } from '../../../lib/cleanup/step-runner';
-import { loadCleanupConfig } from '../../../lib/config/cleanup';
-import { defaultNxrgNames } from '../../../lib/nxrg/names';
-import { nxrgSchemaSql } from '../../../lib/nxrg/schema';
+import { cleanupJob, databaseSettings, jobDatabases, stepSettings } from '../../../lib/wiring/cleanup';
 import { silentCleanupReport as report } from '../../harness/cleanup-report';
 import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
 import { createTestSchema, type TestSchema } from '../../harness/postgres';

@@ -1,17 +1,17 @@
 import type { Context, ScheduledEvent } from 'aws-lambda';
+import { type CleanupConfig, loadCleanupConfig } from '../../../lib/cleanup/config';
 import { seededRandom } from '../../../lib/cleanup/engine/random';
 import { cleanupJobNames } from '../../../lib/cleanup/jobs';
+import { createStepRunner } from '../../../lib/cleanup/step-runner';
+import { lambdaHandler } from '../../../lib/platform/runtime/lambda';
+import { createObservability } from '../../../lib/platform/runtime/observability';
 import {
   cleanupJob,
   createCleanupReport,
   databaseSettings,
   jobDatabases,
   stepSettings,
-} from '../../../lib/cleanup/service';
-import { createStepRunner } from '../../../lib/cleanup/step-runner';
-import { type CleanupConfig, loadCleanupConfig } from '../../../lib/config/cleanup';
-import { lambdaHandler } from '../../../lib/runtime/lambda';
-import { createObservability } from '../../../lib/runtime/observability';
+} from '../../../lib/wiring/cleanup';
 import { Recorder, testJob, useDynamo } from '../../harness/cleanup-test-job';
 
 const context = {

@@ -1,4 +1,4 @@
-import { awsCallBoundMs, CLI_AWS_BOUNDS } from '../../../lib/network-bounds';
+import { awsCallBoundMs, CLI_AWS_BOUNDS } from '../../../lib/platform/network-bounds';
 import { runCli } from '../../../local/cli/cli';
 import { checkSchedules } from '../../../local/ops/doctor/schedules';
 import { resolveSecrets } from '../../../local/ops/doctor/secrets';

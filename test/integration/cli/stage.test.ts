@@ -1,6 +1,6 @@
 import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
-import { DynamoTenantCounterStore } from '../../../lib/priority/counter-store';
-import { defaultRules } from '../../../lib/priority/rules';
+import { DynamoTenantCounterStore } from '../../../lib/routing/priority/counter-store';
+import { defaultRules } from '../../../lib/routing/priority/rules';
 import { runCli } from '../../../local/cli/cli';
 import { stageEnvironment } from '../../../local/service';
 import { type EmbeddedDynamo, startDynamo, tableDefinitions } from '../../harness/dynamo';

@@ -1,5 +1,5 @@
 import type { ConfirmChannel } from 'amqplib';
-import { errorText } from '../../../lib/errors';
+import { errorText } from '../../../lib/platform/errors';
 import { AmqpSession } from '../../../lib/rabbitmq/connection';
 import { endingOf, type StallingProxy, stallingProxy } from '../../harness/black-hole';
 import { type DistributorFixture, distributorFixture } from './fixture';

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'amqplib';
-import { WORK_EVENT } from '../../../lib/pass-requests/pass-trigger';
+import { WORK_EVENT } from '../../../lib/work-board/pass-trigger';
 import { eventually } from '../../harness/eventually';
 import { bundleForNode } from '../../harness/lambda-node';
 import { type DistributorFixture, distributorFixture, tally } from './fixture';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { TargetSummary } from '../../../lib/distributor/report';
 import { ManagementClient } from '../../../lib/rabbitmq/management';
-import { createRouterService } from '../../../lib/routing/service';
+import { createRouterService } from '../../../lib/wiring/router';
 import { runCli } from '../../../local/cli/cli';
 import { fixturePath } from '../../fixtures';
 import { eventually } from '../../harness/eventually';

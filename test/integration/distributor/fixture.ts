@@ -1,9 +1,9 @@
 import type { ConfirmChannel, Options } from 'amqplib';
-import { type DistributorConfig, loadDistributorConfig } from '../../../lib/config/distributor';
-import { buildDistributor, warningReport } from '../../../lib/distributor/service';
-import type { PassTrigger } from '../../../lib/pass-requests/pass-trigger';
+import { type DistributorConfig, loadDistributorConfig } from '../../../lib/distributor/config';
 import { AmqpSession } from '../../../lib/rabbitmq/connection';
 import { ManagementClient } from '../../../lib/rabbitmq/management';
+import { buildDistributor, warningReport } from '../../../lib/wiring/distributor';
+import type { PassTrigger } from '../../../lib/work-board/pass-trigger';
 import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
 import { eventually } from '../../harness/eventually';
 import { createTestVhost, type TestVhost } from '../../harness/rabbit';

@@ -1,12 +1,12 @@
-import { quietFirstSettingsOf } from '../../../lib/config/distributor';
+import { quietFirstSettingsOf } from '../../../lib/distributor/config';
 import { createDistributor } from '../../../lib/distributor/pass';
-import { distributorSettings, warningReport } from '../../../lib/distributor/service';
+import { DynamoLeaseStore } from '../../../lib/distributor/stores/lease-store';
 import { DynamoRotationStore } from '../../../lib/distributor/stores/rotation-store';
 import { DynamoTenantControlStore } from '../../../lib/distributor/stores/tenant-control-store';
 import { DynamoTunedLengthStore } from '../../../lib/distributor/stores/tuned-length-store';
-import { DynamoLeaseStore } from '../../../lib/pass-requests/lease-store';
 import { amqpUser } from '../../../lib/rabbitmq/amqp-url';
 import { ManagementClient } from '../../../lib/rabbitmq/management';
+import { distributorSettings, warningReport } from '../../../lib/wiring/distributor';
 import { type DistributorFixture, STATE_TABLE, scenario, tally } from './fixture';
 
 const target = 'work';

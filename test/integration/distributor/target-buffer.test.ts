@@ -1,8 +1,8 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type Channel, type ChannelModel, connect } from 'amqplib';
 import { START_DEPTH } from '../../../lib/distributor/planning/buffer';
-import { buildDistributor, warningReport } from '../../../lib/distributor/service';
 import { ManagementClient } from '../../../lib/rabbitmq/management';
+import { buildDistributor, warningReport } from '../../../lib/wiring/distributor';
 import { type DistributorFixture, scenario, tally } from './fixture';
 
 const target = 'work';

@@ -1,6 +1,6 @@
-import { WORK_EVENT } from '../../../lib/pass-requests/pass-trigger';
-import { DynamoWorkBoard } from '../../../lib/pass-requests/work-board-store';
 import { managementPath } from '../../../lib/rabbitmq/api-path';
+import { WORK_EVENT } from '../../../lib/work-board/pass-trigger';
+import { DynamoWorkBoard } from '../../../lib/work-board/work-board-store';
 import { type DistributorFixture, STATE_TABLE, scenario } from './fixture';
 
 /**

@@ -1,6 +1,6 @@
 import type { ConfirmChannel } from 'amqplib';
-import { BrokerError, BrokerTimeoutError, errorText } from '../../../lib/errors';
-import { AMQP_BOUNDS } from '../../../lib/network-bounds';
+import { BrokerError, BrokerTimeoutError, errorText } from '../../../lib/platform/errors';
+import { AMQP_BOUNDS } from '../../../lib/platform/network-bounds';
 import { channelAnswer, isInDoubt } from '../../../lib/rabbitmq/answer-within';
 import { closeWithin } from '../../../lib/rabbitmq/close';
 import { type ConfirmOutcome, publishAndConfirm } from '../../../lib/rabbitmq/confirms';
@@ -20,7 +20,7 @@ function throughProxy(vhost: TestVhost, proxy: TcpServer): string {
   return url.toString();
 }
 
-// Issue 26 item 4: AMQP connect and every channel RPC are bounded (lib/network-bounds.ts AMQP_BOUNDS).
+// Issue 26 item 4: AMQP connect and every channel RPC are bounded (lib/platform/network-bounds.ts AMQP_BOUNDS).
 describe('AMQP against a broker that accepts and never answers', () => {
   let hole: TcpServer;
   let rabbit: TestVhost;

@@ -1,5 +1,5 @@
 import { createServer, type Server, type Socket } from 'node:net';
-import { errorText, ManagementApiError } from '../../../lib/errors';
+import { errorText, ManagementApiError } from '../../../lib/platform/errors';
 import { ManagementClient } from '../../../lib/rabbitmq/management';
 import { blackHole, endingOf, type TcpServer } from '../../harness/black-hole';
 

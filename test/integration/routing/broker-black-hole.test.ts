@@ -1,7 +1,7 @@
 import { connect } from 'amqplib';
 import type { SQSBatchResponse } from 'aws-lambda';
-import { errorText } from '../../../lib/errors';
-import { createRouterService } from '../../../lib/routing/service';
+import { errorText } from '../../../lib/platform/errors';
+import { createRouterService } from '../../../lib/wiring/router';
 import { endingOf, type StallingProxy, stallingProxy } from '../../harness/black-hole';
 import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
 import { createTestVhost, type TestVhost } from '../../harness/rabbit';

@@ -1,4 +1,4 @@
-import { BatchFailedError } from '../../../lib/errors';
+import { BatchFailedError } from '../../../lib/platform/errors';
 import { managementPath } from '../../../lib/rabbitmq/api-path';
 import { event, type RouterTestBed, sqsEvent, sqsRecord, startRouterTestBed } from '../../harness/routing-events';
 

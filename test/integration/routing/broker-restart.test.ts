@@ -1,7 +1,7 @@
 import { connect } from 'amqplib';
-import { createRouterService } from '../../../lib/routing/service';
-import { lambdaHandler } from '../../../lib/runtime/lambda';
-import { createObservability } from '../../../lib/runtime/observability';
+import { lambdaHandler } from '../../../lib/platform/runtime/lambda';
+import { createObservability } from '../../../lib/platform/runtime/observability';
+import { createRouterService } from '../../../lib/wiring/router';
 import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
 import { eventually } from '../../harness/eventually';
 import type { TestVhost } from '../../harness/rabbit';

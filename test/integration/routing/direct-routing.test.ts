@@ -1,12 +1,12 @@
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { type ChannelModel, connect } from 'amqplib';
-import { loadDistributorConfig } from '../../../lib/config/distributor';
+import { loadDistributorConfig } from '../../../lib/distributor/config';
 import type { ExecutionSummary } from '../../../lib/distributor/report';
-import { createDistributorService, warningReport } from '../../../lib/distributor/service';
 import { DynamoTenantControlStore, TENANT_CONTROLS_KEY } from '../../../lib/distributor/stores/tenant-control-store';
-import { parseDistributorEvent } from '../../../lib/pass-requests/pass-trigger';
-import { DynamoWorkBoard } from '../../../lib/pass-requests/work-board-store';
-import { createRouterService } from '../../../lib/routing/service';
+import { createDistributorService, warningReport } from '../../../lib/wiring/distributor';
+import { createRouterService } from '../../../lib/wiring/router';
+import { parseDistributorEvent } from '../../../lib/work-board/pass-trigger';
+import { DynamoWorkBoard } from '../../../lib/work-board/work-board-store';
 import { startLambdaInvokeServer } from '../../../local/lambda-invoke-server';
 import { startDynamo } from '../../harness/dynamo';
 import { eventually } from '../../harness/eventually';

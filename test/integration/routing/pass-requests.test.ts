@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
-import { DynamoWorkBoard } from '../../../lib/pass-requests/work-board-store';
-import { createRouterService } from '../../../lib/routing/service';
+import { createRouterService } from '../../../lib/wiring/router';
+import { DynamoWorkBoard } from '../../../lib/work-board/work-board-store';
 import { startLambdaInvokeServer } from '../../../local/lambda-invoke-server';
 import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
 import { createTestVhost, type TestVhost } from '../../harness/rabbit';

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { STAGED_AT_HEADER, takeStagedAt } from '../../../lib/queues/staged-at';
-import { createRouterService } from '../../../lib/routing/service';
-import { lambdaHandler } from '../../../lib/runtime/lambda';
-import { createObservability } from '../../../lib/runtime/observability';
+import { lambdaHandler } from '../../../lib/platform/runtime/lambda';
+import { createObservability } from '../../../lib/platform/runtime/observability';
+import { STAGED_AT_HEADER, takeStagedAt } from '../../../lib/staging/staged-at';
+import { createRouterService } from '../../../lib/wiring/router';
 import { fixturePath } from '../../fixtures';
 import {
   event,

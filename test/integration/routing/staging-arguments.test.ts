@@ -1,5 +1,5 @@
 import { type Channel, type ChannelModel, connect } from 'amqplib';
-import { createRouterService } from '../../../lib/routing/service';
+import { createRouterService } from '../../../lib/wiring/router';
 import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
 import { createTestVhost, type TestVhost } from '../../harness/rabbit';
 import { event, recordingReport, routerConfig, sqsEvent, sqsRecord } from '../../harness/routing-events';

@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { seededRandom } from '../../../lib/cleanup/engine/random';
-import { DynamoTenantCounterStore } from '../../../lib/priority/counter-store';
-import { RememberingCounterStore } from '../../../lib/priority/remembering-store';
+import { DynamoTenantCounterStore } from '../../../lib/routing/priority/counter-store';
+import { RememberingCounterStore } from '../../../lib/routing/priority/remembering-store';
 import {
   type CheckResult,
   checks,
@@ -9,7 +9,7 @@ import {
   isExpired,
   type TenantPriorityRules,
   type TenantState,
-} from '../../../lib/priority/rules';
+} from '../../../lib/routing/priority/rules';
 import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
 
 /**

@@ -1,8 +1,8 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { FairwayError } from '../../../lib/errors';
-import { DynamoTenantCounterStore } from '../../../lib/priority/counter-store';
-import { checks, defaultRules } from '../../../lib/priority/rules';
+import { FairwayError } from '../../../lib/platform/errors';
+import { DynamoTenantCounterStore } from '../../../lib/routing/priority/counter-store';
+import { checks, defaultRules } from '../../../lib/routing/priority/rules';
 import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
 
 const table = 'TenantCountersTable';

@@ -1,6 +1,6 @@
 import { type ChannelModel, connect } from 'amqplib';
 import type { SQSBatchResponse } from 'aws-lambda';
-import { createRouterService } from '../../../lib/routing/service';
+import { createRouterService } from '../../../lib/wiring/router';
 import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
 import { createTestVhost, type TestVhost } from '../../harness/rabbit';
 import { event, recordingReport, routerConfig, sqsEvent, sqsRecord } from '../../harness/routing-events';

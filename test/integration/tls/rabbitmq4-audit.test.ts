@@ -1,12 +1,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { Context } from 'aws-lambda';
-import { loadRouterConfig } from '../../../lib/config/router';
-import { distributorFunction } from '../../../lib/distributor/service';
-import { ConfigError } from '../../../lib/errors';
+import { ConfigError } from '../../../lib/platform/errors';
 import { managementPath } from '../../../lib/rabbitmq/api-path';
-import { routerFunction } from '../../../lib/routing/service';
-import { lambdaFunction } from '../../../lib/secrets/lambda-function';
+import { loadRouterConfig } from '../../../lib/routing/config';
+import { distributorFunction } from '../../../lib/wiring/distributor';
+import { lambdaFunction } from '../../../lib/wiring/lambda-function';
+import { routerFunction } from '../../../lib/wiring/router';
 import { managementApi } from '../../../local/management-api';
 import type { Vhost } from '../../../local/vhost';
 import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';

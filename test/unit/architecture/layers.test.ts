@@ -14,7 +14,6 @@ function layersFromDesign(text: string): Map<string, number> {
 }
 
 const PARTS = ['routing', 'distributor', 'cleanup'];
-const ROOT_RANK = 6;
 
 interface Module {
   folder: string;
@@ -23,9 +22,7 @@ interface Module {
 }
 
 function moduleOf(file: string, layers: ReadonlyMap<string, number>): Module {
-  const [, folder, rest] = /^lib\/([^/.]+)(?:\.ts|\/(.*))$/.exec(file) ?? [];
-  if (folder !== undefined && PARTS.includes(folder) && rest === 'service.ts')
-    return { folder: `${folder}/service`, rank: ROOT_RANK, part: folder };
+  const [, folder] = /^lib\/([^/.]+)(?:\.ts|\/.*)$/.exec(file) ?? [];
   const rank = layers.get(folder ?? '');
   if (folder === undefined || rank === undefined)
     throw new Error(`${file}: lib/${folder} has no layer; add it to the table in docs/DESIGN.md`);
@@ -53,7 +50,7 @@ describe('the layers of lib/ (docs/DESIGN.md)', () => {
   const graph = importGraph(root, 'lib');
 
   it('docs/DESIGN.md gives every folder of lib/ a layer', () => {
-    expect(layers.get('errors')).toBe(0);
+    expect(layers.get('platform')).toBe(0);
     for (const file of graph.keys()) expect(() => moduleOf(file, layers)).not.toThrow();
   });
 
@@ -71,22 +68,22 @@ describe('the layers of lib/ (docs/DESIGN.md)', () => {
 
   it('the checks catch an upward import, a sideways one, one between parts and a cycle', () => {
     const fixture = new Map<string, string[]>([
-      ['lib/errors.ts', []],
-      ['lib/rabbitmq/a.ts', ['lib/config/env.ts']],
-      ['lib/config/env.ts', ['lib/errors.ts']],
-      ['lib/aws/b.ts', ['lib/rabbitmq/a.ts']],
-      ['lib/routing/router.ts', ['lib/distributor/service.ts', 'lib/queues/names.ts']],
-      ['lib/routing/service.ts', ['lib/routing/router.ts', 'lib/cleanup/x.ts']],
-      ['lib/distributor/service.ts', []],
+      ['lib/platform/errors.ts', []],
+      ['lib/rabbitmq/a.ts', ['lib/settings/common.ts']],
+      ['lib/settings/common.ts', ['lib/platform/errors.ts']],
+      ['lib/staging/b.ts', ['lib/work-board/a.ts']],
+      ['lib/work-board/a.ts', ['lib/rabbitmq/a.ts']],
+      ['lib/routing/router.ts', ['lib/distributor/pass.ts', 'lib/staging/names.ts']],
+      ['lib/wiring/router.ts', ['lib/routing/router.ts', 'lib/cleanup/x.ts']],
+      ['lib/distributor/pass.ts', []],
       ['lib/cleanup/x.ts', ['lib/cleanup/y.ts']],
       ['lib/cleanup/y.ts', ['lib/cleanup/x.ts']],
-      ['lib/queues/names.ts', []],
+      ['lib/staging/names.ts', []],
     ]);
     expect(layerViolations(fixture, layers)).toEqual([
-      'lib/aws/b.ts -> lib/rabbitmq/a.ts',
-      'lib/rabbitmq/a.ts -> lib/config/env.ts',
-      'lib/routing/router.ts -> lib/distributor/service.ts',
-      'lib/routing/service.ts -> lib/cleanup/x.ts',
+      'lib/rabbitmq/a.ts -> lib/settings/common.ts',
+      'lib/routing/router.ts -> lib/distributor/pass.ts',
+      'lib/staging/b.ts -> lib/work-board/a.ts',
     ]);
     expect(importCycles(fixture)).toEqual([['lib/cleanup/x.ts', 'lib/cleanup/y.ts']]);
   });
@@ -94,14 +91,14 @@ describe('the layers of lib/ (docs/DESIGN.md)', () => {
 
 describe('the distributor in layers (docs/distributor.md "Layers")', () => {
   /** The orchestrator (the pass and one target's part of it) and the composition root. */
-  const above = ['lib/distributor/pass.ts', 'lib/distributor/target-pass.ts', 'lib/distributor/service.ts'];
+  const above = ['lib/distributor/pass.ts', 'lib/distributor/target-pass.ts', 'lib/wiring/distributor.ts'];
   const below = (file: string) => /^lib\/distributor\/(planning|moving|stores)\//.test(file);
   const upward = (graph: ReadonlyMap<string, readonly string[]>) =>
     [...graph]
       .filter(([file]) => below(file))
       .flatMap(([file, imports]) => imports.filter((target) => above.includes(target)).map((t) => `${file} -> ${t}`));
 
-  it('planning/, moving/ and stores/ never import the pass orchestrator or service.ts', () => {
+  it('planning/, moving/ and stores/ never import the pass orchestrator or the wiring', () => {
     expect(upward(importGraph(root, 'lib'))).toEqual([]);
   });
 
@@ -109,20 +106,22 @@ describe('the distributor in layers (docs/distributor.md "Layers")', () => {
     const fixture = new Map<string, string[]>([
       ['lib/distributor/planning/x.ts', ['lib/distributor/pass.ts', 'lib/distributor/report.ts']],
       ['lib/distributor/moving/y.ts', ['lib/distributor/moving/z.ts']],
-      ['lib/distributor/stores/w.ts', ['lib/distributor/service.ts']],
+      ['lib/distributor/stores/w.ts', ['lib/wiring/distributor.ts']],
       ['lib/distributor/pass.ts', ['lib/distributor/planning/x.ts']],
     ]);
     expect(upward(fixture)).toEqual([
       'lib/distributor/planning/x.ts -> lib/distributor/pass.ts',
-      'lib/distributor/stores/w.ts -> lib/distributor/service.ts',
+      'lib/distributor/stores/w.ts -> lib/wiring/distributor.ts',
     ]);
   });
 });
 
 describe('environment-variable names stay at the roots', () => {
-  const atRoot = (file: string) => /^lib\/(config\/[^/]+|[^/]+\/service)\.ts$/.test(file);
+  /** Each part's config.ts (cleanup's jobs have one of their own), the shared settings, the wiring. */
+  const atRoot = (file: string) =>
+    /^lib\/(wiring\/[^/]+|settings\/[^/]+|platform\/config\/[^/]+|[^/]+\/config|cleanup\/jobs\/config)\.ts$/.test(file);
 
-  it("no lib/ file below lib/config and the service roots names a 'DISTRIBUTOR_…', 'ROUTER_…' or 'CLEANUP_…' variable", () => {
+  it("no lib/ file below the settings and the wiring names a 'DISTRIBUTOR_…', 'ROUTER_…' or 'CLEANUP_…' variable", () => {
     const offenders = [...importGraph(root, 'lib').keys()]
       .filter((file) => !atRoot(file))
       .filter((file) => /'(DISTRIBUTOR|ROUTER|CLEANUP)_[A-Z_]+'/.test(readFileSync(join(root, file), 'utf8')))

@@ -1,10 +1,10 @@
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { namingFailures } from '../../../lib/aws/bounded-client';
-import { documentClient } from '../../../lib/aws/dynamo';
-import { CLI_AWS_BOUNDS } from '../../../lib/network-bounds';
-import { secretsManagerClient } from '../../../lib/secrets/secret-credentials';
+import { namingFailures } from '../../../lib/platform/aws/bounded-client';
+import { documentClient } from '../../../lib/platform/aws/dynamo';
+import { CLI_AWS_BOUNDS } from '../../../lib/platform/network-bounds';
+import { secretsManagerClient } from '../../../lib/platform/secrets/secret-credentials';
 
 /**
  * Issue 38, item 5: with tracing on, only the handler's segment reached X-Ray; no AWS SDK client was

@@ -1,6 +1,6 @@
 import { deployedCleanup } from '../../../bench/lib/cleanup-deployed';
-import { loadCleanupConfig } from '../../../lib/config/cleanup';
-import { repositoryJobSchema, status90JobSchema } from '../../../lib/config/cleanup-jobs';
+import { loadCleanupConfig } from '../../../lib/cleanup/config';
+import { repositoryJobSchema, status90JobSchema } from '../../../lib/cleanup/jobs/config';
 import { rateToMs, serviceFunctions } from '../../../local/service';
 
 // The cleanup bench runs each job with what serverless.yml deploys by default, whatever its settings are named.

@@ -1,6 +1,6 @@
 /**
  * A cleanup function checks its configuration at cold start without building anything: no
- * database pool or DynamoDB client is made only to be thrown away (lib/cleanup/service.ts).
+ * database pool or DynamoDB client is made only to be thrown away (lib/wiring/cleanup.ts).
  */
 const mockBuilt = { pools: 0, clients: 0 };
 
@@ -17,8 +17,8 @@ jest.mock('pg', () => {
   };
 });
 
-jest.mock('../../../lib/aws/dynamo', () => {
-  const actual = jest.requireActual('../../../lib/aws/dynamo');
+jest.mock('../../../lib/platform/aws/dynamo', () => {
+  const actual = jest.requireActual('../../../lib/platform/aws/dynamo');
   return {
     ...actual,
     documentClient: (...args: unknown[]) => {

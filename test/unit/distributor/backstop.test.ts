@@ -1,6 +1,6 @@
 import { runBackstop, type StagingQueuesByTarget } from '../../../lib/distributor/backstop';
-import { parseBoard } from '../../../lib/pass-requests/work-board';
 import type { QueueInfo } from '../../../lib/rabbitmq/management';
+import { parseBoard } from '../../../lib/work-board/work-board';
 
 /** A work board whose listing turn is `took`; the targets it is asked passes for go to `requested`. */
 const board = (took: boolean, requested: string[][] = []) => ({

@@ -1,14 +1,14 @@
-import { directRoutingDefaults } from '../../../lib/config/common';
 import { type ExecutionDeps, MIN_ROUND_MS, runExecution } from '../../../lib/distributor/execution';
 import type { PassOver } from '../../../lib/distributor/pass';
 import type { PassSummary, TargetSummary } from '../../../lib/distributor/report';
-import type { DirectRoutingSettings } from '../../../lib/pass-requests/grants';
-import { type Board, EMPTY_BOARD, type Served } from '../../../lib/pass-requests/work-board';
-import type { LeaveRule } from '../../../lib/pass-requests/work-board-store';
+import { directRoutingDefaults } from '../../../lib/settings/common';
+import type { DirectRoutingSettings } from '../../../lib/work-board/grants';
+import { type Board, EMPTY_BOARD, type Served } from '../../../lib/work-board/work-board';
+import type { LeaveRule } from '../../../lib/work-board/work-board-store';
 
 /**
  * runExecution over an in-memory board with the DynamoDB adapter's conditions
- * (test/integration/pass-requests/work-board-store.test.ts checks those on dynalite) and passes
+ * (test/integration/work-board/work-board-store.test.ts checks those on dynalite) and passes
  * that only report, on a clock the test moves.
  */
 function world(

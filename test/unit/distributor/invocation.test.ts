@@ -1,7 +1,7 @@
-import { loadDistributorConfig } from '../../../lib/config/distributor';
-import { distributorInvocation } from '../../../lib/distributor/service';
-import type { DistributorEvent } from '../../../lib/pass-requests/pass-trigger';
-import { MAX_SLOTS } from '../../../lib/pass-requests/work-board';
+import { loadDistributorConfig } from '../../../lib/distributor/config';
+import { distributorInvocation } from '../../../lib/wiring/distributor';
+import type { DistributorEvent } from '../../../lib/work-board/pass-trigger';
+import { MAX_SLOTS } from '../../../lib/work-board/work-board';
 
 describe('distributorInvocation: which event runs what', () => {
   const setUp = () => {

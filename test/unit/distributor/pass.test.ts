@@ -1,9 +1,9 @@
-import { loadDistributorConfig } from '../../../lib/config/distributor';
+import { loadDistributorConfig } from '../../../lib/distributor/config';
 import { createDistributor } from '../../../lib/distributor/pass';
 import type { DistributorReport } from '../../../lib/distributor/report';
-import { distributorSettings } from '../../../lib/distributor/service';
-import type { LeaseStore } from '../../../lib/pass-requests/lease-store';
+import type { LeaseStore } from '../../../lib/distributor/stores/lease-store';
 import type { QueueInfo } from '../../../lib/rabbitmq/management';
+import { distributorSettings } from '../../../lib/wiring/distributor';
 import { noControls } from '../../harness/distributor-tenant-controls';
 
 const queue = (name: string, ready: number): QueueInfo => ({

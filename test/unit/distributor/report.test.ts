@@ -1,8 +1,8 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { PassSummary, TargetOutcome } from '../../../lib/distributor/report';
-import { powertoolsDistributorReport } from '../../../lib/distributor/service';
 import { noisyTenants } from '../../../lib/distributor/waits';
+import { powertoolsDistributorReport } from '../../../lib/wiring/distributor';
 
 const target = (name: string, outcome: TargetOutcome) => ({
   target: name,
@@ -14,7 +14,7 @@ const target = (name: string, outcome: TargetOutcome) => ({
   queues: [],
 });
 
-// infra/alarms.yml alarms on TargetsFailed and TargetsMissing of a pass (lib/distributor/service.ts).
+// infra/alarms.yml alarms on TargetsFailed and TargetsMissing of a pass (lib/wiring/distributor.ts).
 it('a pass counts failed targets and targets skipped because they do not exist', () => {
   // Per-target figures are flushed at once as EMF on stdout; keep the test output clean.
   jest.spyOn(process.stdout, 'write').mockReturnValue(true);

@@ -7,7 +7,7 @@ import {
   nextDueAt,
   parseBoard,
   WORK_BOARD_KEY,
-} from '../../../lib/pass-requests/work-board';
+} from '../../../lib/work-board/work-board';
 
 describe('the work board (pure rules)', () => {
   const board = parseBoard({

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { z } from 'zod';
-import { ConfigError } from '../../../lib/errors';
+import { ConfigError } from '../../../lib/platform/errors';
 import { loadConfigModules } from '../../harness/config-modules';
 
 /**
@@ -38,7 +38,7 @@ function documentedRows(): Map<string, Row[]> {
   return rows;
 }
 
-/** Every zod object schema exported by a module of lib/config, by `file.export`. */
+/** Every zod object schema exported by a module of lib/platform/config, by `file.export`. */
 function configSchemas(modules: Record<string, Record<string, unknown>>): Map<string, z.ZodObject> {
   const schemas = new Map<string, z.ZodObject>();
   for (const [file, exports] of Object.entries(modules)) {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadCleanupConfig } from '../../../lib/config/cleanup';
-import { loadTimebasedJobConfig } from '../../../lib/config/cleanup-jobs';
+import { loadCleanupConfig } from '../../../lib/cleanup/config';
+import { loadTimebasedJobConfig } from '../../../lib/cleanup/jobs/config';
 import { documentedDeployParams } from '../../harness/documented-deploy';
 
 /**

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { ConfirmChannel } from 'amqplib';
-import { BrokerError, errorText } from '../../../lib/errors';
+import { BrokerError, errorText } from '../../../lib/platform/errors';
 import { type ConfirmOutcome, publishAndConfirm } from '../../../lib/rabbitmq/confirms';
 
 // What a real broker cannot be made to do on demand: accept a publish and never confirm it,

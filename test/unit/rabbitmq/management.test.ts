@@ -1,4 +1,4 @@
-import { ManagementApiError } from '../../../lib/errors';
+import { ManagementApiError } from '../../../lib/platform/errors';
 import { ManagementClient } from '../../../lib/rabbitmq/management';
 
 /** A fetch that answers every request with `body` as JSON (or as raw text when `raw`), and records the URLs. */

@@ -1,8 +1,8 @@
-import { directRoutingDefaults } from '../../../lib/config/common';
 import { controlledWeight, someQueueMayWeighZero } from '../../../lib/distributor/planning/tenant-controls';
-import { grantable, grantUsable, limitsKeepEveryMessage, mayGrant, readFresh } from '../../../lib/pass-requests/grants';
 import { DirectGrants, GRANT_REUSE_FRACTION, UNGRANTED_RECHECK_MS } from '../../../lib/routing/direct-grants';
 import { directChoice, type GrantRead, grantedTargets } from '../../../lib/routing/direct-routes';
+import { directRoutingDefaults } from '../../../lib/settings/common';
+import { grantable, grantUsable, limitsKeepEveryMessage, mayGrant, readFresh } from '../../../lib/work-board/grants';
 
 const windows = { readMs: 1_000, publishMs: 1_000 };
 const NOW = 100_000;
@@ -57,7 +57,7 @@ describe("directChoice: the first max(0, max depth − depth) of a granted targe
   });
 });
 
-describe('the grant rules (lib/pass-requests/grants.ts)', () => {
+describe('the grant rules (lib/work-board/grants.ts)', () => {
   it.each([
     [0, 0, true],
     [0, 1_000, true],

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { SQSRecord } from 'aws-lambda';
-import { InvalidEventError } from '../../../lib/errors';
-import { checkDiscriminator, checkTargetName } from '../../../lib/queues/staging-names';
+import { InvalidEventError } from '../../../lib/platform/errors';
 import { parseAfterProcessRecord } from '../../../lib/routing/event';
+import { checkDiscriminator, checkTargetName } from '../../../lib/staging/staging-names';
 import { fixturePath } from '../../fixtures';
 
 // The exact text of each rejection: it is what an operator reads in the log to fix the sender.

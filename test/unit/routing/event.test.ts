@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { SQSRecord } from 'aws-lambda';
-import { InvalidEventError } from '../../../lib/errors';
-import { stagingDestination, stagingQueueName } from '../../../lib/queues/staging-names';
+import { InvalidEventError } from '../../../lib/platform/errors';
 import { type AfterProcessEvent, parseAfterProcessRecord } from '../../../lib/routing/event';
+import { stagingDestination, stagingQueueName } from '../../../lib/staging/staging-names';
 import { fixturePath } from '../../fixtures';
 
 const fixture = (name: string) => readFileSync(fixturePath(name), 'utf8');

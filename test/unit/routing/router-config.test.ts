@@ -1,6 +1,6 @@
-import { loadRouterConfig } from '../../../lib/config/router';
-import { defaultRules } from '../../../lib/priority/rules';
-import { routerSettings } from '../../../lib/routing/service';
+import { loadRouterConfig } from '../../../lib/routing/config';
+import { defaultRules } from '../../../lib/routing/priority/rules';
+import { routerSettings } from '../../../lib/wiring/router';
 
 const required = {
   AMQP_URL: 'amqp://u:p@h/v',

@@ -1,13 +1,13 @@
 import { EventEmitter } from 'node:events';
 import type { ConfirmChannel } from 'amqplib';
 import type { SQSEvent } from 'aws-lambda';
-import { directRoutingDefaults } from '../../../lib/config/common';
-import type { TenantCounterStore } from '../../../lib/priority/counter-store';
-import { type CheckResult, countsFrom, defaultRules } from '../../../lib/priority/rules';
 import { DirectGrants } from '../../../lib/routing/direct-grants';
+import type { TenantCounterStore } from '../../../lib/routing/priority/counter-store';
+import { type CheckResult, countsFrom, defaultRules } from '../../../lib/routing/priority/rules';
 import type { RecordFailure } from '../../../lib/routing/record-failures';
 import type { TenantRouted } from '../../../lib/routing/report';
 import { createRouter } from '../../../lib/routing/router';
+import { directRoutingDefaults } from '../../../lib/settings/common';
 
 // What a real broker cannot be made to do on demand: accept a publish and never confirm it.
 // Publishes to a queue named `silent…` are never confirmed; every other publish is confirmed.

@@ -1,7 +1,7 @@
 import type { Channel } from 'amqplib';
-import type { TouchOutcome } from '../../../lib/queues/staging-registry';
 import type { QueueInfo } from '../../../lib/rabbitmq/management';
 import { CachedStagingQueues, StagingQueueReapingError } from '../../../lib/routing/staging-queues';
+import type { TouchOutcome } from '../../../lib/staging/staging-registry';
 
 /** A broker that answers after a tick, so that a batch's lookups overlap as they do on the wire. */
 function fakes(target: Partial<QueueInfo> = {}) {

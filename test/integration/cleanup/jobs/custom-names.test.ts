@@ -1,13 +1,13 @@
 import { cleanupJobNames } from '../../../../lib/cleanup/jobs';
 import { STATUS90_JOB } from '../../../../lib/cleanup/jobs/status90';
 import { TIMEBASED_JOB } from '../../../../lib/cleanup/jobs/timebased';
+import { nxrgNamesSchema } from '../../../../lib/cleanup/nxrg/names';
+import { nxrgSchemaSql } from '../../../../lib/cleanup/nxrg/schema';
+import { openxdsNamesSchema } from '../../../../lib/cleanup/openxds/names';
+import { openxdsSchemaSql } from '../../../../lib/cleanup/openxds/schema';
 import type { CleanupReport, DeletionEvent } from '../../../../lib/cleanup/report';
-import { cleanupJob, loadStepSettings } from '../../../../lib/cleanup/service';
 import { createStepRunner } from '../../../../lib/cleanup/step-runner';
-import { nxrgNamesSchema } from '../../../../lib/nxrg/names';
-import { nxrgSchemaSql } from '../../../../lib/nxrg/schema';
-import { openxdsNamesSchema } from '../../../../lib/openxds/names';
-import { openxdsSchemaSql } from '../../../../lib/openxds/schema';
+import { cleanupJob, loadStepSettings } from '../../../../lib/wiring/cleanup';
 import { type EmbeddedDynamo, startDynamo } from '../../../harness/dynamo';
 import { createTestSchema, type TestSchema } from '../../../harness/postgres';
 

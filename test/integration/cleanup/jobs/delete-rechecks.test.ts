@@ -3,15 +3,15 @@ import type { JobDefinition, Operation, OperationContext } from '../../../../lib
 import { repositoryJob } from '../../../../lib/cleanup/jobs/repository';
 import { status90Job } from '../../../../lib/cleanup/jobs/status90';
 import { timebasedJob } from '../../../../lib/cleanup/jobs/timebased';
+import { defaultNxrgNames } from '../../../../lib/cleanup/nxrg/names';
+import { RepositoryDeletions } from '../../../../lib/cleanup/nxrg/repository-deletions';
+import { nxrgSchemaSql } from '../../../../lib/cleanup/nxrg/schema';
+import { type DeceasedCursor, DeceasedDocuments } from '../../../../lib/cleanup/nxrg/status90';
+import { ExpiredDocuments } from '../../../../lib/cleanup/nxrg/timebased';
+import { defaultOpenxdsNames } from '../../../../lib/cleanup/openxds/names';
+import { OpenxdsRepository } from '../../../../lib/cleanup/openxds/repository';
+import { openxdsSchemaSql } from '../../../../lib/cleanup/openxds/schema';
 import type { DeletionEvent, JobReport } from '../../../../lib/cleanup/report';
-import { defaultNxrgNames } from '../../../../lib/nxrg/names';
-import { RepositoryDeletions } from '../../../../lib/nxrg/repository-deletions';
-import { nxrgSchemaSql } from '../../../../lib/nxrg/schema';
-import { type DeceasedCursor, DeceasedDocuments } from '../../../../lib/nxrg/status90';
-import { ExpiredDocuments } from '../../../../lib/nxrg/timebased';
-import { defaultOpenxdsNames } from '../../../../lib/openxds/names';
-import { OpenxdsRepository } from '../../../../lib/openxds/repository';
-import { openxdsSchemaSql } from '../../../../lib/openxds/schema';
 import { noMarks } from '../../../harness/cleanup-job-marks';
 import { createTestSchema, type TestSchema } from '../../../harness/postgres';
 

@@ -1,6 +1,6 @@
 import { REPOSITORY_JOB } from '../../../../lib/cleanup/jobs/repository';
-import { cleanupJob, loadStepSettings } from '../../../../lib/cleanup/service';
 import { createStepRunner } from '../../../../lib/cleanup/step-runner';
+import { cleanupJob, loadStepSettings } from '../../../../lib/wiring/cleanup';
 import { silentCleanupReport as report } from '../../../harness/cleanup-report';
 import { type CleanupStores, startCleanupStores } from '../../../harness/cleanup-stores';
 import type { EmbeddedDynamo } from '../../../harness/dynamo';

@@ -1,9 +1,9 @@
 import { REPOSITORY_JOB } from '../../../../lib/cleanup/jobs/repository';
 import { TIMEBASED_JOB } from '../../../../lib/cleanup/jobs/timebased';
-import { cleanupJob } from '../../../../lib/cleanup/service';
-import { DatabaseError } from '../../../../lib/errors';
-import { defaultNxrgNames } from '../../../../lib/nxrg/names';
-import { ExpiredDocuments, type ExpiryRule } from '../../../../lib/nxrg/timebased';
+import { defaultNxrgNames } from '../../../../lib/cleanup/nxrg/names';
+import { ExpiredDocuments, type ExpiryRule } from '../../../../lib/cleanup/nxrg/timebased';
+import { DatabaseError } from '../../../../lib/platform/errors';
+import { cleanupJob } from '../../../../lib/wiring/cleanup';
 import { leftByEarlierVersion } from '../../../harness/cleanup-earlier-stack';
 import { silentCleanupReport } from '../../../harness/cleanup-report';
 import { stepToEmpty } from '../../../harness/cleanup-step-to-empty';

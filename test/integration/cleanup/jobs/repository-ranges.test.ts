@@ -1,10 +1,10 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { REPOSITORY_JOB } from '../../../../lib/cleanup/jobs/repository';
+import { nxrgNamesSchema } from '../../../../lib/cleanup/nxrg/names';
+import { nxrgSchemaSql } from '../../../../lib/cleanup/nxrg/schema';
 import type { DeletionEvent, JobReport } from '../../../../lib/cleanup/report';
-import { cleanupJob, loadStepSettings } from '../../../../lib/cleanup/service';
 import { createStepRunner } from '../../../../lib/cleanup/step-runner';
-import { nxrgNamesSchema } from '../../../../lib/nxrg/names';
-import { nxrgSchemaSql } from '../../../../lib/nxrg/schema';
+import { cleanupJob, loadStepSettings } from '../../../../lib/wiring/cleanup';
 import { leftByEarlierVersion } from '../../../harness/cleanup-earlier-stack';
 import { noMarks } from '../../../harness/cleanup-job-marks';
 import { generateRegistry } from '../../../harness/cleanup-registry';

@@ -1,9 +1,9 @@
 import type { OperationContext } from '../../../../lib/cleanup/engine/job-definition';
 import { timebasedJob } from '../../../../lib/cleanup/jobs/timebased';
+import { defaultNxrgNames } from '../../../../lib/cleanup/nxrg/names';
+import { nxrgSchemaSql } from '../../../../lib/cleanup/nxrg/schema';
+import { ExpiredDocuments, type RetentionBasis } from '../../../../lib/cleanup/nxrg/timebased';
 import type { DeletionEvent } from '../../../../lib/cleanup/report';
-import { defaultNxrgNames } from '../../../../lib/nxrg/names';
-import { nxrgSchemaSql } from '../../../../lib/nxrg/schema';
-import { ExpiredDocuments, type RetentionBasis } from '../../../../lib/nxrg/timebased';
 import { noMarks } from '../../../harness/cleanup-job-marks';
 import { createTestSchema, type TestSchema } from '../../../harness/postgres';
 

@@ -1,9 +1,9 @@
 import { REPOSITORY_JOB } from '../../../../lib/cleanup/jobs/repository';
 import { TIMEBASED_JOB } from '../../../../lib/cleanup/jobs/timebased';
-import { cleanupJob, loadStepSettings } from '../../../../lib/cleanup/service';
+import { defaultNxrgNames } from '../../../../lib/cleanup/nxrg/names';
+import { nxrgSchemaSql } from '../../../../lib/cleanup/nxrg/schema';
 import { createStepRunner } from '../../../../lib/cleanup/step-runner';
-import { defaultNxrgNames } from '../../../../lib/nxrg/names';
-import { nxrgSchemaSql } from '../../../../lib/nxrg/schema';
+import { cleanupJob, loadStepSettings } from '../../../../lib/wiring/cleanup';
 import { silentCleanupReport as report } from '../../../harness/cleanup-report';
 import { type EmbeddedDynamo, startDynamo } from '../../../harness/dynamo';
 import { createTestSchema, type TestSchema } from '../../../harness/postgres';

@@ -4,7 +4,7 @@ import { REPOSITORY_JOB } from '../../../../lib/cleanup/jobs/repository';
 import { STATUS90_JOB } from '../../../../lib/cleanup/jobs/status90';
 import { TIMEBASED_JOB } from '../../../../lib/cleanup/jobs/timebased';
 import type { DeletionEvent, JobReport } from '../../../../lib/cleanup/report';
-import { cleanupJob } from '../../../../lib/cleanup/service';
+import { cleanupJob } from '../../../../lib/wiring/cleanup';
 import { DEFAULT_DOCUMENT_TYPES, generateRegistry } from '../../../harness/cleanup-registry';
 import {
   allDocumentIds,

@@ -1,6 +1,6 @@
-import { parkingQueueName } from '../../../../lib/queues/parking-names';
 import { managementPath } from '../../../../lib/rabbitmq/api-path';
 import { AmqpSession } from '../../../../lib/rabbitmq/connection';
+import { parkingQueueName } from '../../../../lib/staging/parking-names';
 import { uniqueName } from '../../../harness/services';
 import { type DistributorFixture, distributorFixture } from '../fixture';
 

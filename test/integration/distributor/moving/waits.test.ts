@@ -1,8 +1,8 @@
 import type { GetMessage } from 'amqplib';
-import { buildDistributor, warningReport } from '../../../../lib/distributor/service';
 import { DynamoWaitStore } from '../../../../lib/distributor/stores/wait-store';
-import { STAGED_AT_HEADER, stampStagedAt } from '../../../../lib/queues/staged-at';
 import { ManagementClient } from '../../../../lib/rabbitmq/management';
+import { STAGED_AT_HEADER, stampStagedAt } from '../../../../lib/staging/staged-at';
+import { buildDistributor, warningReport } from '../../../../lib/wiring/distributor';
 import { testMove } from '../../../harness/distributor-move-messages';
 import { type DistributorFixture, distributorFixture, STATE_TABLE, scenario } from '../fixture';
 

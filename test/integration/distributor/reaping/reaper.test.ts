@@ -2,10 +2,10 @@ import { type Channel, type ChannelModel, connect, type GetMessage } from 'amqpl
 import type { SQSRecord } from 'aws-lambda';
 import { amqpQueueDeleter } from '../../../../lib/distributor/reaping/queue-deleter';
 import { type ReaperDeps, reapStagingQueues } from '../../../../lib/distributor/reaping/reaper';
-import { DynamoStagingRegistry } from '../../../../lib/queues/dynamo-staging-registry';
 import { AmqpSession } from '../../../../lib/rabbitmq/connection';
 import { ManagementClient } from '../../../../lib/rabbitmq/management';
-import { createRouterService } from '../../../../lib/routing/service';
+import { DynamoStagingRegistry } from '../../../../lib/staging/dynamo-staging-registry';
+import { createRouterService } from '../../../../lib/wiring/router';
 import { type EmbeddedDynamo, startDynamo } from '../../../harness/dynamo';
 import { createTestVhost, type TestVhost } from '../../../harness/rabbit';
 import { event, recordingReport, routerConfig, sqsEvent, sqsRecord } from '../../../harness/routing-events';

@@ -1,6 +1,6 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { DynamoRotationStore } from '../../../../lib/distributor/stores/rotation-store';
-import { FairwayError } from '../../../../lib/errors';
+import { FairwayError } from '../../../../lib/platform/errors';
 import { type EmbeddedDynamo, startDynamo } from '../../../harness/dynamo';
 
 describe('DynamoRotationStore (dynalite)', () => {

@@ -1,5 +1,5 @@
 import { candidateSchema, parseItem, stackRecordSchema } from '../../../../lib/cleanup/engine/stack-record';
-import { FairwayError } from '../../../../lib/errors';
+import { FairwayError } from '../../../../lib/platform/errors';
 
 describe('stack records parsed at the store boundary', () => {
   it('types the engine’s bookkeeping and keeps the operation opaque for the codec', () => {

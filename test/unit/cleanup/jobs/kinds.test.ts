@@ -1,14 +1,14 @@
 import fc from 'fast-check';
 import type { JobDefinition, Operation, OperationContext } from '../../../../lib/cleanup/engine/job-definition';
+import { MAX_LEGACY_BATCH_IDS } from '../../../../lib/cleanup/jobs/config';
 import { rangesHolding, repositoryJob } from '../../../../lib/cleanup/jobs/repository';
 import { status90Job } from '../../../../lib/cleanup/jobs/status90';
 import { timebasedJob } from '../../../../lib/cleanup/jobs/timebased';
+import type { RemoveCopies } from '../../../../lib/cleanup/nxrg/repository-deletions';
+import type { CitizenRange, DeceasedCursor, DeceasedRange } from '../../../../lib/cleanup/nxrg/status90';
+import type { Deletion, TimeCursor } from '../../../../lib/cleanup/nxrg/tables';
+import type { ExpiredRange, ExpiryRule } from '../../../../lib/cleanup/nxrg/timebased';
 import type { DeletionEvent, DroppedOperation } from '../../../../lib/cleanup/report';
-import { MAX_LEGACY_BATCH_IDS } from '../../../../lib/config/cleanup-jobs';
-import type { RemoveCopies } from '../../../../lib/nxrg/repository-deletions';
-import type { CitizenRange, DeceasedCursor, DeceasedRange } from '../../../../lib/nxrg/status90';
-import type { Deletion, TimeCursor } from '../../../../lib/nxrg/tables';
-import type { ExpiredRange, ExpiryRule } from '../../../../lib/nxrg/timebased';
 import { memoryMarks, noMarks } from '../../../harness/cleanup-job-marks';
 
 const NOW = new Date('2026-06-01T00:00:00Z');

@@ -1,7 +1,7 @@
 import type { OperationContext } from '../../../../lib/cleanup/engine/job-definition';
 import { timebasedJob } from '../../../../lib/cleanup/jobs/timebased';
-import type { TimeCursor } from '../../../../lib/nxrg/tables';
-import type { ExpiredRange } from '../../../../lib/nxrg/timebased';
+import type { TimeCursor } from '../../../../lib/cleanup/nxrg/tables';
+import type { ExpiredRange } from '../../../../lib/cleanup/nxrg/timebased';
 import { noMarks } from '../../../harness/cleanup-job-marks';
 
 const NOW = new Date('2026-06-01T00:00:00Z');

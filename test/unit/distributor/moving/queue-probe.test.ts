@@ -1,5 +1,5 @@
 import type { ConfirmChannel } from 'amqplib';
-import { BrokerError } from '../../../../lib/errors';
+import { BrokerError } from '../../../../lib/platform/errors';
 import { readyCounts } from '../../../../lib/rabbitmq/ready-counts';
 
 /** A channel that answers passive declares from `answers`: a count, or the error amqplib would raise. */

@@ -1,9 +1,9 @@
-import { loadDistributorConfig } from '../../../../lib/config/distributor';
+import { loadDistributorConfig } from '../../../../lib/distributor/config';
 import { planTarget, type TargetShares } from '../../../../lib/distributor/planning/target-plan';
 import { controlledWeights } from '../../../../lib/distributor/planning/tenant-controls';
 import { configuredWeights, levelWeightsOf, weighingOf } from '../../../../lib/distributor/planning/weights';
-import { distributorSettings } from '../../../../lib/distributor/service';
 import { rotationToPlan, rotationToStore } from '../../../../lib/distributor/stores/rotation-store';
+import { distributorSettings } from '../../../../lib/wiring/distributor';
 
 const env = { DISTRIBUTOR_TABLE: 't', AMQP_URL: 'amqp://h', RABBITMQ_MANAGEMENT_URL: 'http://h' };
 

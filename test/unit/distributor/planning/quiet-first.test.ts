@@ -1,4 +1,4 @@
-import { loadDistributorConfig, quietFirstSettingsOf } from '../../../../lib/config/distributor';
+import { loadDistributorConfig, quietFirstSettingsOf } from '../../../../lib/distributor/config';
 import { targetCapacity } from '../../../../lib/distributor/planning/capacity';
 import {
   backlogPriority,
@@ -11,7 +11,7 @@ import {
   type TargetMeasurement,
   type TargetShares,
 } from '../../../../lib/distributor/planning/target-plan';
-import { distributorSettings } from '../../../../lib/distributor/service';
+import { distributorSettings } from '../../../../lib/wiring/distributor';
 
 const config = (env: Record<string, string> = {}) =>
   loadDistributorConfig({ DISTRIBUTOR_TABLE: 't', AMQP_URL: 'amqp://h', RABBITMQ_MANAGEMENT_URL: 'http://h', ...env });

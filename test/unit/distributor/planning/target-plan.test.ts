@@ -1,4 +1,4 @@
-import { loadDistributorConfig } from '../../../../lib/config/distributor';
+import { loadDistributorConfig } from '../../../../lib/distributor/config';
 import {
   planTarget,
   type TargetMeasurement,
@@ -6,7 +6,7 @@ import {
   type TargetShares,
 } from '../../../../lib/distributor/planning/target-plan';
 import { configuredWeights } from '../../../../lib/distributor/planning/weights';
-import { distributorSettings } from '../../../../lib/distributor/service';
+import { distributorSettings } from '../../../../lib/wiring/distributor';
 
 const settings = (env: Record<string, string> = {}) =>
   distributorSettings(

@@ -1,6 +1,6 @@
-import { loadDistributorConfig } from '../../../../lib/config/distributor';
+import { loadDistributorConfig } from '../../../../lib/distributor/config';
 import { weightOf } from '../../../../lib/distributor/planning/weights';
-import { ConfigError } from '../../../../lib/errors';
+import { ConfigError } from '../../../../lib/platform/errors';
 
 const config = (weights: unknown) =>
   loadDistributorConfig({

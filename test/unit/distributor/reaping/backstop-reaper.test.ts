@@ -1,7 +1,7 @@
 import { stagingQueuesByTarget } from '../../../../lib/distributor/backstop';
 import { backstopReaper } from '../../../../lib/distributor/reaping/backstop-reaper';
-import type { ReapingRegistry, StagingQueueRecord } from '../../../../lib/queues/staging-registry';
 import type { QueueInfo } from '../../../../lib/rabbitmq/management';
+import type { ReapingRegistry, StagingQueueRecord } from '../../../../lib/staging/staging-registry';
 
 const HOUR = 3_600_000;
 const NOW = 100 * HOUR;

@@ -3,7 +3,7 @@ import {
   REAP_DELETE_WITHIN_MS,
   type ReapingRegistry,
   type StagingQueueRecord,
-} from '../../../../lib/queues/staging-registry';
+} from '../../../../lib/staging/staging-registry';
 
 const HOUR = 3_600_000;
 const NOW = 100 * HOUR;

@@ -1,0 +1,242 @@
+import { RE2JS } from 're2js';
+import { z } from 'zod';
+import { type Env, parseEnv, setting } from '../platform/config/env';
+import {
+  checkDirectRouting,
+  checkStagingLifecycle,
+  checkVhostRule,
+  directRoutingSettings,
+  dynamoSettings,
+  passRequestSettings,
+  rabbitSettings,
+  stagingLifecycleSettings,
+} from '../settings/common';
+
+/** Weights have at most this many decimals; the distributor's planner works in whole thousandths. */
+export const WEIGHT_DECIMALS = 3;
+
+const queueArguments = z.record(z.string(), z.unknown());
+
+/**
+ * Upstream's tuned target queue length, per target: length = consumption rate × goalSeconds,
+ * rounded to `roundTo`, clamped to [minLength, maxLength], moved at most `maxStepPercent` a pass.
+ * `noop` logs what it would set and changes nothing (upstream's CAF_NOOP_MODE).
+ */
+const tunedLengthSettings = z
+  .strictObject({
+    goalSeconds: z.number().positive(),
+    minLength: z.number().int().min(1),
+    maxLength: z.number().int().min(1),
+    maxStepPercent: z.number().int().min(1).max(100).default(25),
+    roundTo: z.number().int().min(1).default(10),
+    /** The management API's rate window: the consumption rate is the average over this many seconds. */
+    rateWindowSeconds: z.number().int().min(5).max(3600).default(60),
+    mode: z.enum(['apply', 'noop']).default('apply'),
+  })
+  .refine((t) => t.minLength <= t.maxLength, { error: 'tunedLength.minLength must not exceed maxLength' });
+
+/** Per-target settings, keyed by target queue name. */
+const targetSettings = z.record(
+  z.string(),
+  z.strictObject({
+    /** Used when the target has no `x-max-length` argument. */
+    maxLength: z.number().int().min(0).optional(),
+    /** Arguments a missing target is created with (DISTRIBUTOR_MISSING_TARGET=create). */
+    arguments: queueArguments.optional(),
+    /** Tune the target's length to a processing-time goal from its consumption rate (off when absent). */
+    tunedLength: tunedLengthSettings.optional(),
+    /** `false`: no target buffer, the target is filled to its max length (a throughput-only queue). */
+    buffer: z.boolean().optional(),
+  }),
+);
+
+/** A weight from 0 (no share) to 1000, with at most WEIGHT_DECIMALS decimals (upstream allows 0.5 and .5). */
+export const weightValue = z
+  .number()
+  .min(0)
+  .max(1000)
+  .refine((w) => Number.isInteger(Math.round(w * 10 ** WEIGHT_DECIMALS * 1e6) / 1e6), {
+    error: `must have at most ${WEIGHT_DECIMALS} decimals`,
+  });
+
+/**
+ * A regular expression the distributor's linear-time matcher (RE2, lib/distributor/planning/weights.ts)
+ * compiles: upstream's rules do; backreferences and lookaround, which need backtracking, do not.
+ */
+const regexText = z
+  .string()
+  .min(1)
+  .refine(
+    (source) => {
+      try {
+        RE2JS.compile(source);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    {
+      error:
+        'is not a valid regular expression for the linear-time matcher (RE2 syntax: no backreferences or lookaround)',
+    },
+  );
+
+/**
+ * Weights by staging queue name: a glob `pattern` (whole name) or a `regex` (anywhere in the name,
+ * as upstream's CAF_ADJUST_QUEUE_WEIGHT). The most specific match wins, a tie goes to the higher
+ * weight (lib/distributor/planning/weights.ts); unmatched queues weigh 1.
+ */
+const weightSettings = z.array(
+  z.union([
+    z.strictObject({ pattern: z.string().min(1), weight: weightValue }),
+    z.strictObject({ regex: regexText, weight: weightValue }),
+  ]),
+);
+
+const choice = <T extends readonly [string, ...string[]]>(values: T, fallback: T[number]) =>
+  z.preprocess(
+    (value) => (value === '' ? undefined : value),
+    z.enum(values, { error: `must be one of ${values.join(', ')}` }).default(fallback as never),
+  );
+
+/**
+ * Staging waits (docs/distributor.md "Operating it"): a staging queue whose longest wait in a pass
+ * passes this many seconds is logged as a warning and counted in StagingWaitsOverBound, which
+ * infra/cloudwatch.yml alarms on. Apart from the pass settings: it changes no move, only what is reported.
+ */
+const waitAlarmSettings = {
+  DISTRIBUTOR_WAIT_ALARM_SECONDS: setting.int(60, 1, 86_400),
+};
+
+/** The distributor's settings, each on its own (the queue view of the CLI uses them without AMQP). */
+export const distributorSettingsSchema = z.object({
+  ...dynamoSettings,
+  ...rabbitSettings,
+  ...passRequestSettings,
+  ...stagingLifecycleSettings,
+  ...directRoutingSettings,
+  DISTRIBUTOR_TABLE: setting.text(),
+  /**
+   * `tenant`: max-min water-filling among tenants, then within each tenant among its staging queues;
+   * `queue`: among staging queues, each its own (as before 2026-12-02); `reference`: ceil(capacity / N)
+   * per queue, as the reference implementation. `fair` (the old per-queue name) is refused, naming both.
+   */
+  DISTRIBUTOR_PLANNER: z.preprocess(
+    (value) => (value === '' ? undefined : value),
+    z
+      .enum(['tenant', 'queue', 'reference'], {
+        error: (issue) =>
+          issue.input === 'fair'
+            ? 'fair was replaced by tenant (shares per tenant, the default) and queue (per staging queue, as fair was)'
+            : 'must be one of tenant, queue, reference',
+      })
+      .default('tenant'),
+  ),
+  /**
+   * What tenants' shares are equal in (`tenant` planner): `messages`, or `bytes` (a message weighs its
+   * body size, as the staging queues' listed average; planning/tenant-shares.ts).
+   */
+  DISTRIBUTOR_FAIR_BY: choice(['messages', 'bytes'] as const, 'messages'),
+  ...quietFirstEnv(),
+  DISTRIBUTOR_DEFAULT_MAX_LENGTH: setting.int(1000, 0),
+  /**
+   * The target buffer (docs/distributor.md "Target buffer"): a target's ready messages are kept at
+   * what its workers take in this long at the drain rate an execution measures, and refilled at
+   * that pace while the target stays busy; a message entering the target waits about this long.
+   * 0 turns the buffer off for every target (each is filled to its max length, as before it).
+   */
+  DISTRIBUTOR_BUFFER_HORIZON_MS: setting.int(250, 0, 60_000),
+  DISTRIBUTOR_TARGETS: setting.json(targetSettings, {}),
+  DISTRIBUTOR_WEIGHTS: setting.json(weightSettings, []),
+  /** A target whose free room is below this percentage of its max length is left alone this pass. */
+  DISTRIBUTOR_REFILL_THRESHOLD_PERCENT: setting.int(10, 0, 100),
+  DISTRIBUTOR_MISSING_TARGET: choice(['skip', 'create'] as const, 'skip'),
+  /**
+   * Arguments of a target created for staging queues that have none, unless DISTRIBUTOR_TARGETS
+   * names some. A classic queue by name: on a vhost whose default type is quorum (RabbitMQ 4 on
+   * Amazon MQ) a created queue without a type would be quorum, which refuses x-max-priority.
+   */
+  DISTRIBUTOR_NEW_TARGET_ARGUMENTS: setting.json(queueArguments, { 'x-queue-type': 'classic', 'x-max-priority': 9 }),
+  /**
+   * How many staging queues move at the same time within a pass. A mover of a one-message queue
+   * mostly waits on round trips, so many at once: 5,000 such queues at 1 ms took 15.2 s with 4,
+   * 9.0 s with 16 and no less with 32 (BENCHMARKS.md).
+   */
+  DISTRIBUTOR_MOVE_CONCURRENCY: setting.int(16, 1, 64),
+  /** Upper bound of a mover's prefetch (it is also never more than the queue's share). */
+  DISTRIBUTOR_MAX_PREFETCH: setting.int(500, 1, 65535),
+  /** The pass stops moving this long before the Lambda timeout. */
+  DISTRIBUTOR_SAFETY_MARGIN_MS: setting.int(10_000, 0),
+  /** A mover that received nothing for this long stops (its queue was drained by someone else). */
+  DISTRIBUTOR_IDLE_STOP_MS: setting.int(2_000, 50),
+  /** After a pass that moved messages and left some in staging, the next pass for the target starts this much later. */
+  DISTRIBUTOR_FOLLOW_UP_DELAY_MS: setting.int(1_000, 0, 30_000),
+  /** A follow-up after a pass that moved nothing waits twice as long as the last, up to this. */
+  DISTRIBUTOR_FOLLOW_UP_MAX_DELAY_MS: setting.int(20_000, 0, 30_000),
+  ...waitAlarmSettings,
+  /**
+   * Distributor executions in flight at most (docs/distributor.md "Run model"): each serves every
+   * target with work, so this does not grow with busy targets. The reserved concurrency is this + 1.
+   * At most 10, the slots a router checks (MAX_SLOTS, lib/work-board/work-board.ts).
+   */
+  DISTRIBUTOR_MAX_EXECUTIONS: setting.int(2, 1, 10),
+  /**
+   * With nothing due now, an execution waits for a target due within this long and ends otherwise.
+   * With the default refill threshold (10 %) a target due later than 6 s holds at least a minute of
+   * work at its drain rate: the schedule reaches it in time.
+   */
+  DISTRIBUTOR_WAIT_BOUND_MS: setting.int(6_000, 0, 30_000),
+  /** While an execution waits, it reads the work board this often (requests meanwhile are served then). */
+  DISTRIBUTOR_BOARD_POLL_MS: setting.int(250, 50, 5_000),
+  /** Targets a pass works on at once; each takes its lease first, so this bounds lease requests too. */
+  DISTRIBUTOR_TARGET_CONCURRENCY: setting.int(8, 1, 64),
+  /** The backstop lists the vhost at most this often, over every execution (the schedule runs it). */
+  DISTRIBUTOR_BACKSTOP_INTERVAL_MS: setting.int(60_000, 0, 3_600_000),
+  /** A target's staging queues (from the registry) and its shape (the API's GET) are cached this long. */
+  DISTRIBUTOR_STAGING_CACHE_SECONDS: setting.int(60, 0, 3_600),
+});
+
+/**
+ * The distributor's settings, read from the environment once at cold start (names as in
+ * serverless.yml), with the rules between them; tools pick single settings from `distributorSettingsSchema`.
+ */
+export const distributorConfigSchema = distributorSettingsSchema.superRefine((config, ctx) => {
+  checkVhostRule(config, ctx);
+  checkStagingLifecycle(config, ctx);
+  checkDirectRouting(config, ctx);
+  if (config.DISTRIBUTOR_FOLLOW_UP_MAX_DELAY_MS < config.DISTRIBUTOR_FOLLOW_UP_DELAY_MS) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['DISTRIBUTOR_FOLLOW_UP_MAX_DELAY_MS'],
+      message: 'must be at least DISTRIBUTOR_FOLLOW_UP_DELAY_MS',
+    });
+  }
+});
+
+export type DistributorConfig = z.infer<typeof distributorConfigSchema>;
+
+// Quiet tenants first (docs/distributor.md): its three settings, and their translation for the planner.
+
+/** Declared as a function so that this block stays apart; the schema calls it once, when it is built. */
+function quietFirstEnv() {
+  return {
+    /**
+     * `keep`: a moved message keeps the router's priority (SPEC §1). `backlog`: on a target with
+     * `x-max-priority`, its priority comes from its staging queue's backlog, and quiet queues may fill the reserve.
+     */
+    DISTRIBUTOR_MOVE_PRIORITY: choice(['keep', 'backlog'] as const, 'keep'),
+    /** A staging queue holding at most this many messages is quiet: top priority, and it may fill the reserve. */
+    DISTRIBUTOR_QUIET_BACKLOG: setting.int(10, 1, 1_000_000),
+    /** In backlog mode, this percentage of a target's max length only quiet staging queues may fill. */
+    DISTRIBUTOR_QUIET_RESERVE_PERCENT: setting.int(5, 0, 50),
+  };
+}
+
+/** Quiet tenants first's settings as the planner reads them (planning/quiet-first.ts QuietFirstSettings). */
+export const quietFirstSettingsOf = (config: DistributorConfig) => ({
+  movePriority: config.DISTRIBUTOR_MOVE_PRIORITY,
+  quietBacklog: config.DISTRIBUTOR_QUIET_BACKLOG,
+  reservePercent: config.DISTRIBUTOR_QUIET_RESERVE_PERCENT,
+});
+
+export const loadDistributorConfig = (env: Env): DistributorConfig => parseEnv(distributorConfigSchema, env);

@@ -1,0 +1,126 @@
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
+import { isConditionFailure } from '../../platform/aws/dynamo';
+import {
+  type DocumentPort,
+  isServerFault,
+  retryingThrottled,
+  throttlingBackOff,
+  withBackOff,
+} from '../../platform/aws/dynamo-faults';
+import { FairwayError } from '../../platform/errors';
+
+/**
+ * How long a lease (and an execution's slot on the work board) lasts past its last renewal: the
+ * holder renews it while it works (LEASE_RENEW_MS before it lapses), so a killed execution's
+ * targets are taken again within seconds, not at its invocation's timeout.
+ */
+export const LEASE_MS = 4_000;
+/** A lease with less than this left is renewed before the holder moves into its target again. */
+export const LEASE_RENEW_MS = 1_500;
+
+/**
+ * One lease per target (docs/distributor.md "Run model"): the execution that serves a target holds
+ * it, so one pass at a time moves into it whichever execution runs.
+ */
+export interface LeaseStore {
+  /**
+   * True if `owner` now holds the target until `expiresAt`: no one held it, their lease expired
+   * before `now`, or `owner` held it already (a renewal).
+   */
+  acquireLease(target: string, owner: string, now: number, expiresAt: number): Promise<boolean>;
+  /** Gives the lease back, if `owner` still holds it. */
+  releaseLease(target: string, owner: string): Promise<void>;
+}
+
+const leaseKey = (target: string) => `lease#${target}`;
+
+/** The lease item: its holder. */
+const leaseItem = z.object({ owner: z.string().optional(), expiresAt: z.number().optional() });
+
+const LEASE_FREE = '(attribute_not_exists(#owner) OR expiresAt < :now OR #owner = :owner)';
+
+/**
+ * LeaseStore in the DistributorStateTable (key `pk`), single-item conditional writes only.
+ * Every call is retried with back-off when throttled (nothing was written). Lease writes are also
+ * retried after a 5xx: they name their owner, so a retried acquire whose condition fails reads the
+ * lease back and knows whether its earlier try won, and a retried release removes only its own.
+ */
+export class DynamoLeaseStore implements LeaseStore {
+  private readonly doc: DocumentPort;
+
+  constructor(
+    doc: DocumentPort,
+    private readonly table: string,
+  ) {
+    this.doc = retryingThrottled(doc);
+  }
+
+  async acquireLease(target: string, owner: string, now: number, expiresAt: number): Promise<boolean> {
+    let ambiguous = false;
+    const update = new UpdateCommand({
+      TableName: this.table,
+      Key: { pk: leaseKey(target) },
+      UpdateExpression: 'SET #owner = :owner, expiresAt = :expiresAt, acquiredAt = :now',
+      ConditionExpression: LEASE_FREE,
+      ExpressionAttributeNames: { '#owner': 'owner' },
+      ExpressionAttributeValues: { ':owner': owner, ':expiresAt': expiresAt, ':now': now },
+    });
+    const acquired = await withBackOff(
+      () =>
+        this.conditional(update).catch((error: unknown) => {
+          ambiguous ||= isServerFault(error);
+          throw error;
+        }),
+      isServerFault,
+      throttlingBackOff,
+    );
+    if (acquired || !ambiguous) return acquired;
+    // An earlier try answered 5xx: its update may be what the condition now refuses.
+    const item = await this.readLease(target);
+    return item.owner === owner && item.expiresAt === expiresAt;
+  }
+
+  async releaseLease(target: string, owner: string): Promise<void> {
+    // A retry after a 5xx that had released finds the lease gone, and its condition fails: done.
+    await withBackOff(
+      () =>
+        this.conditional(
+          new UpdateCommand({
+            TableName: this.table,
+            Key: { pk: leaseKey(target) },
+            UpdateExpression: 'REMOVE #owner, expiresAt, acquiredAt',
+            ConditionExpression: '#owner = :owner',
+            ExpressionAttributeNames: { '#owner': 'owner' },
+            ExpressionAttributeValues: { ':owner': owner },
+          }),
+        ),
+      isServerFault,
+      throttlingBackOff,
+    );
+  }
+
+  private async readLease(target: string) {
+    const { Item } = await this.doc.send(
+      new GetCommand({ TableName: this.table, Key: { pk: leaseKey(target) }, ConsistentRead: true }),
+    );
+    const parsed = leaseItem.safeParse(Item ?? {});
+    if (!parsed.success) {
+      const fields = parsed.error.issues.map((issue) => issue.path.join('.')).join(', ');
+      throw new FairwayError(
+        `The lease item ${leaseKey(target)} in ${this.table} is malformed (${fields}); delete it and the next pass starts afresh.`,
+      );
+    }
+    return parsed.data;
+  }
+
+  private async conditional(command: UpdateCommand): Promise<boolean> {
+    try {
+      await this.doc.send(command);
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,300 @@
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { Context, ScheduledEvent } from 'aws-lambda';
+import type { ReapIdleStagingQueues } from '../distributor/backstop';
+import type { DistributorConfig } from '../distributor/config';
+import { loadDistributorConfig, quietFirstSettingsOf } from '../distributor/config';
+import { invocationRunner, type RunInvocation } from '../distributor/execution';
+import type { TuningDeps } from '../distributor/kept-length';
+import type { OpenChannel } from '../distributor/moving/channel-pair';
+import { createDistributor, type Distributor } from '../distributor/pass';
+import type { DistributorReport, ExecutionSummary } from '../distributor/report';
+import type { DistributorSettings, RunModelSettings } from '../distributor/settings';
+import { stagingAdapters } from '../distributor/staging-adapters';
+import { stagingSource } from '../distributor/staging-source';
+import { DynamoLeaseStore } from '../distributor/stores/lease-store';
+import { DynamoRotationStore } from '../distributor/stores/rotation-store';
+import { DynamoTenantControlStore } from '../distributor/stores/tenant-control-store';
+import { DynamoTunedLengthStore } from '../distributor/stores/tuned-length-store';
+import { DynamoWaitStore } from '../distributor/stores/wait-store';
+import { waitReport } from '../distributor/waits';
+import { type Warn, warningReport } from '../distributor/warning-report';
+import { documentClient } from '../platform/aws/dynamo';
+import type { Observability } from '../platform/runtime/observability';
+import { rabbitmqConnections } from '../platform/secrets/connections';
+import { amqpUser } from '../rabbitmq/amqp-url';
+import { AmqpSession } from '../rabbitmq/connection';
+import { ManagementClient, type QueueInfo } from '../rabbitmq/management';
+import type { QueuePolicies } from '../rabbitmq/queue-policies';
+import { directRoutingOf, dynamoClientSettings, passRequestSettingsOf } from '../settings/common';
+import type { StagingRegistry } from '../staging/staging-registry';
+import { lambdaPassTrigger } from '../work-board/adapters';
+import { type DistributorEvent, type PassTrigger, parseDistributorEvent } from '../work-board/pass-trigger';
+import { DynamoWorkBoard } from '../work-board/work-board-store';
+import type { FunctionDefinition } from './lambda-function';
+
+/**
+ * The distributor's composition root, the one file of the part that touches Powertools: it builds
+ * the adapters from the configuration once per container and hands the distributor a report.
+ */
+
+export { type Warn, warningReport };
+
+/**
+ * Warnings to the function's logger; each pass as one structured log line (every target and
+ * staging queue) and EMF metrics: pass totals without dimensions, per-target figures with a
+ * `target` dimension (targets are few; tenants are never a dimension). Per-tenant waits go to
+ * their own log lines, which a Contributor Insights rule ranks (infra/cloudwatch.yml).
+ */
+export function powertoolsDistributorReport(
+  { logger, metrics }: Observability,
+  waits: { alarmSeconds: number },
+): DistributorReport {
+  const report = warningReport(
+    (message, details) => logger.warn(message, details),
+    (summary) => {
+      logger.info('Distribution pass', { pass: summary });
+      const { lines, overBound } = waitReport(summary.targets, waits.alarmSeconds * 1000);
+      for (const line of lines) logger.info('Staging wait', { ...line });
+      // Who is noisy (a bounded list per target), ranked over targets and passes by a Contributor Insights rule.
+      for (const { target, noisy } of summary.targets) {
+        for (const top of noisy?.byBacklog ?? []) logger.info('Tenant backlog', { target, ...top });
+      }
+      const overText = 'Messages waited in staging longer than DISTRIBUTOR_WAIT_ALARM_SECONDS';
+      for (const over of overBound) logger.warn(overText, { ...over, boundSeconds: waits.alarmSeconds });
+      // Alarmed (infra/cloudwatch.yml): a tenant's messages waited longer than the bound.
+      const queuesOverBound = overBound.reduce((n, o) => n + o.queues, 0);
+      metrics.addMetric('StagingWaitsOverBound', MetricUnit.Count, queuesOverBound);
+      metrics.addMetric('MessagesMoved', MetricUnit.Count, summary.moved);
+      metrics.addMetric('MessagesRequeued', MetricUnit.Count, summary.requeued);
+      // Alarmed (infra/cloudwatch.yml): a parked message waits for an operator.
+      metrics.addMetric('MessagesParked', MetricUnit.Count, summary.parked);
+      metrics.addMetric('PassDuration', MetricUnit.Milliseconds, summary.durationMs);
+      const count = (outcome: string) => summary.targets.filter((t) => t.outcome === outcome).length;
+      metrics.addMetric('TargetsLeasedElsewhere', MetricUnit.Count, count('leased-elsewhere'));
+      metrics.addMetric('TargetsFailed', MetricUnit.Count, count('failed'));
+      metrics.addMetric('TargetsMissing', MetricUnit.Count, count('target-missing'));
+      for (const target of summary.targets) {
+        if (target.outcome === 'leased-elsewhere') continue;
+        // A single metric flushes at once and then forgets its dimensions: one per figure.
+        const perTarget = (
+          name: string,
+          value: number,
+          unit: Parameters<typeof metrics.addMetric>[1] = MetricUnit.Count,
+        ) => metrics.singleMetric().addDimension('target', target.target).addMetric(name, unit, value);
+        perTarget('TargetCapacity', target.capacity ?? 0);
+        perTarget('TargetPlanned', target.planned);
+        perTarget('TargetMoved', target.moved);
+        // Only for a pass that measured a wait: no datapoint is not a zero wait.
+        if (target.wait) {
+          perTarget('TargetWaitP50', target.wait.p50Ms, MetricUnit.Milliseconds);
+          perTarget('TargetWaitP99', target.wait.p99Ms, MetricUnit.Milliseconds);
+          perTarget('TenantWaitMax', target.wait.maxMs, MetricUnit.Milliseconds);
+        }
+      }
+    },
+    (message, details) => logger.info(message, details),
+  );
+  return {
+    ...report,
+    // Alarmable: the pass ran on controls that may be stale (a pause an operator set may not hold).
+    controlsUnreadable(error) {
+      report.controlsUnreadable(error);
+      metrics.addMetric('ControlsUnreadable', MetricUnit.Count, 1);
+    },
+    controlSkipped(key, problem) {
+      report.controlSkipped(key, problem);
+      metrics.addMetric('ControlEntriesSkipped', MetricUnit.Count, 1);
+    },
+    boardFailed(action, error) {
+      report.boardFailed(action, error);
+      // The router counts its failed requests under the same name (alarmed).
+      metrics.addMetric('PassRequestsFailed', MetricUnit.Count, 1);
+    },
+    executionEnded(execution) {
+      report.executionEnded(execution);
+      metrics.addMetric('ExecutionWaited', MetricUnit.Milliseconds, execution.waitedMs);
+    },
+  };
+}
+
+/** What a distributor reads and moves through. */
+export interface DistributorAdapters {
+  /** A confirm channel on the container's AMQP connection. */
+  openChannel: OpenChannel;
+  /** The management API's listing of the vhost (the backstop's). */
+  listQueues: () => Promise<QueueInfo[]>;
+  /** The management API's GET of one queue (a target's shape). */
+  getQueue: (name: string) => Promise<QueueInfo | undefined>;
+  /** The staging-queue registry (lib/staging/staging-registry.ts); without it, passes over named targets list the vhost. */
+  registry?: StagingRegistry;
+  /** The backstop's reaper of idle staging queues (staging-adapters.ts); without it nothing is reaped. */
+  reapIdleStagingQueues?: ReapIdleStagingQueues;
+  /** The management API's policies and operator policies of the vhost. */
+  listPolicies: () => Promise<QueuePolicies>;
+  /** DynamoDB, for the leases, rotations, tenant controls and tuned lengths in DISTRIBUTOR_TABLE. */
+  doc: DynamoDBDocumentClient;
+  /** Messages per second a target's consumers took over a window (ManagementClient.consumptionRate). */
+  consumptionRate: TuningDeps['rate'];
+  /** Starts executions (a successor); without it executions run on the schedule alone. */
+  trigger?: PassTrigger;
+}
+
+/** The configuration as the distributor's code reads it: the one place its environment names are translated. */
+export function distributorSettings(config: DistributorConfig): DistributorSettings {
+  return {
+    planner: config.DISTRIBUTOR_PLANNER,
+    fairBy: config.DISTRIBUTOR_FAIR_BY,
+    defaultMaxLength: config.DISTRIBUTOR_DEFAULT_MAX_LENGTH,
+    targets: config.DISTRIBUTOR_TARGETS,
+    weights: config.DISTRIBUTOR_WEIGHTS,
+    refillThresholdPercent: config.DISTRIBUTOR_REFILL_THRESHOLD_PERCENT,
+    missingTarget: config.DISTRIBUTOR_MISSING_TARGET,
+    newTargetArguments: config.DISTRIBUTOR_NEW_TARGET_ARGUMENTS,
+    moveConcurrency: config.DISTRIBUTOR_MOVE_CONCURRENCY,
+    maxPrefetch: config.DISTRIBUTOR_MAX_PREFETCH,
+    safetyMarginMs: config.DISTRIBUTOR_SAFETY_MARGIN_MS,
+    idleStopMs: config.DISTRIBUTOR_IDLE_STOP_MS,
+    followUpDelayMs: config.DISTRIBUTOR_FOLLOW_UP_DELAY_MS,
+    followUpMaxDelayMs: config.DISTRIBUTOR_FOLLOW_UP_MAX_DELAY_MS,
+    targetConcurrency: config.DISTRIBUTOR_TARGET_CONCURRENCY,
+    quietFirst: quietFirstSettingsOf(config),
+    buffer: { horizonMs: config.DISTRIBUTOR_BUFFER_HORIZON_MS },
+  };
+}
+
+/** How executions follow the work board, from the configuration. */
+export function runModelSettings(config: DistributorConfig): RunModelSettings {
+  return {
+    maxExecutions: config.DISTRIBUTOR_MAX_EXECUTIONS,
+    waitBoundMs: config.DISTRIBUTOR_WAIT_BOUND_MS,
+    boardPollMs: config.DISTRIBUTOR_BOARD_POLL_MS,
+    backstopIntervalMs: config.DISTRIBUTOR_BACKSTOP_INTERVAL_MS,
+    stagingCacheMs: config.DISTRIBUTOR_STAGING_CACHE_SECONDS * 1000,
+    safetyMarginMs: config.DISTRIBUTOR_SAFETY_MARGIN_MS,
+  };
+}
+
+/** The distributor over given adapters: the container's (below), or a test's on its own vhost and table. */
+export function buildDistributor(
+  config: DistributorConfig,
+  adapters: DistributorAdapters,
+  report: DistributorReport,
+): Distributor & { run: RunInvocation } {
+  const runModel = runModelSettings(config);
+  const direct = directRoutingOf(config);
+  const board = new DynamoWorkBoard(adapters.doc, config.DISTRIBUTOR_TABLE);
+  const distributor = createDistributor({
+    settings: distributorSettings(config),
+    listQueues: adapters.listQueues,
+    listPolicies: adapters.listPolicies,
+    openChannel: adapters.openChannel,
+    leases: new DynamoLeaseStore(adapters.doc, config.DISTRIBUTOR_TABLE),
+    rotations: new DynamoRotationStore(adapters.doc, config.DISTRIBUTOR_TABLE),
+    publisherUser: amqpUser(config.AMQP_URL),
+    controls: new DynamoTenantControlStore(adapters.doc, config.DISTRIBUTOR_TABLE, { skipped: report.controlSkipped }),
+    tuning: {
+      rate: adapters.consumptionRate,
+      lengths: new DynamoTunedLengthStore(adapters.doc, config.DISTRIBUTOR_TABLE),
+    },
+    report,
+    waits: new DynamoWaitStore(adapters.doc, config.DISTRIBUTOR_TABLE),
+    ...(direct.mode === 'granted'
+      ? { grantOf: (target: string) => board.grants([target]).then((grants) => grants.get(target)) }
+      : {}),
+    ...(adapters.registry
+      ? {
+          staging: stagingSource({
+            registry: adapters.registry,
+            getQueue: adapters.getQueue,
+            cacheMs: runModel.stagingCacheMs,
+            queueBytes: config.DISTRIBUTOR_PLANNER === 'tenant' && config.DISTRIBUTOR_FAIR_BY === 'bytes',
+          }),
+        }
+      : {}),
+  });
+  const run = invocationRunner({
+    board,
+    distributor,
+    settings: runModel,
+    direct,
+    graceMs: passRequestSettingsOf(config).graceMs,
+    report,
+    listQueues: adapters.listQueues,
+    ...(adapters.trigger ? { trigger: adapters.trigger } : {}),
+    ...(adapters.registry ? { registry: adapters.registry } : {}),
+    ...(adapters.reapIdleStagingQueues ? { reapIdleStagingQueues: adapters.reapIdleStagingQueues } : {}),
+  });
+  return { ...distributor, run };
+}
+
+export interface DistributorServiceOptions {
+  /** The management API's fetch (a bench counts its requests). */
+  fetch?: typeof fetch;
+  /** A staging-queue registry of a bench's or test's, read instead of STAGING_TABLE's (nothing is then reaped). */
+  registry?: StagingRegistry;
+}
+
+/**
+ * The distributor of one Lambda container, built once from its configuration: one AMQP connection
+ * (reopened after a broker restart), one management client, one DynamoDB client.
+ */
+export function createDistributorService(
+  config: DistributorConfig,
+  report: DistributorReport,
+  options: DistributorServiceOptions = {},
+) {
+  const amqp = new AmqpSession(config.AMQP_URL);
+  const management = new ManagementClient(config.RABBITMQ_MANAGEMENT_URL, config.RABBITMQ_VHOST, options.fetch);
+  const doc = documentClient(dynamoClientSettings(config));
+  const passSettings = passRequestSettingsOf(config);
+  const trigger = lambdaPassTrigger(passSettings);
+  const distributor = buildDistributor(
+    config,
+    {
+      openChannel: () => amqp.openConfirmChannel(),
+      listQueues: () => management.listQueues(),
+      getQueue: (name) => management.getQueue(name),
+      listPolicies: () => management.listPolicies(),
+      ...stagingAdapters(config, doc, amqp, report, options.registry),
+      doc,
+      consumptionRate: (target, windowSeconds) => management.consumptionRate(target, windowSeconds),
+      trigger,
+    },
+    report,
+  );
+  return {
+    run: distributor.run,
+    runPass: distributor.runPass,
+    async close() {
+      await amqp.close();
+      doc.destroy();
+      trigger?.destroy();
+    },
+  };
+}
+
+/**
+ * One invocation (docs/distributor.md "Run model"): a scheduled one runs the backstop, then each
+ * runs as an execution. The handler's core; the latency bench runs it without the logging middlewares.
+ */
+export function distributorInvocation(service: Pick<ReturnType<typeof createDistributorService>, 'run'>) {
+  return async (event: ScheduledEvent | DistributorEvent, context: Pick<Context, 'getRemainingTimeInMillis'>) =>
+    service.run(parseDistributorEvent(event), context.getRemainingTimeInMillis());
+}
+
+/** The distributor as a Lambda function (functions/distributor.ts): the schedule's backstop and executions. */
+export const distributorFunction: FunctionDefinition<
+  DistributorConfig,
+  ScheduledEvent | DistributorEvent,
+  ExecutionSummary
+> = {
+  name: 'distributor',
+  connections: rabbitmqConnections,
+  load: loadDistributorConfig,
+  build(config, observability) {
+    const report = powertoolsDistributorReport(observability, { alarmSeconds: config.DISTRIBUTOR_WAIT_ALARM_SECONDS });
+    const service = createDistributorService(config, report);
+    return { handle: distributorInvocation(service), close: service.close };
+  },
+};
