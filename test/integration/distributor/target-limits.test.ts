@@ -96,6 +96,32 @@ describe('an execution of several rounds keeps a byte-limited target within its 
     return staging;
   };
 
+  // The target buffer refills within a round from AMQP readings: the same byte room must hold there.
+  scenario('limit from the argument, with the target buffer on: within the limit, none dropped', async (f) => {
+    const target = 'rounds-buffered';
+    const staging = await byteLimited(f, target, 'argument');
+    await new DynamoWorkBoard(f.dynamo.doc, STATE_TABLE).request([target]);
+    const depths: number[] = [];
+    const execution = f.distributor({ DISTRIBUTOR_BUFFER_HORIZON_MS: '250' }).run(WORK_EVENT, 60_000);
+    // A worker that takes a few at a time keeps the buffer refilling while the execution runs.
+    let done = false;
+    void execution.finally(() => {
+      done = true;
+    });
+    while (!done) {
+      const depth = await f.depth(target);
+      depths.push(depth);
+      await f.withChannel(async (channel) => {
+        for (let i = 0; i < 5; i++) if (!(await channel.get(target, { noAck: true }))) break;
+      });
+    }
+    const { moved } = await execution;
+    // Every message is in staging or was moved (the worker took some of those); the broker dropped none.
+    expect(Math.max(...depths) * 100).toBeLessThanOrEqual(LIMIT);
+    expect(moved + (await f.depth(staging))).toBe(1_000);
+    expect(await f.depth(`${target}-dropped`)).toBe(0);
+  });
+
   for (const limitedBy of ['argument', 'policy', 'operator'] as const) {
     scenario(`limit from the ${limitedBy}: 300 moved, 700 still staged, none dropped`, async (f) => {
       const target = `rounds-${limitedBy}`;

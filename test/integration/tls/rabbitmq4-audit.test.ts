@@ -3,6 +3,7 @@ import { join, relative } from 'node:path';
 import type { Context } from 'aws-lambda';
 import { ConfigError } from '../../../lib/platform/errors';
 import { managementPath } from '../../../lib/rabbitmq/api-path';
+import { readyCountsOn } from '../../../lib/rabbitmq/ready-counts';
 import { loadRouterConfig } from '../../../lib/routing/config';
 import { distributorFunction } from '../../../lib/wiring/distributor';
 import { lambdaFunction } from '../../../lib/wiring/lambda-function';
@@ -123,6 +124,16 @@ describe('RabbitMQ 4 audit: every queue declare and qos call Fairway makes', () 
         expect(await distributor({} as never, context)).toMatchObject({ moved: 11, parked: 1 });
       } finally {
         await distributor.close();
+      }
+      // A busy target's refills read its depth on one kept channel (target-pass.ts); no worker drains
+      // the targets here, so that read is made directly, as a refill makes it.
+      const model = await connect(rabbit.amqpUrl);
+      try {
+        const depths = await model.createConfirmChannel();
+        expect((await readyCountsOn(depths, ['classic-target'])).get('classic-target')).toBeGreaterThan(0);
+        await depths.close();
+      } finally {
+        await model.close();
       }
     });
   }, 60_000);
