@@ -1,14 +1,5 @@
+import type { PlanQueue } from './plan-queue';
 import { byName, fractionalFill, waterFill } from './water-fill';
-
-/** A queue as planned in `tenant` mode (weights in whole thousandths). */
-interface TenantQueue {
-  name: string;
-  depth: number;
-  weight: number;
-  tenant?: string;
-  tenantWeight?: number;
-  cost?: number;
-}
 
 interface TenantOptions {
   rotationCursor?: string;
@@ -24,7 +15,7 @@ interface Tenant {
   weight: number;
   /** Work per message, over its served queues by their weights. */
   cost: number;
-  served: TenantQueue[];
+  served: PlanQueue[];
 }
 
 /** A tenant may be owed or advanced at most this many of its messages' work (the rounding's carry). */
@@ -38,7 +29,7 @@ const DEFICIT_BOUND_MESSAGES = 2;
  * rounding gives or withholds is carried to the next pass in `deficits`, so a tenant of large
  * messages gets its share over passes even when its share of one pass is below one message. Pure.
  */
-export function tenantShares(queues: readonly TenantQueue[], capacity: number, options: TenantOptions) {
+export function tenantShares(queues: readonly PlanQueue[], capacity: number, options: TenantOptions) {
   const tenants = groupTenants(queues);
   const work = options.fairBy === 'work';
   const parts = work
@@ -62,7 +53,7 @@ export function tenantShares(queues: readonly TenantQueue[], capacity: number, o
 }
 
 /** The tenants of the queues, in name order; a queue without a tenant is a tenant of its own. */
-function groupTenants(queues: readonly TenantQueue[]): Tenant[] {
+function groupTenants(queues: readonly PlanQueue[]): Tenant[] {
   const tenants = new Map<string, Tenant>();
   for (const q of queues) {
     const name = q.tenant ?? q.name;
@@ -149,4 +140,4 @@ function carriedDeficits(
   return carried;
 }
 
-const costOf = (q: TenantQueue) => (q.cost !== undefined && q.cost > 0 ? q.cost : 1);
+const costOf = (q: PlanQueue) => (q.cost !== undefined && q.cost > 0 ? q.cost : 1);
