@@ -61,6 +61,9 @@ export const distributorBench: Benchmark<Flags> = {
         DISTRIBUTOR_DEFAULT_MAX_LENGTH: String(messages),
         DISTRIBUTOR_MAX_PREFETCH: String(flags.prefetch),
         DISTRIBUTOR_MOVE_CONCURRENCY: String(flags.concurrency),
+        // A pass's moving cost against the raw pump: the whole backlog in one pass, as on a
+        // throughput-only target (the target buffer would keep it at a drain that no worker makes here).
+        DISTRIBUTOR_BUFFER_HORIZON_MS: '0',
       }),
       progress,
     );
