@@ -54,6 +54,12 @@ let headless = false;
 // would end the whole stack, so it is logged, counted in the view, and the stack goes on.
 const uncaught = { count: 0, last: '' };
 const recordUncaught = (error: unknown) => {
+  // The terminal or pipe that reads the stack is gone (its parent was killed): nothing can be shown,
+  // and writing the error would raise another EPIPE for ever, so the stack stops.
+  if ((error as NodeJS.ErrnoException | undefined)?.code === 'EPIPE') {
+    void stopLocalStack(0);
+    return;
+  }
   uncaught.count++;
   uncaught.last = error instanceof Error ? error.message : String(error);
   process.stderr.write(
