@@ -818,13 +818,17 @@ async function busyFleet(stack: Stack, flags: Record<Flags, number>, progress: (
         dynamoByKind(dynamoKinds, events, elapsed, targets.length),
         {
           title: 'Busy fleet: distributor executions that ended in the window, by how they ended',
-          rows: executionEndings(executions).map((e) => ({
-            ending: e.ending,
-            executions: e.executions,
-            'rounds, mean': e.rounds / e.executions,
-            'target passes, mean': e.targetPasses / e.executions,
-            'duration (s), mean': e.durationMs / e.executions / 1000,
-          })),
+          // A short window can end with every execution still refilling its busy targets: a row says so.
+          rows:
+            executions.length === 0
+              ? [{ ending: 'none ended in the window', executions: 0 }]
+              : executionEndings(executions).map((e) => ({
+                  ending: e.ending,
+                  executions: e.executions,
+                  'rounds, mean': e.rounds / e.executions,
+                  'target passes, mean': e.targetPasses / e.executions,
+                  'duration (s), mean': e.durationMs / e.executions / 1000,
+                })),
           notes: [
             'idle: nothing due within DISTRIBUTOR_WAIT_BOUND_MS; no-slot: every slot held; successor: near its time limit. ' +
               'An execution running when the window ends is not counted.',
