@@ -22,6 +22,8 @@ export async function runHeadless(run: {
   sources: SnapshotSources;
   startedAt: number;
   durationSeconds: number;
+  /** The rates' window (ms): the end states include a full one since the stack was up, so the final rates are of it running. */
+  rateWindowMs: number;
   quiesce: () => Promise<void>;
   uncaughtErrors: () => number;
 }): Promise<{ settled: boolean; json: string }> {
@@ -34,7 +36,7 @@ export async function runHeadless(run: {
     // A snapshot that fails (RabbitMQ restarting, say) only means: not settled yet.
     const snapshot = await takeSnapshot(run.sources).catch(() => undefined);
     if (snapshot) last = snapshot;
-    settled = snapshot !== undefined && isSettled(snapshot, run.startedAt);
+    settled = snapshot !== undefined && isSettled(snapshot, run.startedAt, upAt, run.rateWindowMs);
   }
   // The picture of the running stack: taken after the traffic stopped, its rates would be of the stopping.
   const runSeconds = Math.round((Date.now() - upAt) / 100) / 10;
@@ -52,11 +54,12 @@ export async function runHeadless(run: {
 /**
  * The demo's end states: every tenant served, the registry's eligible documents gone, OpenXDS
  * caught up, each stack drained (filled a second time) with no dead letters; after a minimum run
- * so that the tenants' levels reflect their traffic.
+ * so that the tenants' levels reflect their traffic, and once the rates' window holds no start-up.
  */
-function isSettled(snapshot: Snapshot, startedAt: number): boolean {
+function isSettled(snapshot: Snapshot, startedAt: number, upAt: number, rateWindowMs: number): boolean {
   return (
     Date.now() - startedAt >= minimumRunMs &&
+    Date.parse(snapshot.rateWindowEnd) - upAt >= rateWindowMs &&
     snapshot.tenants.every((t) => t.processed > 0) &&
     snapshot.registry.eligible === 0 &&
     snapshot.registry.repositoryPending === 0 &&

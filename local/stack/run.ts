@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createWriteStream, writeFileSync } from 'node:fs';
 import { connect } from 'amqplib';
 import { createCleanupOperator } from '../../lib/cleanup/operator';
@@ -92,8 +93,13 @@ async function start(options: LocalStackOptions) {
   // Start-up takes a while (PGlite, the handlers' first load): a line per step, to stderr when stdout is the JSON.
   const progress = (line: string) =>
     (headless ? err : out)(`[${Math.round((Date.now() - startedAt) / 1000)} s] ${line}\n`);
-  const rates = new RateWindow(RATE_WINDOW_MS, startedAt);
-  const passTap = new PassTap((summary, at) => rates.addPass(summary, at));
+  // The worker's counts (its map, once it is up), sampled with each pass and once a second.
+  let workerCounts: ReadonlyMap<string, number> = new Map();
+  const rates = new RateWindow(RATE_WINDOW_MS, startedAt, () => workerCounts);
+  // Which distributor execution wrote a pass line: its own async context (the Logger's request id is the
+  // last-started execution's while several run in this one process).
+  const executions = new AsyncLocalStorage<string>();
+  const passTap = new PassTap((summary, at) => rates.addPass(summary, at, executions.getStore()));
   // The functions log to stdout as in Lambda; here their lines go to the log file, the view to the terminal.
   const log = createWriteStream(options.logFile, { flags: 'w' });
   const toLog = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
@@ -130,16 +136,24 @@ async function start(options: LocalStackOptions) {
     // A scheduled execution's first round is the schedule's pass; its later rounds follow requests and due times.
     onDemand.passes += invokedOnDemand ? execution.summaries.length : Math.max(0, execution.summaries.length - 1);
   };
+  /** A distributor execution, known to the rates while it runs (its moves are logged pass by pass). */
+  const runDistributor = async (event: unknown, invokedOnDemand: boolean) => {
+    const handler = await loadHandler('distributor');
+    const context = lambdaContext(distributorFn.deployedName, distributorFn.timeoutSeconds);
+    rates.executionStarted(context.awsRequestId, Date.now());
+    try {
+      const execution = (await executions.run(context.awsRequestId, () =>
+        handler(event as never, context),
+      )) as ExecutionSummary;
+      recordPasses(execution, invokedOnDemand);
+      return execution;
+    } finally {
+      rates.executionEnded(context.awsRequestId);
+    }
+  };
   // Passes on demand: the functions' Lambda client invokes the distributor here, as on AWS.
   const lambda = await startLambdaInvokeServer(async (_name, event) => {
-    const handler = await loadHandler('distributor');
-    recordPasses(
-      (await handler(
-        event,
-        lambdaContext(distributorFn.deployedName, distributorFn.timeoutSeconds),
-      )) as ExecutionSummary,
-      true,
-    );
+    await runDistributor(event, true);
   }, recordUncaught);
   cleanups.push(['the Lambda invoke endpoint', () => lambda.close()]);
   const env = functionEnvironment(
@@ -158,6 +172,7 @@ async function start(options: LocalStackOptions) {
   await setup.assertQueue(target, { durable: true, arguments: { 'x-max-priority': 9, 'x-max-length': 60 } });
   await connection.close();
   const worker = new SimulatedWorker(vhost.amqpUrl, target, 15);
+  workerCounts = worker.processed;
   worker.start();
   cleanups.push(['the document worker', () => worker.stop()]);
 
@@ -184,13 +199,11 @@ async function start(options: LocalStackOptions) {
 
   const fills = new Map<string, number>();
   const invoke = async (fn: ServiceFunction) => {
+    const event = scheduledEvent(`${fn.deployedName}-schedule`);
+    if (fn.name === 'distributor') return runDistributor(event, false);
     const handler = await loadHandler(fn.name as never);
-    const result = await handler(
-      scheduledEvent(`${fn.deployedName}-schedule`),
-      lambdaContext(fn.deployedName, fn.timeoutSeconds),
-    );
+    const result = await handler(event, lambdaContext(fn.deployedName, fn.timeoutSeconds));
     // A cleanup invocation answers with its steps (lib/cleanup/step-runner.ts); a fill means the stack was empty.
-    if (fn.name === 'distributor') recordPasses(result as ExecutionSummary, false);
     for (const step of [result].flat() as Array<{ job?: string; fill?: boolean } | undefined>) {
       if (step?.fill && step.job) fills.set(step.job, (fills.get(step.job) ?? 0) + 1);
     }
@@ -207,7 +220,7 @@ async function start(options: LocalStackOptions) {
   const depths = new QueueDepths(vhost.amqpUrl);
   cleanups.push(['the depth reader', () => depths.close()]);
   // The workers' counts, once a second, for the rates' window.
-  const sampler = setInterval(() => rates.sample(worker.processed, Date.now()), 1000);
+  const sampler = setInterval(() => rates.sample(Date.now()), 1000);
   cleanups.push(['the rate sampler', async () => clearInterval(sampler)]);
 
   const doc = dynamo.doc;
@@ -235,10 +248,17 @@ async function start(options: LocalStackOptions) {
   ];
 
   if (headless) {
+    progress(
+      notes
+        .slice(1)
+        .map((note) => note.trim())
+        .join(' '),
+    );
     const { settled, json } = await runHeadless({
       sources,
       startedAt,
       durationSeconds: duration ?? 120,
+      rateWindowMs: RATE_WINDOW_MS,
       quiesce: async () => {
         await traffic.stop();
         await scheduler.stop();

@@ -23,7 +23,7 @@ export interface TenantLine {
   deadLettered: number;
   /** In its staging queues, by AMQP (exact when read): read after `processed` and before `sent`, so never more than sent − processed. */
   staged: number;
-  /** Moved to the target per second by the passes that ended in the snapshot's rate window. */
+  /** Moved to the target per second in the snapshot's rate window (each pass's moves spread over its span). */
   movedPerSecond: number;
   /** Processed per second by the workers over the same window, as they counted them. */
   processedPerSecond: number;
@@ -52,10 +52,15 @@ export interface JobLine {
 
 export interface Snapshot {
   elapsedSeconds: number;
-  /** When it was taken (ISO 8601): the end of the rates' window. */
+  /** When it was taken (ISO 8601). */
   takenAt: string;
   /** The span, in seconds, the tenants' rates are over (the view's window, shorter just after start-up). */
   rateWindowSeconds: number;
+  /**
+   * When that span ends (ISO 8601): when it was taken, or, while a distributor execution runs, the
+   * end of its last logged pass (a pass's moves are known when it ends).
+   */
+  rateWindowEnd: string;
   simulatedMinutes: number;
   speed: number;
   tenants: TenantLine[];
@@ -81,7 +86,7 @@ export interface SnapshotSources {
   processed: ReadonlyMap<string, number>;
   schedules: ReadonlyMap<string, ScheduleStats>;
   fills: ReadonlyMap<string, number>;
-  /** The distributor's passes, each at the time it ended, and the workers' counts over the window. */
+  /** The distributor's passes over the spans they ran, and the workers' counts over the same window. */
   rates: RateWindow;
   /** Passes on demand of the executions ended so far. */
   onDemand: { readonly passes: number };
@@ -127,6 +132,7 @@ export async function takeSnapshot(s: SnapshotSources): Promise<Snapshot> {
     elapsedSeconds: Math.round(elapsedMs / 1000),
     takenAt: new Date(now).toISOString(),
     rateWindowSeconds: Math.round(window.seconds * 10) / 10,
+    rateWindowEnd: new Date(window.to).toISOString(),
     simulatedMinutes: Math.round((elapsedMs * s.speed) / 60_000),
     speed: s.speed,
     tenants: tenantNames.map((tenant): TenantLine => {
@@ -143,10 +149,10 @@ export async function takeSnapshot(s: SnapshotSources): Promise<Snapshot> {
         deadLettered: traffic?.deadLettered ?? 0,
         staged: queues.reduce((n, q) => n + (depths.get(q) ?? 0), 0),
         movedPerSecond: perSecond(
-          s.rates.moved((queue) => parseStagingQueueName(queue)?.tenant === tenant, window.from),
+          s.rates.moved((queue) => parseStagingQueueName(queue)?.tenant === tenant, window),
           window.seconds,
         ),
-        processedPerSecond: perSecond(done - (window.base.get(tenant) ?? 0), window.seconds),
+        processedPerSecond: perSecond(s.rates.processedIn(tenant, window), window.seconds),
         ...wait,
         processed: done,
       };

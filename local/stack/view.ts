@@ -31,11 +31,13 @@ export function renderView(snapshot: Snapshot, notes: readonly string[], state: 
       ]
     : [];
   const window = Math.round(snapshot.rateWindowSeconds);
+  // While a distributor execution runs, the rates end at its last logged pass.
+  const lag = Math.round((Date.parse(snapshot.takenAt) - Date.parse(snapshot.rateWindowEnd)) / 1000);
   const scale = (figure: string, unit: string) => `${Math.round(state.trends.scale(`${figure}:`) * 10) / 10}${unit}`;
   const body = renderTables([
     {
       title:
-        `Tenants (level 1 is served first; moved/s and processed/s over the last ${window} s; ` +
+        `Tenants (level 1 is served first; moved/s and processed/s over the ${window} s to ${lag > 0 ? `${lag} s ago` : 'now'}; ` +
         'wait: the longest in staging when the distributor last measured it, as `fairway tenants` shows it, and how long ago; ' +
         `trends share a scale: a full bar is ${scale('moved', '/s')} moved, ${scale('wait', ' s')} waited)`,
       rows: snapshot.tenants.map((t) => ({

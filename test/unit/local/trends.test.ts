@@ -44,9 +44,10 @@ describe('Trends', () => {
   });
 });
 
-/** A pass that moved `moved` messages from each named queue. */
-const pass = (moved: Record<string, number>): PassSummary =>
+/** A pass of `durationMs` that moved `moved` messages from each named queue. */
+const pass = (moved: Record<string, number>, durationMs = 0): PassSummary =>
   ({
+    durationMs,
     targets: [
       {
         target: 'w',
@@ -56,35 +57,58 @@ const pass = (moved: Record<string, number>): PassSummary =>
   }) as unknown as PassSummary;
 
 describe('RateWindow (moved/s and processed/s over one window)', () => {
-  it('places each pass at its own end: an execution of many passes is a rate, not its total at once', () => {
+  /** A window whose worker has processed what `counts` holds when sampled. */
+  const window = (windowMs: number, counts = new Map<string, number>()) =>
+    new RateWindow(windowMs, 0, () => counts);
+
+  it('places each pass at its own span: an execution of many passes is a rate, not its total at once', () => {
     // One execution of 30 passes over 30 s, 10 messages each: 10/s, whatever the execution's end.
-    const rates = new RateWindow(30_000, 0);
-    rates.sample(new Map([['t1', 0]]), 0);
+    const counts = new Map([['t1', 0]]);
+    const rates = window(30_000, counts);
     for (let s = 1; s <= 30; s++) {
-      rates.addPass(pass({ 'w»/t1': 10 }), s * 1000);
-      rates.sample(new Map([['t1', s * 10]]), s * 1000);
+      counts.set('t1', s * 10);
+      rates.addPass(pass({ 'w»/t1': 10 }, 1000), s * 1000);
     }
-    const window = rates.span(30_000);
-    expect(window.seconds).toBe(30);
-    expect(
-      perSecond(
-        rates.moved((q) => q === 'w»/t1', window.from),
-        window.seconds,
-      ),
-    ).toBe(10);
-    expect(perSecond(30 * 10 - (window.base.get('t1') ?? 0), window.seconds)).toBe(10);
+    const span = rates.span(30_000);
+    expect(span.seconds).toBe(30);
+    expect(perSecond(rates.moved((q) => q === 'w»/t1', span), span.seconds)).toBe(10);
+    expect(perSecond(rates.processedIn('t1', span), span.seconds)).toBe(10);
   });
 
-  it('forgets passes and samples older than the window; early on, the span is what has run', () => {
-    const rates = new RateWindow(10_000, 0);
-    rates.sample(new Map(), 0);
+  it('counts of a pass only the part of its span in the window: a 2 s pass across its start, not its 40 moves (issue 38)', () => {
+    const rates = window(10_000);
+    rates.addPass(pass({ q: 40 }, 2_000), 11_000);
+    rates.addPass(pass({ q: 40 }, 2_000), 13_000);
+    const span = rates.span(20_000);
+    expect(span).toEqual({ from: 10_000, to: 20_000, seconds: 10 });
+    expect(rates.moved((q) => q === 'q', span)).toBe(60);
+  });
+
+  it('while an execution runs, ends the window at its last logged pass, and takes the workers’ counts over that span', () => {
+    const counts = new Map([['t1', 0]]);
+    const rates = window(10_000, counts);
+    rates.executionStarted('r1', 5_000);
+    counts.set('t1', 100);
+    rates.sample(10_000);
+    counts.set('t1', 150);
+    rates.addPass(pass({ q: 30 }, 3_000), 14_000, 'r1');
+    // Moved and processed after the last pass are not in the window: its moves are not known yet.
+    counts.set('t1', 400);
+    const running = rates.span(16_000);
+    expect(running).toEqual({ from: 4_000, to: 14_000, seconds: 10 });
+    expect(rates.processedIn('t1', running)).toBe(150 - 40); // 40: interpolated between 0 at 0 and 100 at 10 s
+    expect(rates.moved((q) => q === 'q', running)).toBe(30);
+    rates.executionEnded('r1');
+    expect(rates.span(16_000).to).toBe(16_000);
+  });
+
+  it('early on, the span is what has run; an execution that logged no pass yet holds the window at its start', () => {
+    const rates = window(10_000);
     rates.addPass(pass({ q: 100 }), 500);
     expect(rates.span(2_000).seconds).toBe(2);
-    for (let s = 1; s <= 20; s++) rates.sample(new Map(), s * 1000);
-    rates.addPass(pass({ q: 5, other: 7 }), 19_500);
-    const window = rates.span(20_000);
-    expect(window.seconds).toBe(10);
-    expect(rates.moved((q) => q === 'q', window.from)).toBe(5);
+    rates.executionStarted('r2', 3_000);
+    rates.addPass(pass({ q: 5, other: 7 }), 3_500, 'another execution');
+    expect(rates.span(4_000)).toEqual({ from: 0, to: 3_000, seconds: 3 });
   });
 });
 
@@ -136,6 +160,7 @@ describe('renderView', () => {
     elapsedSeconds: 10,
     takenAt: '2026-01-01T00:00:00.000Z',
     rateWindowSeconds: 29.6,
+    rateWindowEnd: '2025-12-31T23:59:58.000Z',
     simulatedMinutes: 1,
     speed: 1,
     tenants: [
@@ -166,7 +191,7 @@ describe('renderView', () => {
     ] as const)
       recordTrends(trends, snapshot(wait, moved));
     const text = renderView(snapshot(4, 1), [], { trends });
-    expect(text).toContain('moved/s and processed/s over the last 30 s');
+    expect(text).toContain('moved/s and processed/s over the 30 s to 2 s ago');
     expect(text).toContain('a full bar is 4/s moved, 4 s waited');
     expect(text).toMatch(
       /^tenant\s.*moved\/s trend\s+processed\/s\s+wait \(s\)\s+measured \(s ago\)\s+wait trend\s+processed$/m,
