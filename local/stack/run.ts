@@ -260,6 +260,7 @@ async function start(options: LocalStackOptions) {
       durationSeconds: duration ?? 120,
       rateWindowMs: RATE_WINDOW_MS,
       quiesce: async () => {
+        progress('The final picture is taken; stopping the traffic and the schedules…');
         await traffic.stop();
         await scheduler.stop();
       },

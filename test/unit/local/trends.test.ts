@@ -58,8 +58,7 @@ const pass = (moved: Record<string, number>, durationMs = 0): PassSummary =>
 
 describe('RateWindow (moved/s and processed/s over one window)', () => {
   /** A window whose worker has processed what `counts` holds when sampled. */
-  const window = (windowMs: number, counts = new Map<string, number>()) =>
-    new RateWindow(windowMs, 0, () => counts);
+  const window = (windowMs: number, counts = new Map<string, number>()) => new RateWindow(windowMs, 0, () => counts);
 
   it('places each pass at its own span: an execution of many passes is a rate, not its total at once', () => {
     // One execution of 30 passes over 30 s, 10 messages each: 10/s, whatever the execution's end.
@@ -71,7 +70,12 @@ describe('RateWindow (moved/s and processed/s over one window)', () => {
     }
     const span = rates.span(30_000);
     expect(span.seconds).toBe(30);
-    expect(perSecond(rates.moved((q) => q === 'w»/t1', span), span.seconds)).toBe(10);
+    expect(
+      perSecond(
+        rates.moved((q) => q === 'w»/t1', span),
+        span.seconds,
+      ),
+    ).toBe(10);
     expect(perSecond(rates.processedIn('t1', span), span.seconds)).toBe(10);
   });
 
