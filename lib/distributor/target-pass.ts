@@ -147,7 +147,7 @@ export function targetPass(deps: TargetPassDeps, moveCosts: MoveCostModel) {
       const wait = waitFigures(waitsMs);
       if (wait) {
         summary.wait = wait;
-        await recordWaits(group.target, summary.queues);
+        await recordWaits(group.target, summary.queues, summary.noisy?.byBacklog);
       }
       const cutShort = summary.queues.filter((q) => q.stopReason === 'channel-closed').map((q) => q.name);
       if (cutShort.length > 0) report.movesCutShort(group.target, cutShort);
