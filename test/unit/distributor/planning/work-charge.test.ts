@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { type FairBy, messageWork } from '../../../../lib/distributor/planning/fair-by';
 import { planShares } from '../../../../lib/distributor/planning/planner';
 import { stagedQueues, tenantKey } from '../../../../lib/distributor/planning/tenant-backlog';
@@ -126,5 +127,38 @@ describe('declared costs in the plan: learned, and fair in work over passes', ()
     expect(carry.costs).toEqual({ 't»/A': 10, 't»/B': 1 });
     expect(work['t»/A']! / work['t»/B']!).toBeGreaterThan(0.95);
     expect(work['t»/A']! / work['t»/B']!).toBeLessThan(1.05);
+  });
+});
+
+describe('chargeMoves, for any moves', () => {
+  const moveArb = fc.record({
+    tenant: fc.constantFrom('t»/a', 't»/b', 't»/c'),
+    depth: fc.integer({ min: 0, max: 50 }),
+    cost: fc.integer({ min: 1, max: 20 }),
+    planned: fc.integer({ min: 0, max: 50 }),
+    moved: fc.integer({ min: 0, max: 50 }),
+    work: fc.integer({ min: 0, max: 1000 }),
+  });
+  // A carried debt is never 0 (a settled one is dropped).
+  const carryArb = fc.dictionary(
+    fc.constantFrom('t»/a', 't»/b', 't»/c'),
+    fc.integer({ min: -40, max: 40 }).filter((d) => d !== 0),
+  );
+
+  it('keeps each moved tenant’s debt within two of its messages, and none for a tenant left with nothing', () => {
+    fc.assert(
+      fc.property(fc.array(moveArb, { maxLength: 6 }), carryArb, (raw, deficits) => {
+        // The plan's cost is one per tenant (its queues' as listed or learned).
+        const moves = raw.map((m) => ({ ...m, cost: m.tenant.length, moved: Math.min(m.moved, m.depth) }));
+        const after = chargeMoves({ deficits }, moves, undefined).deficits ?? {};
+        for (const tenant of new Set(moves.map((m) => m.tenant))) {
+          const left = moves.filter((m) => m.tenant === tenant).reduce((n, m) => n + m.depth - m.moved, 0);
+          if (left === 0) expect(after[tenant]).toBeUndefined();
+          else expect(Math.abs(after[tenant] ?? 0)).toBeLessThanOrEqual(2 * tenant.length + 1e-9);
+        }
+        for (const tenant of Object.keys(deficits))
+          if (!moves.some((m) => m.tenant === tenant)) expect(after[tenant]).toBe(deficits[tenant]);
+      }),
+    );
   });
 });
