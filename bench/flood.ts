@@ -26,6 +26,7 @@ type Flags =
   | 'quiet'
   | 'quiet-tenants'
   | 'quiet-rate'
+  | 'quiet-workflows'
   | 'workers'
   | 'slow-workers'
   | 'slow-flood'
@@ -100,6 +101,12 @@ export const floodBench: Benchmark<Flags> = {
     quiet: { quick: 20, tiny: 2, full: 90, help: 'seconds the quiet tenants send (the measured phase)' },
     'quiet-tenants': { quick: 3, tiny: 2, full: 3, help: 'quiet tenants' },
     'quiet-rate': { quick: 2, tiny: 2, full: 2, help: 'messages per second each quiet tenant sends' },
+    'quiet-workflows': {
+      quick: 1,
+      tiny: 1,
+      full: 1,
+      help: "workflows each quiet tenant's messages take in turn (a tenant spread over many: quiet is the tenant's backlog)",
+    },
     workers: { quick: 200, tiny: 200, full: 200, help: "the workers' rate, messages per second" },
     'slow-workers': { quick: 10, tiny: 10, full: 10, help: "the slow-worker scenario's workers, messages per second" },
     'slow-flood': { quick: 400, tiny: 20, full: 1_000, help: 'messages the noisy tenant floods (slow scenario)' },
@@ -220,7 +227,13 @@ async function runOnce(
   const target = `flood-target-${run}`;
   const noisy = Array.from({ length: scenario.noisy }, (_, i) => `r${run}-noisy${i}`);
   const quiet = Array.from({ length: flags['quiet-tenants'] }, (_, i) => `r${run}-quiet${i}`);
-  const staging = [...noisy, ...quiet].map((tenantId) => stagingQueueName({ target, tenantId, workflowName: 'flow' }));
+  const quietWorkflows = Array.from({ length: flags['quiet-workflows'] }, (_, i) => (i === 0 ? 'flow' : `flow${i}`));
+  const staging = [
+    ...noisy.map((tenantId) => stagingQueueName({ target, tenantId, workflowName: 'flow' })),
+    ...quiet.flatMap((tenantId) =>
+      quietWorkflows.map((workflowName) => stagingQueueName({ target, tenantId, workflowName })),
+    ),
+  ];
   const setup = await model.createChannel();
   await setup.assertQueue(target, {
     durable: true,
@@ -247,7 +260,7 @@ async function runOnce(
   await workers.start();
   const sqs = new SqsBatches(deployment.route, batches, (error) => progress(`router threw: ${String(error)}`));
   const sentAt = new Map<string, number>();
-  const send = (tenantId: string, n: number) => {
+  const send = (tenantId: string, n: number, workflowName = 'flow') => {
     const messageId = `${tenantId}#${n}`;
     sentAt.set(messageId, Date.now());
     sqs.send(
@@ -255,7 +268,7 @@ async function runOnce(
       JSON.stringify({
         target,
         tenantId,
-        workflowName: 'flow',
+        workflowName,
         message: { body: '{"task":"bench"}', properties: { messageId, contentType: 'application/json' } },
       }),
     );
@@ -271,7 +284,7 @@ async function runOnce(
     let n = 0;
     const tick = () => {
       if (Date.now() - t0 >= quietMs) return;
-      send(tenant, n);
+      send(tenant, n, quietWorkflows[n % quietWorkflows.length]);
       quietIds.push(`${tenant}#${n++}`);
     };
     const timers: { start?: NodeJS.Timeout; every?: NodeJS.Timeout } = {};
@@ -509,7 +522,8 @@ function report(
       notes: [
         `Scenarios: flood = 1 noisy tenant × ${flags.flood}; five-noisy = ${flags['noisy-tenants']} × ${flags['per-noisy']} ` +
           `(workers ${flags.workers} msg/s); slow = 1 × ${flags['slow-flood']} with workers at ${flags['slow-workers']} msg/s. ` +
-          `In each, ${flags['quiet-tenants']} quiet tenants send ${flags['quiet-rate']} msg/s each for ${flags.quiet} s, then up to ` +
+          `In each, ${flags['quiet-tenants']} quiet tenants send ${flags['quiet-rate']} msg/s each ` +
+          `(over ${flags['quiet-workflows']} workflow(s) each, in turn) for ${flags.quiet} s, then up to ` +
           `${flags.grace} s for stragglers. One target per type (${options.targetTypes.join(', ')}: classic-priority has ` +
           `x-max-priority 10; Fairway's with x-max-length ${flags['max-length']}); workers: ${flags.consumers} consumer(s), ` +
           `prefetch ${flags.prefetch} each.`,

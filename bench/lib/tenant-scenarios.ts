@@ -1,11 +1,17 @@
+import type { FairBy } from '../../lib/distributor/planning/fair-by';
 import { type PlanInput, type PlannerMode, planShares } from '../../lib/distributor/planning/planner';
-import { tenantKey } from '../../lib/distributor/planning/tenant-backlog';
+import { stagedQueues, tenantKey } from '../../lib/distributor/planning/tenant-backlog';
+import { chargeMoves, type WorkCarry } from '../../lib/distributor/planning/work-charge';
 import { jainIndex } from './fairness-metrics';
 
-/** A planner as a run compares them: the mode, and (tenant mode) what shares are equal in. */
+/**
+ * A planner as a run compares them: the mode, and (tenant mode) what shares are equal in: messages,
+ * work known before the plan (bytes, as listed), or work declared by each message and learned from
+ * the moves (the planner starts knowing no cost; planning/work-charge.ts).
+ */
 export interface PlannerChoice {
   mode: PlannerMode;
-  fairBy?: 'messages' | 'work';
+  fairBy?: 'messages' | 'work' | 'declared';
 }
 
 /** What each tenant got in each window of passes, and Jain's index of it per window. */
@@ -23,21 +29,46 @@ interface StagedQueue {
   cost: number;
 }
 
-/** Plans one pass as the distributor would, carrying its rotation and deficits to the next. */
+const DECLARED: FairBy = { unit: 'declared', header: 'x-cost', missing: 1 };
+
+/** Plans one pass as the distributor would (every share moved), carrying its rotation, deficits and learned costs to the next. */
 function planner(choice: PlannerChoice) {
-  let carry: Pick<PlanInput, 'rotationCursor' | 'innerCursors' | 'deficits'> = {};
+  let carry: Pick<PlanInput, 'rotationCursor' | 'innerCursors' | 'deficits'> & WorkCarry = {};
+  const declared = choice.fairBy === 'declared';
+  const fairBy = choice.fairBy === 'declared' ? 'work' : choice.fairBy;
   return (capacity: number, queues: readonly StagedQueue[]): Map<string, number> => {
+    const planned = declared
+      ? stagedQueues(queues, { planner: 'tenant', fairBy: DECLARED, stagedMessageBytes: 0, ...carry }, () => ({
+          queue: 1,
+          tenant: 1,
+          workflow: 1,
+        }))
+      : queues.map((q) => ({ ...q, weight: 1, tenant: tenantKey(q.name) }));
     const plan = planShares({
       capacity,
-      queues: queues.map((q) => ({ ...q, weight: 1, tenant: tenantKey(q.name) })),
+      queues: planned,
       mode: choice.mode,
-      ...(choice.fairBy ? { fairBy: choice.fairBy } : {}),
+      ...(fairBy ? { fairBy } : {}),
       ...carry,
     });
+    const work = declared
+      ? chargeMoves(
+          { ...(plan.deficits ? { deficits: plan.deficits } : {}), ...(carry.costs ? { costs: carry.costs } : {}) },
+          plan.shares.map(({ name, share }, i) => ({
+            tenant: tenantKey(name),
+            depth: queues[i]!.depth,
+            cost: planned[i]!.cost ?? 1,
+            planned: share,
+            moved: share,
+            work: share * queues[i]!.cost,
+          })),
+          { tenants: new Set(queues.map((q) => tenantKey(q.name))) },
+        )
+      : { ...(plan.deficits ? { deficits: plan.deficits } : {}) };
     carry = {
       ...(plan.rotationCursor === undefined ? {} : { rotationCursor: plan.rotationCursor }),
       ...(plan.innerCursors ? { innerCursors: plan.innerCursors } : {}),
-      ...(plan.deficits ? { deficits: plan.deficits } : {}),
+      ...work,
     };
     return new Map(plan.shares.map((s) => [s.name, s.share]));
   };

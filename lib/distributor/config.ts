@@ -11,6 +11,7 @@ import {
   rabbitSettings,
   stagingLifecycleSettings,
 } from '../settings/common';
+import { fairByError } from './planning/fair-by';
 
 /** Weights have at most this many decimals; the distributor's planner works in whole thousandths. */
 export const WEIGHT_DECIMALS = 3;
@@ -133,10 +134,20 @@ export const distributorSettingsSchema = z.object({
       .default('tenant'),
   ),
   /**
-   * What tenants' shares are equal in (`tenant` planner): `messages`, or `bytes` (a message weighs its
-   * body size, as the staging queues' listed average; planning/tenant-shares.ts).
+   * What tenants' shares are equal in (`tenant` planner, planning/fair-by.ts): `messages`, `bytes`
+   * (a message weighs its body size), or `header:<name>[=<cost>]` (the cost the producer declares in
+   * that header; a message without a positive number there costs <cost>, 1 when not given).
    */
-  DISTRIBUTOR_FAIR_BY: choice(['messages', 'bytes'] as const, 'messages'),
+  DISTRIBUTOR_FAIR_BY: z.preprocess(
+    (value) => (value === '' ? undefined : value),
+    z
+      .string()
+      .default('messages')
+      .superRefine((text, ctx) => {
+        const error = fairByError(text);
+        if (error !== undefined) ctx.addIssue({ code: 'custom', message: error });
+      }),
+  ),
   ...quietFirstEnv(),
   DISTRIBUTOR_DEFAULT_MAX_LENGTH: setting.int(1000, 0),
   /**

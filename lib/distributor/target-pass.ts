@@ -12,9 +12,11 @@ import { moveShares } from './moving/move-shares';
 import { createQueue } from './moving/queue-probe';
 import { fitToBudget } from './planning/budget';
 import type { TargetGroup } from './planning/discovery';
+import { workCounter } from './planning/fair-by';
 import type { MoveCostModel } from './planning/move-costs';
 import { planTarget, type TargetMeasurement, type TargetPlan, type TargetShares } from './planning/target-plan';
 import { type QueueWeight, stagedDepth } from './planning/tenant-backlog';
+import { rotationAfterMoves } from './planning/work-charge';
 import type { DistributorReport, QueueSummary, TargetSummary } from './report';
 import type { DistributorSettings } from './settings';
 import { LEASE_MS, type LeaseStore } from './stores/lease-store';
@@ -145,7 +147,7 @@ export function targetPass(deps: TargetPassDeps, moveCosts: MoveCostModel) {
       const wait = waitFigures(waitsMs);
       if (wait) {
         summary.wait = wait;
-        await recordWaits(group.target, summary.queues);
+        await recordWaits(group.target, summary.queues, summary.noisy?.byBacklog);
       }
       const cutShort = summary.queues.filter((q) => q.stopReason === 'channel-closed').map((q) => q.name);
       if (cutShort.length > 0) report.movesCutShort(group.target, cutShort);
@@ -255,10 +257,7 @@ export function targetPass(deps: TargetPassDeps, moveCosts: MoveCostModel) {
     } else report.rotationConflict(target);
   }
 
-  /**
-   * Keeps the shares the movers can finish before the deadline, in rotation order; the rest go
-   * first in the next pass (the rotation cursor stops at the last share kept).
-   */
+  /** The shares the movers can finish before the deadline, in rotation order; the rest go first next pass. */
   function fitPlan(plan: TargetPlan, measured: TargetMeasurement, pass: Pass): TargetPlan {
     if (plan.outcome === 'target-missing' || plan.shares.length === 0) return plan;
     const fitted = fitToBudget(plan.shares, measured.rotationCursor, pass.deadline - now(), moveCosts.costs);
@@ -266,20 +265,16 @@ export function targetPass(deps: TargetPassDeps, moveCosts: MoveCostModel) {
     return { ...plan, shares: fitted.shares, rotationCursor: fitted.rotationCursor ?? plan.rotationCursor };
   }
 
-  /** Keeps the moved rotation (written when the stint ends), then moves every planned share; the moved messages' waits go to `waitsMs`. */
+  /** Moves every planned share, then keeps the rotation with the moves' work charged (written when the stint ends). */
   async function move(
     measured: TargetMeasurement & { rotation: Rotation },
     plan: TargetShares,
     pass: Pass,
     waitsMs: number[],
   ): Promise<QueueSummary[]> {
-    const next = rotationToStore(plan, measured.rotation);
-    if (next) {
-      if (!unwritten.has(measured.target)) unwritten.set(measured.target, measured.rotation);
-      pass.rotations.set(measured.target, { ...next, version: measured.rotation.version });
-    }
     const queues = new Map(plan.queues.map((q) => [q.name, q]));
     const byteBudget: ByteBudget | undefined = plan.byteRoom === undefined ? undefined : { remaining: plan.byteRoom };
+    const workOf = workCounter(settings.fairBy);
     const moves = {
       target: measured.target,
       deadline: pass.deadline,
@@ -288,12 +283,17 @@ export function targetPass(deps: TargetPassDeps, moveCosts: MoveCostModel) {
       publisherUser: deps.publisherUser,
       waitsMs,
       ...(byteBudget === undefined ? {} : { byteBudget }),
+      ...(workOf ? { workOf } : {}),
     };
     const results = await moveShares(pass.slots, plan.shares, moves, moveCosts.learn, now);
     if (byteBudget?.largest !== undefined) {
       pass.movedBytes.set(measured.target, Math.max(pass.movedBytes.get(measured.target) ?? 0, byteBudget.largest));
     }
-    return plan.shares.map(({ name, share }, i) => ({ ...queues.get(name)!, planned: share, ...results[i]! }));
+    const moved = plan.shares.map(({ name, share }, i) => ({ ...queues.get(name)!, planned: share, ...results[i]! }));
+    const next = rotationToStore(rotationAfterMoves(settings.fairBy, measured, plan, moved), measured.rotation);
+    if (next && !unwritten.has(measured.target)) unwritten.set(measured.target, measured.rotation);
+    if (next) pass.rotations.set(measured.target, { ...next, version: measured.rotation.version });
+    return moved;
   }
 
   return distributeTarget;

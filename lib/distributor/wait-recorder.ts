@@ -1,5 +1,5 @@
 import type { DistributorReport, QueueSummary } from './report';
-import { STORED_WAITS_PER_TARGET, type StagingWait, type WaitStore } from './stores/wait-store';
+import { STORED_WAITS_PER_TARGET, type StagingWait, type TargetWaits, type WaitStore } from './stores/wait-store';
 import { longestWaits } from './waits';
 
 /** A target's waits record is written at most this often per container (it is the CLI's view, not a guarantee). */
@@ -17,9 +17,14 @@ export function waitRecorder(
   /**
    * Keeps the target's longest waits for the CLI: the first pass's at once, then at most every
    * WAIT_RECORD_INTERVAL_MS the longest of the passes since (one write per target per interval, not per
-   * pass). A failed write is reported, never fails the target.
+   * pass), with the noisiest tenants by backlog as the latest pass saw them. A failed write is
+   * reported, never fails the target.
    */
-  async function recordWaits(target: string, queues: readonly QueueSummary[]): Promise<void> {
+  async function recordWaits(
+    target: string,
+    queues: readonly QueueSummary[],
+    backlog?: TargetWaits['backlog'],
+  ): Promise<void> {
     if (!waits) return;
     const since = waitsSince.get(target) ?? { writtenAt: -Infinity, queues: new Map<string, StagingWait>() };
     waitsSince.set(target, since);
@@ -34,9 +39,11 @@ export function waitRecorder(
       .slice(0, STORED_WAITS_PER_TARGET);
     since.writtenAt = now();
     since.queues.clear();
-    await waits.record({ target, at: now(), queues: longest }).catch((error: unknown) => {
-      report.waitsNotRecorded(target, error);
-    });
+    await waits
+      .record({ target, at: now(), queues: longest, ...(backlog ? { backlog } : {}) })
+      .catch((error: unknown) => {
+        report.waitsNotRecorded(target, error);
+      });
   }
 
   return recordWaits;

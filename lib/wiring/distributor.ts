@@ -8,6 +8,7 @@ import { invocationRunner, type RunInvocation } from '../distributor/execution';
 import type { TuningDeps } from '../distributor/kept-length';
 import type { OpenChannel } from '../distributor/moving/channel-pair';
 import { createDistributor, type Distributor } from '../distributor/pass';
+import { fairByOf } from '../distributor/planning/fair-by';
 import type { DistributorReport, ExecutionSummary } from '../distributor/report';
 import type { DistributorSettings, RunModelSettings } from '../distributor/settings';
 import { stagingAdapters } from '../distributor/staging-adapters';
@@ -33,11 +34,7 @@ import { type DistributorEvent, type PassTrigger, parseDistributorEvent } from '
 import { DynamoWorkBoard } from '../work-board/work-board-store';
 import type { FunctionDefinition } from './lambda-function';
 
-/**
- * The distributor's composition root, the one file of the part that touches Powertools: it builds
- * the adapters from the configuration once per container and hands the distributor a report.
- */
-
+/** The distributor's composition root, the one file of the part that touches Powertools: adapters built once per container. */
 export { type Warn, warningReport };
 
 /**
@@ -144,7 +141,7 @@ export interface DistributorAdapters {
 export function distributorSettings(config: DistributorConfig): DistributorSettings {
   return {
     planner: config.DISTRIBUTOR_PLANNER,
-    fairBy: config.DISTRIBUTOR_FAIR_BY,
+    fairBy: fairByOf(config.DISTRIBUTOR_FAIR_BY),
     defaultMaxLength: config.DISTRIBUTOR_DEFAULT_MAX_LENGTH,
     targets: config.DISTRIBUTOR_TARGETS,
     weights: config.DISTRIBUTOR_WEIGHTS,

@@ -1,7 +1,9 @@
 import type { z } from 'zod';
 import { distributorSettingsSchema } from '../../lib/distributor/config';
 import { targetCapacity } from '../../lib/distributor/planning/capacity';
+import { fairByOf } from '../../lib/distributor/planning/fair-by';
 import { planShares } from '../../lib/distributor/planning/planner';
+import { byWork } from '../../lib/distributor/planning/target-plan';
 import { stagedQueues } from '../../lib/distributor/planning/tenant-backlog';
 import { controlledWeights, queueControl, type TenantControls } from '../../lib/distributor/planning/tenant-controls';
 import { weighingOf } from '../../lib/distributor/planning/weights';
@@ -93,13 +95,19 @@ export async function describeQueues(
     const backlog = views.filter((v) => v.depth > 0);
     if (queue && backlog.length > 0) {
       const rotation = await state?.readRotation(target);
-      const fairBy = settings.DISTRIBUTOR_FAIR_BY;
+      const fairBy = fairByOf(settings.DISTRIBUTOR_FAIR_BY);
       const sizes = Object.fromEntries(
         backlog.map((v) => [v.queue, (byName.get(v.queue)?.message_bytes_ready ?? 0) / v.depth]),
       );
       const queues = stagedQueues(
         backlog.map((v) => ({ name: v.queue, depth: v.depth })),
-        { planner, fairBy, queueBytes: sizes, stagedMessageBytes: 0 },
+        {
+          planner,
+          fairBy,
+          queueBytes: sizes,
+          stagedMessageBytes: 0,
+          ...(rotation?.costs ? { costs: rotation.costs } : {}),
+        },
         weight,
       );
       const carried = rotation ? rotationToPlan(rotation) : {};
@@ -108,7 +116,7 @@ export async function describeQueues(
         queues,
         mode: planner,
         ...carried,
-        ...(fairBy === 'bytes' ? { fairBy: 'work', deficits: carried.deficits ?? {} } : {}),
+        ...(byWork({ fairBy }) ? { fairBy: 'work', deficits: carried.deficits ?? {} } : {}),
       });
       for (const { name, share } of plan.shares) views.find((v) => v.queue === name)!.nextShare = share;
     }

@@ -37,10 +37,37 @@ export function waitRows(targets: readonly TargetWaits[]): WaitRow[] {
     .sort((a, b) => b.waitSeconds - a.waitSeconds || a.target.localeCompare(b.target));
 }
 
+/** One of a target's noisiest tenants, by what it held in staging when the target's waits were recorded. */
+export interface NoisyRow {
+  target: string;
+  tenant: string;
+  staged: number;
+  /** When (ISO 8601). */
+  seenAt: string;
+}
+
+/** Each target's noisiest tenants as recorded, the most staged first over every target. Pure. */
+export function noisyRows(targets: readonly TargetWaits[]): NoisyRow[] {
+  return targets
+    .flatMap(({ target, at, backlog }) =>
+      (backlog ?? []).map((b) => ({ target, tenant: b.tenant, staged: b.staged, seenAt: new Date(at).toISOString() })),
+    )
+    .sort((a, b) => b.staged - a.staged || a.target.localeCompare(b.target) || a.tenant.localeCompare(b.tenant));
+}
+
 /**
- * The staging waits the distributor measured (DISTRIBUTOR_TABLE, one item per target written by
- * each pass that moved stamped messages): read, never measured here.
+ * The staging waits and noisiest tenants the distributor recorded (DISTRIBUTOR_TABLE, one item per
+ * target written by each pass that moved stamped messages, at most every 10 s): read, never measured here.
  */
+export async function readStagingWaits(
+  doc: DynamoDBDocumentClient,
+  table: string,
+): Promise<{ waits: WaitRow[]; noisy: NoisyRow[] }> {
+  const targets = await new DynamoWaitStore(doc, table).readAll();
+  return { waits: waitRows(targets), noisy: noisyRows(targets) };
+}
+
+/** The staging waits alone (the live view's). */
 export async function listStagingWaits(doc: DynamoDBDocumentClient, table: string): Promise<WaitRow[]> {
-  return waitRows(await new DynamoWaitStore(doc, table).readAll());
+  return (await readStagingWaits(doc, table)).waits;
 }

@@ -37,6 +37,7 @@ export async function moveByGet(pair: ChannelPair, request: MoveRequest, now: ()
   let moved = 0;
   let requeued = 0;
   let parked = 0;
+  let work = 0;
   /** The waits in staging of the messages moved, measured when each was taken. */
   const waitsMs: number[] = [];
   let consumerClosed = false;
@@ -47,7 +48,8 @@ export async function moveByGet(pair: ChannelPair, request: MoveRequest, now: ()
   const ended = (stopReason: StopReason, reusable: boolean, extra: Partial<MoveResult> = {}): Moved => {
     consumer.off('close', onConsumerClose);
     const clean = reusable && !consumerClosed && !confirms.closed;
-    return { result: withWaits({ moved, requeued, parked, stopReason, ...extra }, waitsMs, request), reusable: clean };
+    const result = { moved, requeued, parked, stopReason, ...(request.workOf ? { work } : {}), ...extra };
+    return { result: withWaits(result, waitsMs, request), reusable: clean };
   };
 
   while (moved + requeued + parked < request.count) {
@@ -88,6 +90,7 @@ export async function moveByGet(pair: ChannelPair, request: MoveRequest, now: ()
       if (mustPark(message, request)) parked++;
       else {
         moved++;
+        if (request.workOf) work += request.workOf(message);
         if (waitMs !== undefined) waitsMs.push(waitMs);
       }
     } catch {

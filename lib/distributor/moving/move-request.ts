@@ -1,3 +1,4 @@
+import type { Message } from 'amqplib';
 import { errorText } from '../../platform/errors';
 import type { UnconfirmedReason } from '../../rabbitmq/confirms';
 import { type WaitFigures, waitFigures } from '../waits';
@@ -22,6 +23,8 @@ export interface MoveRequest {
   byteBudget?: ByteBudget;
   /** The target's measured waits (ms) this pass, shared by its movers: each adds those of the messages it moved. */
   waitsMs?: number[];
+  /** Fair by work: the work a moved message brings (planning/fair-by.ts `messageWork`), summed in `MoveResult.work`. */
+  workOf?: (message: Message) => number;
 }
 
 /** What is left of a target's byte room (`max-length-bytes`) this pass; movers take from it before each publish. */
@@ -72,6 +75,8 @@ export interface MoveResult {
   error?: string;
   /** The wait in staging of the moved messages that carried the router's stamp (lib/staging/staged-at.ts). */
   wait?: WaitFigures;
+  /** With `MoveRequest.workOf`: the work of the messages moved. */
+  work?: number;
 }
 
 /** A move and whether it left its channel pair clean for the next move (see moveOn). */

@@ -38,6 +38,7 @@ export async function pump(pair: ChannelPair, request: MoveRequest, now: () => n
   let requeued = 0;
   let parked = 0;
   let unconfirmed = 0;
+  let work = 0;
   /** The waits in staging of the messages moved, measured when each was delivered. */
   const waitsMs: number[] = [];
   /** Publishes whose outcome has not come (a parked one may still wait for its queue's declare). */
@@ -109,6 +110,7 @@ export async function pump(pair: ChannelPair, request: MoveRequest, now: () => n
       if (park) parked++;
       else {
         moved++;
+        if (request.workOf) work += request.workOf(message);
         if (waitMs !== undefined) waitsMs.push(waitMs);
       }
       if (ended) settle(() => consumer.ack(message));
@@ -188,6 +190,7 @@ export async function pump(pair: ChannelPair, request: MoveRequest, now: () => n
   const result: MoveResult = { moved, requeued, parked, stopReason: stopReason! };
   if (stopError !== undefined) result.error = stopError;
   if (unconfirmed > 0) result.unconfirmed = unconfirmed;
+  if (request.workOf) result.work = work;
   const clean =
     cleanStops.includes(result.stopReason) && unconfirmed === 0 && cancelDone && !cancelFailed && !confirms.closed;
   return { result: withWaits(result, waitsMs, request), reusable: clean };

@@ -1,6 +1,7 @@
 import type { QueueInfo } from '../../rabbitmq/management';
 import { effectiveLengthLimits, type LengthLimits, type QueuePolicies } from '../../rabbitmq/queue-policies';
 import { type CapacityInput, targetCapacity } from './capacity';
+import type { FairBy } from './fair-by';
 import { type PlannerMode, type PlanQueue, planShares } from './planner';
 import {
   backlogPriority,
@@ -29,7 +30,7 @@ export interface TargetSettings {
 export interface TargetPlanSettings {
   planner: PlannerMode;
   /** What tenants' shares are equal in (`tenant` planner); absent, messages. */
-  fairBy?: 'messages' | 'bytes';
+  fairBy?: FairBy;
   /** The max length of a target without `x-max-length` or a configured one. */
   defaultMaxLength: number;
   targets: Readonly<Record<string, TargetSettings>>;
@@ -62,8 +63,10 @@ export interface TargetMeasurement {
   rotationCursor?: string;
   /** Per tenant, where the rotation among its staging queues stands (`tenant` planner). */
   innerCursors?: Readonly<Record<string, string>>;
-  /** Per tenant, the work it is owed by rounding (`tenant` planner, fair by bytes). */
+  /** Per tenant, the work it is owed (`tenant` planner, fair by work). */
   deficits?: Readonly<Record<string, number>>;
+  /** Per tenant, the declared cost of a message learned so far (fair by a declared cost). */
+  costs?: Readonly<Record<string, number>>;
   /** Body bytes of a message per staging queue, on average as listed (fair by bytes); absent when unknown. */
   queueBytes?: Readonly<Record<string, number>>;
   /** The length kept this pass: the target's buffer, or its `tunedLength` (mode apply). */
@@ -98,7 +101,7 @@ export interface TargetShares {
   rotationCursor?: string;
   /** Per tenant, the rotation among its queues to store (`tenant` planner). */
   innerCursors?: Record<string, string>;
-  /** Per tenant, the work it is owed to store (`tenant` planner, fair by bytes). */
+  /** Per tenant, the work it is owed to store (`tenant` planner, fair by work), before the moves are charged. */
   deficits?: Record<string, number>;
 }
 
@@ -118,6 +121,10 @@ export interface PlannedShare {
 }
 
 export type TargetPlan = SkipMissingTarget | TargetShares;
+
+/** Shares are equal in work (bytes or a declared cost), not in messages: deficits are carried. */
+export const byWork = (settings: Pick<TargetPlanSettings, 'fairBy'>): boolean =>
+  settings.fairBy !== undefined && settings.fairBy.unit !== 'messages';
 
 /** What to do with one target this pass, from what was measured. Pure. */
 export function planTarget(
@@ -166,7 +173,7 @@ export function planTarget(
     mode: settings.planner,
     rotationCursor: measured.rotationCursor,
     ...(measured.innerCursors ? { innerCursors: measured.innerCursors } : {}),
-    ...(settings.fairBy === 'bytes' ? { fairBy: 'work', deficits: measured.deficits ?? {} } : {}),
+    ...(byWork(settings) ? { fairBy: 'work', deficits: measured.deficits ?? {} } : {}),
   });
   const carried = { innerCursors: shares.innerCursors, deficits: shares.deficits };
   if (backlog) {

@@ -1,4 +1,5 @@
 import { DISCRIMINATOR_SEPARATOR, parseStagingQueueName, STAGING_SEPARATOR } from '../../staging/staging-names';
+import type { FairBy } from './fair-by';
 import type { PlannerMode } from './planner';
 import type { QueueWeight } from './weights';
 
@@ -16,17 +17,19 @@ export function tenantKey(queueName: string): string {
 
 interface Sizes {
   planner: PlannerMode;
-  fairBy?: 'messages' | 'bytes';
+  fairBy?: FairBy;
   /** Body bytes of a message per staging queue, as listed. */
   queueBytes?: Readonly<Record<string, number>>;
   /** Body bytes of a message over the target's staging queues, as listed (0 when unknown). */
   stagedMessageBytes: number;
+  /** Declared cost: per tenant, the cost of a message learned from those moved (planning/work-charge.ts). */
+  costs?: Readonly<Record<string, number>>;
 }
 
 /**
  * The non-empty staging queues as the planner takes them: each with its tenant, its weight for the
  * planner (`tenant`: within its tenant, 0 when the tenant weighs 0; else its own), its tenant's
- * weight, its cost when fair by bytes, and `backlog`: what its tenant's served queues hold on the
+ * weight, its cost when fair by work (bytes or declared), and `backlog`: what its tenant's served queues hold on the
  * target, so that quiet is a tenant's property, not a queue's. Pure.
  */
 export function stagedQueues(
@@ -35,7 +38,7 @@ export function stagedQueues(
   weight: (queue: string) => QueueWeight,
 ) {
   const tenantMode = sizes.planner === 'tenant';
-  const cost = sizes.fairBy === 'bytes' ? bytesOf(sizes) : undefined;
+  const cost = costOf(sizes);
   const queues = staging
     .filter((q) => q.depth > 0)
     .map((q) => {
@@ -51,6 +54,26 @@ export function stagedQueues(
   const backlogs = new Map<string, number>();
   for (const q of queues) if (q.weight > 0) backlogs.set(q.tenant, (backlogs.get(q.tenant) ?? 0) + q.depth);
   return queues.map((q) => ({ ...q, backlog: backlogs.get(q.tenant) ?? q.depth }));
+}
+
+/** Each queue's work per message in the fair-by unit; undefined when shares are by messages. */
+function costOf(sizes: Sizes): ((queue: string) => number) | undefined {
+  if (sizes.fairBy?.unit === 'bytes') return bytesOf(sizes);
+  if (sizes.fairBy?.unit === 'declared') return declaredOf(sizes.costs ?? {}, sizes.fairBy.missing);
+  return undefined;
+}
+
+/**
+ * A queue's declared cost: its tenant's as learned, else the mean of the costs learned on the
+ * target (a new tenant is taken for an average one until its first moves), else `missing`.
+ */
+function declaredOf(costs: Readonly<Record<string, number>>, missing: number): (queue: string) => number {
+  const known = Object.values(costs);
+  const fallback = known.length > 0 ? known.reduce((a, b) => a + b, 0) / known.length : missing;
+  return (queue) => {
+    const tenant = tenantKey(queue);
+    return Object.hasOwn(costs, tenant) ? costs[tenant]! : fallback;
+  };
 }
 
 /**

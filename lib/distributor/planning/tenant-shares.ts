@@ -21,6 +21,12 @@ interface Tenant {
 /** A tenant may be owed or advanced at most this many of its messages' work (the rounding's carry). */
 const DEFICIT_BOUND_MESSAGES = 2;
 
+/** A deficit as carried: within ± DEFICIT_BOUND_MESSAGES messages of `cost`, to 3 decimals. */
+export function boundedDeficit(deficit: number, cost: number): number {
+  const bound = DEFICIT_BOUND_MESSAGES * cost;
+  return Math.round(Math.max(-bound, Math.min(bound, deficit)) * 1000) / 1000;
+}
+
 /**
  * Two-level shares (docs/distributor.md "Plan"): the capacity is water-filled among tenants (by
  * their weights; remainder units rotate after `rotationCursor`), then each tenant's part among its
@@ -133,8 +139,7 @@ function carriedDeficits(
     if (part >= tenant.depth || !entitled.has(tenant.name)) continue;
     const got = tenant.served.reduce((n, q) => n + (shares.get(q.name) ?? 0) * costOf(q), 0);
     const before = Object.hasOwn(deficits, tenant.name) ? deficits[tenant.name]! : 0;
-    const bound = DEFICIT_BOUND_MESSAGES * tenant.cost;
-    const next = Math.round(Math.max(-bound, Math.min(bound, before + entitled.get(tenant.name)! - got)) * 1000) / 1000;
+    const next = boundedDeficit(before + entitled.get(tenant.name)! - got, tenant.cost);
     if (next !== 0) carried[tenant.name] = next;
   }
   return carried;

@@ -10,8 +10,10 @@ export interface RotationState {
   cursor?: string;
   /** Per tenant, the last of its queues that got a remainder unit of its part. */
   innerCursors?: Record<string, string>;
-  /** Per backlogged tenant, the work rounding owes it (fair by bytes). */
+  /** Per backlogged tenant, the work it is owed (fair by work: planning/work-charge.ts). */
   deficits?: Record<string, number>;
+  /** Per tenant, the declared cost of a message learned from those moved (fair by a declared cost). */
+  costs?: Record<string, number>;
 }
 
 /** Where a target's rotation of remainder units stands. */
@@ -34,23 +36,30 @@ const rotationItem = z.object({
   cursor: z.string().optional(),
   innerCursors: z.record(z.string(), z.string()).optional(),
   deficits: z.record(z.string(), z.number()).optional(),
+  costs: z.record(z.string(), z.number().positive()).optional(),
   version: z.number().int().min(0),
 });
 
 /** The rotation as the planner takes it (TargetMeasurement). */
-export const rotationToPlan = ({ cursor, innerCursors, deficits }: RotationState) => ({
+export const rotationToPlan = ({ cursor, innerCursors, deficits, costs }: RotationState) => ({
   ...(cursor === undefined ? {} : { rotationCursor: cursor }),
   ...(innerCursors ? { innerCursors } : {}),
   ...(deficits ? { deficits } : {}),
+  ...(costs ? { costs } : {}),
 });
 
 /**
  * The rotation a plan leaves to store, or undefined when it is what was read (no write: the stored
  * one is what the next pass reads): the
- * plan's cursor when it moved it, else the read one; its inner cursors and deficits as they are.
+ * plan's cursor when it moved it, else the read one; its inner cursors, deficits and costs as they are.
  */
 export function rotationToStore(
-  plan: { rotationCursor?: string; innerCursors?: Record<string, string>; deficits?: Record<string, number> },
+  plan: {
+    rotationCursor?: string;
+    innerCursors?: Record<string, string>;
+    deficits?: Record<string, number>;
+    costs?: Record<string, number>;
+  },
   read: RotationState,
 ): RotationState | undefined {
   const cursor = plan.rotationCursor ?? read.cursor;
@@ -58,11 +67,13 @@ export function rotationToStore(
     ...(cursor === undefined ? {} : { cursor }),
     ...(plan.innerCursors ? { innerCursors: plan.innerCursors } : {}),
     ...(plan.deficits ? { deficits: plan.deficits } : {}),
+    ...(plan.costs ? { costs: plan.costs } : {}),
   };
   const same =
     next.cursor === read.cursor &&
     sameRecord(next.innerCursors, read.innerCursors) &&
-    sameRecord(next.deficits, read.deficits);
+    sameRecord(next.deficits, read.deficits) &&
+    sameRecord(next.costs, read.costs);
   return same ? undefined : next;
 }
 

@@ -16,6 +16,8 @@ export interface TargetWaits {
   at: number;
   /** The longest first, at most STORED_WAITS_PER_TARGET. */
   queues: StagingWait[];
+  /** The tenants holding the most in staging then, the most first (waits.ts `noisyTenants`); absent when none was staged. */
+  backlog?: { tenant: string; staged: number }[];
 }
 
 /** The last measured waits per target, for `fairway tenants`. */
@@ -36,7 +38,12 @@ const waitShape = z.object({
   p50Ms: z.number().min(0),
   measured: z.number().int().min(1),
 });
-const itemShape = z.object({ target: z.string(), at: z.number(), queues: z.array(waitShape) });
+const itemShape = z.object({
+  target: z.string(),
+  at: z.number(),
+  queues: z.array(waitShape),
+  backlog: z.array(z.object({ tenant: z.string(), staged: z.number().int().min(0) })).optional(),
+});
 
 /**
  * WaitStore in the distributor's state table: one item per target (`staging-waits#<target>`),
@@ -49,11 +56,10 @@ export class DynamoWaitStore implements WaitStore {
     private readonly table: string,
   ) {}
 
-  async record({ target, at, queues }: TargetWaits): Promise<void> {
+  async record({ target, at, queues, backlog }: TargetWaits): Promise<void> {
     const kept = queues.slice(0, STORED_WAITS_PER_TARGET);
-    await this.doc.send(
-      new PutCommand({ TableName: this.table, Item: { pk: `${PREFIX}${target}`, target, at, queues: kept } }),
-    );
+    const item = { pk: `${PREFIX}${target}`, target, at, queues: kept, ...(backlog ? { backlog } : {}) };
+    await this.doc.send(new PutCommand({ TableName: this.table, Item: item }));
   }
 
   async readAll(): Promise<TargetWaits[]> {

@@ -1,4 +1,5 @@
 import { weighsZero } from '../../../lib/distributor/planning/tenant-controls';
+import { NOISY_TENANTS_PER_TARGET } from '../../../lib/distributor/waits';
 import { commandEnv } from '../../ops/deployment-env';
 import { cliDocumentClient } from '../../ops/dynamo';
 import {
@@ -12,7 +13,7 @@ import {
   targetsOf,
 } from '../../ops/tenant-controls';
 import { isSeen, readSeenTenants, readStagingQueues } from '../../ops/tenant-seen';
-import { listStagingWaits } from '../../ops/tenant-waits';
+import { readStagingWaits } from '../../ops/tenant-waits';
 import { listTenants, loadTenantSettings, resetTenant } from '../../ops/tenants';
 import { type Command, type CommandInput, type CommandResult, STAGE_USAGE, UsageError } from '../command';
 
@@ -65,11 +66,12 @@ async function list({ options, env }: CommandInput): Promise<CommandResult> {
     const tenants = await listTenants(doc, settings.table, settings.rules);
     // The controls and the waits live in the distributor's table; without DISTRIBUTOR_TABLE the counters still show.
     const distributorTable = env.DISTRIBUTOR_TABLE ? loadControlSettings(env).DISTRIBUTOR_TABLE : undefined;
-    const [controls, waits] = distributorTable
-      ? await Promise.all([listControls(doc, distributorTable), listStagingWaits(doc, distributorTable)])
+    const [controls, recorded] = distributorTable
+      ? await Promise.all([listControls(doc, distributorTable), readStagingWaits(doc, distributorTable)])
       : [];
+    const { waits, noisy } = recorded ?? {};
     return {
-      data: { tenants, ...(controls ? { controls } : {}), ...(waits ? { waits } : {}) },
+      data: { tenants, ...(controls ? { controls } : {}), ...(recorded ? { waits, noisy } : {}) },
       tables: [
         {
           title: `Tenants (${tenants.length})`,
@@ -99,6 +101,15 @@ async function list({ options, env }: CommandInput): Promise<CommandResult> {
                   'measured at': w.measuredAt,
                 })),
                 empty: 'none measured yet (messages routed before the staged-at stamp have no wait)',
+              },
+            ]
+          : []),
+        ...(noisy
+          ? [
+              {
+                title: `Noisiest tenants (messages staged over all their workflows, each target's top ${NOISY_TENANTS_PER_TARGET})`,
+                rows: noisy.map((n) => ({ target: n.target, tenant: n.tenant, staged: n.staged, 'seen at': n.seenAt })),
+                empty: 'none recorded yet (recorded with the waits)',
               },
             ]
           : []),

@@ -85,8 +85,17 @@ describe('operator CLI against dynalite and RabbitMQ', () => {
           { queue: 'scan»/slow/ocr', maxMs: 42_000, p50Ms: 30_000, measured: 5 },
           { queue: 'scan»/quick', maxMs: 300, p50Ms: 100, measured: 2 },
         ],
+        backlog: [
+          { tenant: 'slow', staged: 1200 },
+          { tenant: 'quick', staged: 4 },
+        ],
       });
-      const { waits } = await fairwayJson<{ waits: any[] }>(env, 'tenants');
+      const { waits, noisy } = await fairwayJson<{ waits: any[]; noisy: any[] }>(env, 'tenants');
+      // Who is noisy, named (issue 37, item 4).
+      expect(noisy.map((n) => [n.target, n.tenant, n.staged])).toEqual([
+        ['scan', 'slow', 1200],
+        ['scan', 'quick', 4],
+      ]);
       expect(waits.map((w) => [w.tenant, w.workflow, w.target, w.waitSeconds, w.measured])).toEqual([
         ['slow', 'ocr', 'scan', 42, 5],
         ['quick', undefined, 'scan', 0.3, 2],
@@ -94,6 +103,8 @@ describe('operator CLI against dynalite and RabbitMQ', () => {
       const { stdout } = await fairway(env, 'tenants');
       expect(stdout).toMatch(/^tenant\s+workflow\s+target\s+wait \(s\)\s+p50 \(s\)\s+measured\s+measured at$/m);
       expect(stdout).toMatch(/^slow\s+ocr\s+scan\s+42\s+30\s+5\s+2026-01-01T00:00:00.000Z$/m);
+      expect(stdout).toMatch(/^Noisiest tenants/m);
+      expect(stdout).toMatch(/^scan\s+slow\s+1200\s+2026-01-01T00:00:00.000Z$/m);
     });
   });
 

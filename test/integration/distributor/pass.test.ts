@@ -107,6 +107,44 @@ describe('distribution pass (real RabbitMQ, dynalite)', () => {
   );
 
   scenario(
+    'fair by a declared cost: A’s messages declare 10, B’s 1; the costs are learned from the moves and each pass moves equal work',
+    async (f) => {
+      await f.declare('declared', { 'x-max-length': 11 });
+      await f.record('declared', ['declared»/A/w', 'declared»/B/w']);
+      for (const [queue, cost] of [
+        ['declared»/A/w', 10],
+        ['declared»/B/w', 1],
+      ] as const) {
+        await f.declare(queue);
+        await f.withChannel(async (channel) => {
+          for (let i = 0; i < 200; i++) {
+            channel.sendToQueue(queue, Buffer.from('{}'), { persistent: true, headers: { 'x-cost': cost } });
+          }
+          await channel.waitForConfirms();
+        });
+      }
+      await f.listed(['declared»/A/w', 'declared»/B/w']);
+      const distributor = f.distributor({ DISTRIBUTOR_FAIR_BY: 'header:x-cost' });
+      const work = { A: 0, B: 0 };
+      for (let pass = 0; pass < 8; pass++) {
+        const moved = byQueue((await distributor.runPass(60_000)).targets[0]);
+        await f.drain('declared');
+        // The first pass knows no cost (each tenant counts as an average one); the next know both.
+        if (pass === 0) continue;
+        work.A += (moved['declared»/A/w'] ?? 0) * 10;
+        work.B += moved['declared»/B/w'] ?? 0;
+      }
+      // The first pass's advance to A is paid back within the deficit bound (2 of A's messages).
+      expect(Math.abs(work.A - work.B)).toBeLessThanOrEqual(20);
+      expect((work.A + work.B) ** 2 / (2 * (work.A ** 2 + work.B ** 2))).toBeGreaterThanOrEqual(0.95);
+      const { Item } = await f.dynamo.doc.send(
+        new GetCommand({ TableName: STATE_TABLE, Key: { pk: 'rotation#declared' }, ConsistentRead: true }),
+      );
+      expect(Item?.costs).toEqual({ 'declared»/A': 10, 'declared»/B': 1 });
+    },
+  );
+
+  scenario(
     'the reference planner is selectable, for comparison: room 300 over depths 1, 5 and 1000 → 1, 5 and 100',
     async (f) => {
       await f.stage('ref', { 'x-max-length': 300 }, { 'ref»/a': 1, 'ref»/b': 5, 'ref»/c': 1000 });

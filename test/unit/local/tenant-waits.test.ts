@@ -1,4 +1,4 @@
-import { waitRows } from '../../../local/ops/tenant-waits';
+import { noisyRows, waitRows } from '../../../local/ops/tenant-waits';
 
 describe('waitRows (fairway tenants: the waits the distributor last measured)', () => {
   it('one row per staging queue, its tenant and workflow from the name, the longest first, in seconds', () => {
@@ -48,5 +48,28 @@ describe('waitRows (fairway tenants: the waits the distributor last measured)', 
 
   it('nothing stored: no rows', () => {
     expect(waitRows([])).toEqual([]);
+  });
+});
+
+describe('noisyRows (fairway tenants: each target’s noisiest tenants as last recorded)', () => {
+  it('one row per tenant and target, the most staged first over every target; a record without them adds none', () => {
+    const rows = noisyRows([
+      {
+        target: 'scan',
+        at: Date.UTC(2026, 0, 1),
+        queues: [],
+        backlog: [
+          { tenant: 'bulk', staged: 900 },
+          { tenant: 'b', staged: 3 },
+        ],
+      },
+      { target: 'index', at: Date.UTC(2026, 0, 2), queues: [], backlog: [{ tenant: 'bulk', staged: 20_000 }] },
+      { target: 'quiet', at: Date.UTC(2026, 0, 2), queues: [] },
+    ]);
+    expect(rows).toEqual([
+      { target: 'index', tenant: 'bulk', staged: 20_000, seenAt: '2026-01-02T00:00:00.000Z' },
+      { target: 'scan', tenant: 'bulk', staged: 900, seenAt: '2026-01-01T00:00:00.000Z' },
+      { target: 'scan', tenant: 'b', staged: 3, seenAt: '2026-01-01T00:00:00.000Z' },
+    ]);
   });
 });

@@ -151,6 +151,11 @@ describe('staging waits measured at move time (real RabbitMQ)', () => {
       ['pw»/a', waitOf('pw»/a').maxMs, 3],
       ['pw»/b', waitOf('pw»/b').maxMs, 1],
     ]);
+    // With who held the most in staging when the pass measured the target (issue 37, item 4).
+    expect(kept!.backlog).toEqual([
+      { tenant: 'a', staged: 3 },
+      { tenant: 'b', staged: 1 },
+    ]);
   });
 
   scenario('a wait record that cannot be written is a warning; the target is distributed all the same', async (p) => {

@@ -1,4 +1,5 @@
 import { loadDistributorConfig } from '../../../../lib/distributor/config';
+import { fairByOf } from '../../../../lib/distributor/planning/fair-by';
 import { planTarget, type TargetShares } from '../../../../lib/distributor/planning/target-plan';
 import { controlledWeights } from '../../../../lib/distributor/planning/tenant-controls';
 import { configuredWeights, levelWeightsOf, weighingOf } from '../../../../lib/distributor/planning/weights';
@@ -116,9 +117,19 @@ describe('DISTRIBUTOR_PLANNER and DISTRIBUTOR_FAIR_BY', () => {
     });
   });
   it.each([
+    ['bytes', { unit: 'bytes' }],
+    ['header:x-cost', { unit: 'declared', header: 'x-cost', missing: 1 }],
+    ['header:x-work-ms=250', { unit: 'declared', header: 'x-work-ms', missing: 250 }],
+  ])('DISTRIBUTOR_FAIR_BY=%s reads as %j', (text, fairBy) => {
+    expect(fairByOf(loadDistributorConfig({ ...env, DISTRIBUTOR_FAIR_BY: text }).DISTRIBUTOR_FAIR_BY)).toEqual(fairBy);
+  });
+  it.each([
     [{ DISTRIBUTOR_PLANNER: 'fair' }, /DISTRIBUTOR_PLANNER.*fair was replaced by tenant .* and queue/],
     [{ DISTRIBUTOR_PLANNER: 'tenants' }, /DISTRIBUTOR_PLANNER.*must be one of tenant, queue, reference/],
-    [{ DISTRIBUTOR_FAIR_BY: 'cost' }, /DISTRIBUTOR_FAIR_BY.*must be one of messages, bytes/],
+    [{ DISTRIBUTOR_FAIR_BY: 'cost' }, /DISTRIBUTOR_FAIR_BY.*must be messages, bytes, or header:<name>/],
+    [{ DISTRIBUTOR_FAIR_BY: 'header:' }, /DISTRIBUTOR_FAIR_BY.*must be messages, bytes, or header:<name>/],
+    [{ DISTRIBUTOR_FAIR_BY: 'header:x-cost=0' }, /DISTRIBUTOR_FAIR_BY.*the cost after "=" must be a positive number/],
+    [{ DISTRIBUTOR_FAIR_BY: 'header:x-cost=ten' }, /DISTRIBUTOR_FAIR_BY.*the cost after "=" must be a positive number/],
   ])('%j is refused at cold start', (extra, message) => {
     expect(() => loadDistributorConfig({ ...env, ...extra })).toThrow(message);
   });
