@@ -128,11 +128,7 @@ export const distributorSettingsSchema = z.object({
    * body size, as the staging queues' listed average; planning/tenant-shares.ts).
    */
   DISTRIBUTOR_FAIR_BY: choice(['messages', 'bytes'] as const, 'messages'),
-  /**
-   * `keep`: a moved message keeps the router's priority (SPEC §1). `backlog`: on a target with
-   * `x-max-priority`, its priority comes from its staging queue's backlog, and quiet queues may fill the reserve.
-   */
-  DISTRIBUTOR_MOVE_PRIORITY: choice(['keep', 'backlog'] as const, 'keep'),
+  ...quietFirstEnv(),
   DISTRIBUTOR_DEFAULT_MAX_LENGTH: setting.int(1000, 0),
   /**
    * The target buffer (docs/distributor.md "Target buffer"): a target's ready messages are kept at
@@ -209,6 +205,19 @@ export const DISTRIBUTOR_TUNING = {
 export type DistributorTuning = typeof DISTRIBUTOR_TUNING;
 
 export type DistributorConfig = z.infer<typeof distributorConfigSchema> & { readonly tuning: DistributorTuning };
+
+// Quiet tenants first (docs/distributor.md): its setting, and its translation for the planner.
+
+/** Declared as a function so that this block stays apart; the schema calls it once, when it is built. */
+function quietFirstEnv() {
+  return {
+    /**
+     * `keep`: a moved message keeps the router's priority (SPEC §1). `backlog`: on a target with
+     * `x-max-priority`, its priority comes from its staging queue's backlog, and quiet queues may fill the reserve.
+     */
+    DISTRIBUTOR_MOVE_PRIORITY: choice(['keep', 'backlog'] as const, 'keep'),
+  };
+}
 
 /** Quiet tenants first's settings as the planner reads them (planning/quiet-first.ts QuietFirstSettings). */
 export const quietFirstSettingsOf = (config: DistributorConfig) => ({
