@@ -15,7 +15,7 @@ export const REMOVED_VARIABLES: Readonly<Record<string, string>> = {
   PUBLISH_CONFIRM_TIMEOUT_MS: 'the router now waits a fixed 10 s (a third of its timeout) for confirms',
   STAGING_TOUCH_SECONDS: "a router now touches a staging queue's record at most every 10 minutes (fixed)",
   DISTRIBUTOR_REAP_AFTER_SECONDS:
-    'an empty staging queue untouched for a fixed hour is reaped; unset STAGING_TABLE to reap nothing',
+    'an empty, unused staging queue untouched for a fixed hour is reaped (0, never, is no longer offered)',
   DISTRIBUTOR_REQUEST_GRACE_MS: 'a requested pass not started within a fixed 10 s is asked for again',
   DIRECT_ROUTING_MAX_DEPTH: "direct routing's windows are now fixed (depth 20); DIRECT_ROUTING alone turns it on",
   DIRECT_ROUTING_GRANT_SECONDS: "direct routing's windows are now fixed (a grant lasts 5 minutes)",
