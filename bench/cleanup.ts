@@ -1,3 +1,5 @@
+import { engineTuning } from '../lib/cleanup/config';
+import { JOB_TUNING } from '../lib/cleanup/jobs/config';
 import type { Benchmark } from './lib/benchmark';
 import { type DeployedCleanup, deployedCleanup, describeOwn } from './lib/cleanup-deployed';
 import { type Registry, withRegistry } from './lib/cleanup-registry';
@@ -118,9 +120,10 @@ async function replayTables(
   const largestByJob = [big, ...others].map((r) => all.filter((o) => o.job === r.job).reduce(larger));
   const largest = largestByJob.reduce(larger);
 
-  const schedule = (d: DeployedCleanup) => `${d.rate}, ${describeOwn(d)}`;
+  const schedule = (d: DeployedCleanup) => [d.rate, describeOwn(d)].filter((part) => part !== '').join(', ');
   const { env } = deployed.timebased;
-  const engine = `time budget ${env.CLEANUP_TIME_BUDGET_SECONDS} s, ${env.CLEANUP_STEPS_PER_INVOCATION} step(s) per invocation`;
+  const fixed = engineTuning(Number(env.CLEANUP_FUNCTION_TIMEOUT_SECONDS));
+  const engine = `time budget ${fixed.timeBudgetMs / 1000} s, ${fixed.stepsPerInvocation} step(s) per invocation`;
   const perMillion = (r: Replay): Row => {
     const m = 1e6 / r.deleted;
     return {
@@ -198,7 +201,7 @@ async function throughputTables(
   deployed: DeployedCleanup,
   progress: (line: string) => void,
 ): Promise<Section & { goal: Goal }> {
-  const defaultBatch = Number(deployed.env.CLEANUP_TIMEBASED_BATCH_SIZE);
+  const defaultBatch = JOB_TUNING.timebasedBatchSize;
   const fresh = (work: (db: Registry) => Promise<number>) => () => withRegistry({ documents: flags.documents }, work);
   const rows: Row[] = [];
   let ratios: number[] = [];

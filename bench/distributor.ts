@@ -37,8 +37,12 @@ export const distributorBench: Benchmark<Flags> = {
   flags: {
     messages: { quick: 30_000, tiny: 300, help: 'messages moved per run, spread evenly over the staging queues' },
     queues: { quick: 20, tiny: 3, help: 'staging queues of the one target' },
-    prefetch: { quick: 500, tiny: 50, help: 'prefetch of every consumer, Fairway (DISTRIBUTOR_MAX_PREFETCH) and raw' },
-    concurrency: { quick: 4, tiny: 2, help: 'staging queues moved at once (DISTRIBUTOR_MOVE_CONCURRENCY)' },
+    prefetch: {
+      quick: 500,
+      tiny: 50,
+      help: 'prefetch of every consumer, Fairway (its fixed maxPrefetch, 500) and raw',
+    },
+    concurrency: { quick: 4, tiny: 2, help: 'staging queues moved at once (the fixed moveConcurrency, 16)' },
     rounds: {
       quick: 5,
       tiny: 2,
@@ -57,14 +61,17 @@ export const distributorBench: Benchmark<Flags> = {
     const dynamo = await startBenchDynamo(flags.delay);
     const model = await connect(vhost.amqpUrl, { noDelay: true });
     const distributor = benchDistributor(
-      benchDistributorConfig(vhost, dynamo.endpoint, {
-        DISTRIBUTOR_DEFAULT_MAX_LENGTH: String(messages),
-        DISTRIBUTOR_MAX_PREFETCH: String(flags.prefetch),
-        DISTRIBUTOR_MOVE_CONCURRENCY: String(flags.concurrency),
-        // A pass's moving cost against the raw pump: the whole backlog in one pass, as on a
-        // throughput-only target (the target buffer would keep it at a drain that no worker makes here).
-        DISTRIBUTOR_BUFFER_HORIZON_MS: '0',
-      }),
+      benchDistributorConfig(
+        vhost,
+        dynamo.endpoint,
+        {
+          DISTRIBUTOR_DEFAULT_MAX_LENGTH: String(messages),
+          // A pass's moving cost against the raw pump: the whole backlog in one pass, as on a
+          // throughput-only target (the target buffer would keep it at a drain that no worker makes here).
+          DISTRIBUTOR_BUFFER_HORIZON_MS: '0',
+        },
+        { maxPrefetch: flags.prefetch, moveConcurrency: flags.concurrency },
+      ),
       progress,
     );
     try {

@@ -830,7 +830,7 @@ async function busyFleet(stack: Stack, flags: Record<Flags, number>, progress: (
                   'duration (s), mean': e.durationMs / e.executions / 1000,
                 })),
           notes: [
-            'idle: nothing due within DISTRIBUTOR_WAIT_BOUND_MS; no-slot: every slot held; successor: near its time limit. ' +
+            'idle: nothing due within the wait bound (6 s); no-slot: every slot held; successor: near its time limit. ' +
               'An execution running when the window ends is not counted.',
           ],
         } satisfies Table,

@@ -233,7 +233,7 @@ export const latencyBench: Benchmark<Flags> = {
           title: 'Cost: invocations and DynamoDB requests per minute (the router counts its tenant counters too)',
           rows: costRows,
           notes: [
-            '"busy s/min" is the distributor\'s Lambda time (an execution waits inside its invocation for a target due within DISTRIBUTOR_WAIT_BOUND_MS).',
+            '"busy s/min" is the distributor\'s Lambda time (an execution waits inside its invocation for a target due within its wait bound, 6 s).',
           ],
         },
       ];

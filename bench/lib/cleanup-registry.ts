@@ -5,7 +5,7 @@ import type { DocumentPort } from '../../lib/cleanup/engine/stack-store';
 import type { CleanupJobName } from '../../lib/cleanup/jobs';
 import { createStepRunner } from '../../lib/cleanup/step-runner';
 import type { Env } from '../../lib/platform/config/env';
-import { cleanupJob, loadStepSettings } from '../../lib/wiring/cleanup';
+import { type CleanupTuning, cleanupJob, loadStepSettings } from '../../lib/wiring/cleanup';
 import { DEFAULT_DOCUMENT_TYPES, generateRegistry } from '../../test/harness/cleanup-registry';
 import { createBenchSchema } from './services';
 
@@ -78,15 +78,23 @@ export interface Stepper {
  * deletions into a counter. Fails on a step that failed: a bench figure from a job that errs
  * would say nothing.
  */
-export function stepper(job: CleanupJobName, { pool }: Registry, doc: DocumentPort, env: Env, clock: () => number) {
+export function stepper(
+  job: CleanupJobName,
+  { pool }: Registry,
+  doc: DocumentPort,
+  env: Env,
+  clock: () => number,
+  tuning: Partial<CleanupTuning> = {},
+) {
   let deleted = 0;
   const definition = cleanupJob(
     job,
     env,
     { nxrg: pool, openxds: pool },
     { deleted: (e) => (deleted += e.documentIds.length), dropped: () => undefined },
+    tuning,
   );
-  const runSteps = createStepRunner(definition, loadStepSettings(env), {
+  const runSteps = createStepRunner(definition, loadStepSettings(env, tuning), {
     doc,
     clock,
     random: seededRandom(1),

@@ -1,6 +1,7 @@
 import { paginateScan } from '@aws-sdk/lib-dynamodb';
 import type { Pool } from 'pg';
 import type { CleanupJobName } from '../../lib/cleanup/jobs';
+import { JOB_TUNING } from '../../lib/cleanup/jobs/config';
 import { REPOSITORY_JOB } from '../../lib/cleanup/jobs/repository';
 import { STATUS90_JOB } from '../../lib/cleanup/jobs/status90';
 import { TIMEBASED_JOB } from '../../lib/cleanup/jobs/timebased';
@@ -135,7 +136,7 @@ export function timebasedReplay(deployed: DeployedCleanup, retentionDays: number
 
 /** registry-status90-cleanup: eligible = the documents of citizens with status 90 (the deployed default). */
 export function status90Replay(deployed: DeployedCleanup): ReplaySpec {
-  const status = Number(deployed.env.NXRG_DECEASED_STATUS ?? 90);
+  const status = JOB_TUNING.deceasedStatus;
   const ofDeceased = (pool: Pool) =>
     count(pool, 'documents d JOIN citizens c ON c.cpr = d.citizen_id WHERE c.status = $1', [status]);
   return {

@@ -40,15 +40,13 @@ async function eligibleInJobOrder(pool: Pool): Promise<string[]> {
  */
 export async function stepRun(registry: Registry, deployed: Env, batch: number, delayMs: number): Promise<number> {
   const eligible = (await eligibleInJobOrder(registry.pool)).length;
-  const env = jobEnv(registry, deployed, {
-    ...retentionOf(HALF_RETENTION_DAYS),
-    CLEANUP_TIMEBASED_BATCH_SIZE: String(batch),
-  });
+  const env = jobEnv(registry, deployed, retentionOf(HALF_RETENTION_DAYS));
   const dynamo = await startBenchDynamo(delayMs);
   try {
     const start = performance.now();
     // The job's clock stands at NOW (retention cut-offs fixed) and runs in real time within a step, for the budget.
-    const s = stepper(TIMEBASED_JOB, registry, dynamo.doc, env, () => NOW.getTime() + (performance.now() - start));
+    const clock = () => NOW.getTime() + (performance.now() - start);
+    const s = stepper(TIMEBASED_JOB, registry, dynamo.doc, env, clock, { timebasedBatchSize: batch });
     for (let invocations = 0; s.deleted() < eligible; invocations++) {
       if (invocations >= MAX_INVOCATIONS)
         throw new Error(`${s.deleted()} of ${eligible} deleted after ${MAX_INVOCATIONS} invocations`);

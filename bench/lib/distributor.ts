@@ -1,24 +1,28 @@
-import { type DistributorConfig, loadDistributorConfig } from '../../lib/distributor/config';
+import { type DistributorConfig, type DistributorTuning, loadDistributorConfig } from '../../lib/distributor/config';
 import { createDistributorService, warningReport } from '../../lib/wiring/distributor';
 import type { BenchVhost } from './services';
 
 /** The deployed distributor's timeout (serverless.yml): what a pass gets as its remaining time. */
 export const DISTRIBUTOR_TIMEOUT_MS = 60_000;
 
-/** The distributor's configuration on a bench vhost and DynamoDB endpoint: the defaults but for `settings`. */
+/** The distributor's configuration on a bench vhost and DynamoDB endpoint: the defaults but for `settings` and `tuning`. */
 export function benchDistributorConfig(
   vhost: BenchVhost,
   dynamoEndpoint: string,
   settings: Record<string, string> = {},
+  tuning: Partial<DistributorTuning> = {},
 ): DistributorConfig {
-  return loadDistributorConfig({
-    AMQP_URL: vhost.amqpUrl,
-    RABBITMQ_MANAGEMENT_URL: vhost.managementUrl,
-    RABBITMQ_VHOST: vhost.vhost,
-    DISTRIBUTOR_TABLE: 'DistributorStateTable',
-    DYNAMODB_ENDPOINT: dynamoEndpoint,
-    ...settings,
-  });
+  return loadDistributorConfig(
+    {
+      AMQP_URL: vhost.amqpUrl,
+      RABBITMQ_MANAGEMENT_URL: vhost.managementUrl,
+      RABBITMQ_VHOST: vhost.vhost,
+      DISTRIBUTOR_TABLE: 'DistributorStateTable',
+      DYNAMODB_ENDPOINT: dynamoEndpoint,
+      ...settings,
+    },
+    tuning,
+  );
 }
 
 /** The distributor's own service on a bench vhost and embedded DynamoDB; its warnings go to the progress lines. */

@@ -31,7 +31,6 @@ export const stackEnv = (broker: BenchVhost, dynamo: Pick<BenchDynamo, 'endpoint
   DYNAMODB_ENDPOINT: dynamo.endpoint,
   TENANT_TABLE: 'TenantCountersTable',
   DISTRIBUTOR_TABLE: 'DistributorStateTable',
-  DISTRIBUTOR_SAFETY_MARGIN_MS: '10000',
 });
 
 export interface Invocations {

@@ -165,7 +165,6 @@ export async function deployFleet(options: FleetOptions) {
   const distributorConfig = loadDistributorConfig({
     ...common,
     DYNAMODB_ENDPOINT: callerEndpoint(options.dynamoEndpoint, 'distributor'),
-    DISTRIBUTOR_SAFETY_MARGIN_MS: '10000', // as serverless.yml sets it
     ...distributorEnv,
   });
   const distributorService = createDistributorService(distributorConfig, warn, {

@@ -8,7 +8,7 @@ const { startableProblems } = require('./startable');
  *   like a URL with credentials, whatever its shape (credentials.js); a secret named other than by
  *   its ARN (the role's grant needs the ARN);
  * - a stage whose functions could not start: an empty required setting, subnets without security
- *   groups, a cleanup timeout beyond its lease or a time budget not below its schedule (startable.js);
+ *   groups, a cleanup function told another timeout than its own (startable.js);
  * - functions that hold an AMQP connection per container (those with AMQP_URL) whose reserved
  *   concurrencies add up to more than `custom.rabbitmqConnectionBudget`, or that have none;
  * - an SQS event source allowed more concurrent invocations than its function's reserved

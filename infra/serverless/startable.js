@@ -1,6 +1,5 @@
 const { readFileSync } = require('node:fs');
 const { join } = require('node:path');
-const { ratePeriodSeconds } = require('./schedule');
 
 /**
  * Refusals for a stage whose functions could not start or would break a guarantee once running:
@@ -49,34 +48,18 @@ function networkProblems({ subnetIds, securityGroupIds }) {
 }
 
 /**
- * A cleanup function's timeout within its lease (a step still running when its claim expires lets a
- * second step run the same operation), and its time budget below its schedule's interval (else
- * every schedule finds the last step still running and is throttled).
+ * A cleanup function checks its lease, time budget and database timeout against the timeout it is
+ * told (CLEANUP_FUNCTION_TIMEOUT_SECONDS, lib/cleanup/config.ts): it must be the function's own. The
+ * lease (timeout + 3 min) and the budget (at most 45 s, below any schedule's minute) follow from it.
  */
 function cleanupTimingProblems(functions) {
   const problems = [];
   for (const [name, fn] of Object.entries(functions)) {
     const env = fn.environment ?? {};
-    if (env.CLEANUP_LEASE_SECONDS === undefined) continue;
+    if (env.CLEANUP_FUNCTION_TIMEOUT_SECONDS === undefined) continue;
     const timeout = Number(fn.timeout);
-    const lease = Number(env.CLEANUP_LEASE_SECONDS);
-    const budget = Number(env.CLEANUP_TIME_BUDGET_SECONDS);
     if (Number(env.CLEANUP_FUNCTION_TIMEOUT_SECONDS) !== timeout)
       problems.push(`${name}: CLEANUP_FUNCTION_TIMEOUT_SECONDS must be the function's timeout (${timeout} s)`);
-    if (timeout > lease)
-      problems.push(
-        `${name}: its timeout (${timeout} s, cleanupTimeoutSeconds) is longer than its lease (${lease} s, cleanupLeaseSeconds): a step could outlive its claim and a second run the same operation`,
-      );
-    const rates = (fn.events ?? []).flatMap((event) =>
-      event.schedule ? [event.schedule.rate ?? event.schedule].flat() : [],
-    );
-    for (const rate of rates) {
-      const interval = ratePeriodSeconds(rate);
-      if (typeof interval === 'number' && !(budget < interval))
-        problems.push(
-          `${name}: its time budget (${budget} s, cleanupTimeBudgetSeconds) is not below its schedule's interval (${interval} s): every schedule would find the last step still running`,
-        );
-    }
   }
   return problems;
 }

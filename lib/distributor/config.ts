@@ -2,13 +2,13 @@ import { RE2JS } from 're2js';
 import { z } from 'zod';
 import { type Env, parseEnv, setting } from '../platform/config/env';
 import {
-  checkDirectRouting,
-  checkStagingLifecycle,
   checkVhostRule,
   directRoutingSettings,
   dynamoSettings,
   passRequestSettings,
+  REAP_AFTER_MS,
   rabbitSettings,
+  SHARED_TUNING,
   stagingLifecycleSettings,
 } from '../settings/common';
 import { fairByError } from './planning/fair-by';
@@ -100,15 +100,6 @@ const choice = <T extends readonly [string, ...string[]]>(values: T, fallback: T
     z.enum(values, { error: `must be one of ${values.join(', ')}` }).default(fallback as never),
   );
 
-/**
- * Staging waits (docs/distributor.md "Operating it"): a staging queue whose longest wait in a pass
- * passes this many seconds is logged as a warning and counted in StagingWaitsOverBound, which
- * infra/cloudwatch.yml alarms on. Apart from the pass settings: it changes no move, only what is reported.
- */
-const waitAlarmSettings = {
-  DISTRIBUTOR_WAIT_ALARM_SECONDS: setting.int(60, 1, 86_400),
-};
-
 /** The distributor's settings, each on its own (the queue view of the CLI uses them without AMQP). */
 export const distributorSettingsSchema = z.object({
   ...dynamoSettings,
@@ -159,8 +150,6 @@ export const distributorSettingsSchema = z.object({
   DISTRIBUTOR_BUFFER_HORIZON_MS: setting.int(250, 0, 60_000),
   DISTRIBUTOR_TARGETS: setting.json(targetSettings, {}),
   DISTRIBUTOR_WEIGHTS: setting.json(weightSettings, []),
-  /** A target whose free room is below this percentage of its max length is left alone this pass. */
-  DISTRIBUTOR_REFILL_THRESHOLD_PERCENT: setting.int(10, 0, 100),
   DISTRIBUTOR_MISSING_TARGET: choice(['skip', 'create'] as const, 'skip'),
   /**
    * Arguments of a target created for staging queues that have none, unless DISTRIBUTOR_TARGETS
@@ -169,42 +158,11 @@ export const distributorSettingsSchema = z.object({
    */
   DISTRIBUTOR_NEW_TARGET_ARGUMENTS: setting.json(queueArguments, { 'x-queue-type': 'classic', 'x-max-priority': 9 }),
   /**
-   * How many staging queues move at the same time within a pass. A mover of a one-message queue
-   * mostly waits on round trips, so many at once: 5,000 such queues at 1 ms took 15.2 s with 4,
-   * 9.0 s with 16 and no less with 32 (BENCHMARKS.md).
-   */
-  DISTRIBUTOR_MOVE_CONCURRENCY: setting.int(16, 1, 64),
-  /** Upper bound of a mover's prefetch (it is also never more than the queue's share). */
-  DISTRIBUTOR_MAX_PREFETCH: setting.int(500, 1, 65535),
-  /** The pass stops moving this long before the Lambda timeout. */
-  DISTRIBUTOR_SAFETY_MARGIN_MS: setting.int(10_000, 0),
-  /** A mover that received nothing for this long stops (its queue was drained by someone else). */
-  DISTRIBUTOR_IDLE_STOP_MS: setting.int(2_000, 50),
-  /** After a pass that moved messages and left some in staging, the next pass for the target starts this much later. */
-  DISTRIBUTOR_FOLLOW_UP_DELAY_MS: setting.int(1_000, 0, 30_000),
-  /** A follow-up after a pass that moved nothing waits twice as long as the last, up to this. */
-  DISTRIBUTOR_FOLLOW_UP_MAX_DELAY_MS: setting.int(20_000, 0, 30_000),
-  ...waitAlarmSettings,
-  /**
    * Distributor executions in flight at most (docs/distributor.md "Run model"): each serves every
    * target with work, so this does not grow with busy targets. The reserved concurrency is this + 1.
    * At most 10, the slots a router checks (MAX_SLOTS, lib/work-board/work-board.ts).
    */
   DISTRIBUTOR_MAX_EXECUTIONS: setting.int(2, 1, 10),
-  /**
-   * With nothing due now, an execution waits for a target due within this long and ends otherwise.
-   * With the default refill threshold (10 %) a target due later than 6 s holds at least a minute of
-   * work at its drain rate: the schedule reaches it in time.
-   */
-  DISTRIBUTOR_WAIT_BOUND_MS: setting.int(6_000, 0, 30_000),
-  /** While an execution waits, it reads the work board this often (requests meanwhile are served then). */
-  DISTRIBUTOR_BOARD_POLL_MS: setting.int(250, 50, 5_000),
-  /** Targets a pass works on at once; each takes its lease first, so this bounds lease requests too. */
-  DISTRIBUTOR_TARGET_CONCURRENCY: setting.int(8, 1, 64),
-  /** The backstop lists the vhost at most this often, over every execution (the schedule runs it). */
-  DISTRIBUTOR_BACKSTOP_INTERVAL_MS: setting.int(60_000, 0, 3_600_000),
-  /** A target's staging queues (from the registry) and its shape (the API's GET) are cached this long. */
-  DISTRIBUTOR_STAGING_CACHE_SECONDS: setting.int(60, 0, 3_600),
 });
 
 /**
@@ -213,20 +171,53 @@ export const distributorSettingsSchema = z.object({
  */
 export const distributorConfigSchema = distributorSettingsSchema.superRefine((config, ctx) => {
   checkVhostRule(config, ctx);
-  checkStagingLifecycle(config, ctx);
-  checkDirectRouting(config, ctx);
-  if (config.DISTRIBUTOR_FOLLOW_UP_MAX_DELAY_MS < config.DISTRIBUTOR_FOLLOW_UP_DELAY_MS) {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['DISTRIBUTOR_FOLLOW_UP_MAX_DELAY_MS'],
-      message: 'must be at least DISTRIBUTOR_FOLLOW_UP_DELAY_MS',
-    });
-  }
 });
 
-export type DistributorConfig = z.infer<typeof distributorConfigSchema>;
+/**
+ * What the distributor fixes or derives instead of reading it (docs/configuration.md "Fixed values"):
+ * no deployment had a reason to choose these, and each is bounded by another value or was measured.
+ * Tests pass shorter ones to `loadDistributorConfig`; no environment variable reaches them.
+ */
+export const DISTRIBUTOR_TUNING = {
+  /** A target with less free room than this percentage of its max length is left alone: a pass would move a sliver. */
+  refillThresholdPercent: 10,
+  /** Staging queues moved at once: 5,000 one-message queues took 15.2 s with 4, 9.0 s with 16, no less with 32 (BENCHMARKS.md). */
+  moveConcurrency: 16,
+  /** A mover's prefetch at most (it is never more than its queue's share either): the bench's best pass ÷ raw pump ratio. */
+  maxPrefetch: 500,
+  /** A pass stops moving this long before the invocation's end: room to settle its movers and write its report. */
+  safetyMarginMs: 10_000,
+  /** A mover that received nothing this long stops: its queue was drained by someone else. */
+  idleStopMs: 2_000,
+  /** A follow-up pass for a target that still has work starts this much later (a batch's worth of routing). */
+  followUpDelayMs: 1_000,
+  /** Follow-ups after passes that moved nothing back off up to this: below the schedule's minute. */
+  followUpMaxDelayMs: 20_000,
+  /** With nothing due now, an execution waits this long for a target due and ends otherwise (a tenth of the schedule). */
+  waitBoundMs: 6_000,
+  /** While an execution waits, it reads the work board this often: a request waits at most this long to be served. */
+  boardPollMs: 250,
+  /** Targets a pass works on at once; each takes its lease first, so this bounds lease requests too. */
+  targetConcurrency: 8,
+  /** The backstop lists the vhost at most this often over every execution: the schedule's period. */
+  backstopIntervalMs: 60_000,
+  /** A target's staging queues and shape serve later passes this long: as the router caches a declared queue. */
+  stagingCacheMs: 60_000,
+  /** A staging queue with at most this many messages is quiet (DISTRIBUTOR_MOVE_PRIORITY=backlog): top priority. */
+  quietBacklog: 10,
+  /** With DISTRIBUTOR_MOVE_PRIORITY=backlog, this percentage of a target's max length only quiet queues may fill. */
+  quietReservePercent: 5,
+  /** A tenant's longest wait in staging over this is a warning and the StagingWaitsOverBound alarm (infra/cloudwatch.yml). */
+  waitAlarmSeconds: 60,
+  reapAfterMs: REAP_AFTER_MS,
+  ...SHARED_TUNING,
+};
 
-// Quiet tenants first (docs/distributor.md): its three settings, and their translation for the planner.
+export type DistributorTuning = typeof DISTRIBUTOR_TUNING;
+
+export type DistributorConfig = z.infer<typeof distributorConfigSchema> & { readonly tuning: DistributorTuning };
+
+// Quiet tenants first (docs/distributor.md): its setting, and its translation for the planner.
 
 /** Declared as a function so that this block stays apart; the schema calls it once, when it is built. */
 function quietFirstEnv() {
@@ -236,18 +227,18 @@ function quietFirstEnv() {
      * `x-max-priority`, its priority comes from its staging queue's backlog, and quiet queues may fill the reserve.
      */
     DISTRIBUTOR_MOVE_PRIORITY: choice(['keep', 'backlog'] as const, 'keep'),
-    /** A staging queue holding at most this many messages is quiet: top priority, and it may fill the reserve. */
-    DISTRIBUTOR_QUIET_BACKLOG: setting.int(10, 1, 1_000_000),
-    /** In backlog mode, this percentage of a target's max length only quiet staging queues may fill. */
-    DISTRIBUTOR_QUIET_RESERVE_PERCENT: setting.int(5, 0, 50),
   };
 }
 
 /** Quiet tenants first's settings as the planner reads them (planning/quiet-first.ts QuietFirstSettings). */
 export const quietFirstSettingsOf = (config: DistributorConfig) => ({
   movePriority: config.DISTRIBUTOR_MOVE_PRIORITY,
-  quietBacklog: config.DISTRIBUTOR_QUIET_BACKLOG,
-  reservePercent: config.DISTRIBUTOR_QUIET_RESERVE_PERCENT,
+  quietBacklog: config.tuning.quietBacklog,
+  reservePercent: config.tuning.quietReservePercent,
 });
 
-export const loadDistributorConfig = (env: Env): DistributorConfig => parseEnv(distributorConfigSchema, env);
+/** The checked configuration; `tuning` replaces fixed values for a test or bench (never from the environment). */
+export const loadDistributorConfig = (env: Env, tuning: Partial<DistributorTuning> = {}): DistributorConfig => ({
+  ...parseEnv(distributorConfigSchema, env),
+  tuning: { ...DISTRIBUTOR_TUNING, ...tuning },
+});

@@ -34,7 +34,7 @@ export interface ExecutionDeps {
   direct: DirectRoutingSettings;
   /** Starts a successor near the time limit; without it (schedule alone) the schedule follows. */
   trigger?: PassTrigger;
-  /** How long a started successor may take to claim a slot (DISTRIBUTOR_REQUEST_GRACE_MS). */
+  /** How long a started successor may take to claim a slot (REQUEST_GRACE_MS). */
   graceMs: number;
   report: Pick<DistributorReport, 'boardFailed' | 'executionEnded'>;
   now?: () => number;

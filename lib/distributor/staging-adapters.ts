@@ -33,7 +33,7 @@ export function stagingAdapters(
       registry,
       queues: amqpQueueDeleter(amqp),
       leases: new DynamoLeaseStore(doc, config.DISTRIBUTOR_TABLE),
-      reapAfterMs: config.DISTRIBUTOR_REAP_AFTER_SECONDS * 1000,
+      reapAfterMs: config.tuning.reapAfterMs,
       leaseMs: REAPER_LEASE_MS,
       report,
     }),

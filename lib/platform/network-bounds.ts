@@ -60,7 +60,7 @@ export const MANAGEMENT_API_TIMEOUT_MS = 10_000;
 
 /**
  * PostgreSQL: a connection attempt, and a statement (client `query_timeout`, server
- * `statement_timeout`), by default; CLEANUP_DATABASE_TIMEOUT_SECONDS sets it, below the cleanup
+ * `statement_timeout`), at most; the cleanup engine keeps it to half the cleanup
  * function's timeout. A connection may wait on an Aurora Serverless resume (~15 s); a batch delete
  * on a large registry takes seconds.
  */

@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { type Env, parseEnv, setting } from '../platform/config/env';
 import {
-  checkDirectRouting,
-  checkStagingLifecycle,
   checkVhostRule,
   directRoutingSettings,
   dynamoSettings,
   passRequestSettings,
   rabbitSettings,
+  SHARED_TUNING,
+  STAGING_TOUCH_MS,
   stagingLifecycleSettings,
 } from '../settings/common';
 import { defaultThresholds, reachableLevels, tenMinusLevel } from './priority/rules';
@@ -51,19 +51,6 @@ export const routerConfigSchema = z
     DISTRIBUTOR_TABLE: setting.optionalText(),
     /** SPEC §1: a check more than this many seconds after the last one resets the tenant. */
     TENANT_PRIORITY_RESET_SECONDS: setting.int(1500, 1),
-    /**
-     * A container answers a saturated tenant's checks within this many seconds of its last write of
-     * it without a write (docs/router.md, "Tenant counters"); 0 writes every check. At most a tenth
-     * of the reset interval; unset: 60, or a 25th of the interval if that is less.
-     */
-    TENANT_PRIORITY_SKIP_WINDOW_SECONDS: z.preprocess(
-      (value) => (value === '' ? undefined : value),
-      z.coerce
-        .number({ error: 'must be an integer' })
-        .int({ error: 'must be an integer' })
-        .min(0, { error: 'must be at least 0' })
-        .optional(),
-    ),
     /** SPEC §1's table as `[{"below": -20, "level": 9}, …]`, ascending; the first that holds wins. */
     TENANT_PRIORITY_THRESHOLDS: setting.json(thresholdsSchema, [...defaultThresholds]),
     /** The level of a count below no threshold. */
@@ -98,10 +85,6 @@ export const routerConfigSchema = z
       (value) => (value === '' ? undefined : value),
       z.enum(['none', 'copy'], { error: 'must be one of none, copy' }).default('none'),
     ),
-    /** How long a declared staging queue, a target's shape and the vhost's policies are remembered. */
-    STAGING_QUEUE_CACHE_SECONDS: setting.int(60, 0),
-    /** How long to wait for the broker to confirm a batch's publishes. */
-    PUBLISH_CONFIRM_TIMEOUT_MS: setting.int(10_000, 100),
   })
   .superRefine((config, ctx) => {
     if (config.DISTRIBUTOR_FUNCTION_NAME !== undefined && config.DISTRIBUTOR_TABLE === undefined) {
@@ -112,22 +95,11 @@ export const routerConfigSchema = z
       });
     }
     checkVhostRule(config, ctx);
-    checkStagingLifecycle(config, ctx);
-    checkDirectRouting(config, ctx);
     if (config.DIRECT_ROUTING === 'granted' && config.DISTRIBUTOR_TABLE === undefined) {
       ctx.addIssue({
         code: 'custom',
         path: ['DISTRIBUTOR_TABLE'],
         message: 'is required with DIRECT_ROUTING=granted (the router reads the grants on its work board)',
-      });
-    }
-    const skip = config.TENANT_PRIORITY_SKIP_WINDOW_SECONDS;
-    if (skip !== undefined && skip * 10 > config.TENANT_PRIORITY_RESET_SECONDS) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['TENANT_PRIORITY_SKIP_WINDOW_SECONDS'],
-        message:
-          'must be at most a tenth of TENANT_PRIORITY_RESET_SECONDS (a saturated tenant may reset that much early)',
       });
     }
     const rules = { thresholds: config.TENANT_PRIORITY_THRESHOLDS, quietLevel: config.TENANT_PRIORITY_QUIET_LEVEL };
@@ -143,13 +115,34 @@ export const routerConfigSchema = z
     }
   });
 
-export type RouterConfig = z.infer<typeof routerConfigSchema>;
+/**
+ * What the router fixes instead of reading it (docs/configuration.md "Fixed values"). Tests pass
+ * shorter ones to `loadRouterConfig`; no environment variable reaches them.
+ */
+export const ROUTER_TUNING = {
+  /** A declared staging queue, a target's shape and the vhost's policies are remembered this long: the broker changes them rarely. */
+  stagingQueueCacheMs: 60_000,
+  /** A batch's publishes not confirmed within this fail its records (SQS retries them): a third of the function's 30 s timeout. */
+  confirmTimeoutMs: 10_000,
+  stagingTouchMs: STAGING_TOUCH_MS,
+  ...SHARED_TUNING,
+};
 
-/** The skip window of the tenant counters, its default following the reset interval. */
+export type RouterTuning = typeof ROUTER_TUNING;
+
+export type RouterConfig = z.infer<typeof routerConfigSchema> & { readonly tuning: RouterTuning };
+
+/**
+ * The skip window of the tenant counters (docs/router.md "Tenant counters"): a container answers a
+ * saturated tenant's checks this long after its last write of it without a write. A 25th of the
+ * reset interval, at most a minute: a saturated tenant then resets at most that much early.
+ */
 export function skipWindowMsOf(config: RouterConfig): number {
-  const seconds =
-    config.TENANT_PRIORITY_SKIP_WINDOW_SECONDS ?? Math.min(60, Math.floor(config.TENANT_PRIORITY_RESET_SECONDS / 25));
-  return seconds * 1000;
+  return Math.min(60, Math.floor(config.TENANT_PRIORITY_RESET_SECONDS / 25)) * 1000;
 }
 
-export const loadRouterConfig = (env: Env): RouterConfig => parseEnv(routerConfigSchema, env);
+/** The checked configuration; `tuning` replaces fixed values for a test or bench (never from the environment). */
+export const loadRouterConfig = (env: Env, tuning: Partial<RouterTuning> = {}): RouterConfig => ({
+  ...parseEnv(routerConfigSchema, env),
+  tuning: { ...ROUTER_TUNING, ...tuning },
+});

@@ -29,7 +29,7 @@ export interface DirectRoutingDeps {
 
 /**
  * A router container's direct routing (docs/router.md "Direct routing"): grants cached per target for
- * half of DIRECT_ROUTING_READ_MS from when their read was sent (so light load costs at most two reads
+ * half of the read window (DIRECT_ROUTING_WINDOWS.readMs) from when their read was sent (so light load costs at most two reads
  * a container a second), the absence of one for UNGRANTED_RECHECK_MS; depths read per batch for the
  * granted targets only.
  */

@@ -174,7 +174,7 @@ export function createRouter(deps: RouterDeps) {
     }
     const direct = pending.filter((p) => p.direct);
     if (channel && direct.length > 0) {
-      // First, within the grant's read window; a publish unconfirmed within DIRECT_ROUTING_PUBLISH_MS
+      // First, within the grant's read window; a publish unconfirmed within the publish window
       // fails its record: the distributor's revocation wait counts on it.
       routed.push(...(await publish(channel, direct, failures, false, deps.direct!.settings.publishMs)).routed);
       if (isInDoubt(channel)) channel = await freshChannel(pending, failures);

@@ -82,7 +82,7 @@ export interface StagingQueueOptions {
   priorities?: StagingPriorities;
   /** Where a queue in use is recorded (STAGING_TABLE); without one nothing is. */
   registry?: Pick<StagingRegistry, 'touch'>;
-  /** STAGING_TOUCH_SECONDS in ms: a queue's record is touched at most this often by this container. */
+  /** STAGING_TOUCH_MS (lib/settings/common.ts): a queue's record is touched at most this often by this container. */
   touchPeriodMs?: number;
   now?: () => number;
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { DynamoClientSettings } from '../platform/aws/dynamo';
-import { parseEnv, setting } from '../platform/config/env';
+import { setting } from '../platform/config/env';
 import { urlProblem } from '../platform/config/url';
 import { amqpVhost } from '../rabbitmq/amqp-url';
 import { isDotSegment } from '../rabbitmq/api-path';
@@ -64,19 +64,23 @@ export const passRequestSettings = {
   DISTRIBUTOR_FUNCTION_NAME: setting.optionalText(),
   /** A Lambda endpoint URL, only for the local stack and the benches. */
   LAMBDA_ENDPOINT: setting.optionalUrl(['http', 'https']),
-  /** A requested pass that has not taken its target's lease this long after it was due is presumed lost. */
-  DISTRIBUTOR_REQUEST_GRACE_MS: setting.int(10_000, 1_000, 300_000),
 };
+
+/**
+ * A requested pass that has not taken its target's lease this long after it was due is presumed
+ * lost and asked for again: ten times a loaded execution's start (about a second), a sixth of the schedule.
+ */
+export const REQUEST_GRACE_MS = 10_000;
 
 export type PassRequestConfig = DynamoConfig & {
   DISTRIBUTOR_TABLE?: string;
 } & z.infer<z.ZodObject<typeof passRequestSettings>>;
 
 /** The pass-request settings (lib/work-board/settings.ts) from a function's configuration. */
-export const passRequestSettingsOf = (config: PassRequestConfig) => ({
+export const passRequestSettingsOf = (config: PassRequestConfig, graceMs = REQUEST_GRACE_MS) => ({
   table: config.DISTRIBUTOR_TABLE,
   functionName: config.DISTRIBUTOR_FUNCTION_NAME,
-  graceMs: config.DISTRIBUTOR_REQUEST_GRACE_MS,
+  graceMs,
   region: config.AWS_REGION,
   lambdaEndpoint: config.LAMBDA_ENDPOINT,
 });
@@ -94,41 +98,23 @@ export const LONGEST_ROUTER_BATCH_SECONDS = 900;
 /** Room for clock skew between the router's and the distributor's clocks, and a publish still on its way. */
 export const REAP_MARGIN_SECONDS = 60;
 
+/** How often, at most, a router container touches the record of a staging queue it publishes to. */
+export const STAGING_TOUCH_MS = 600_000;
 /**
- * The staging-queue registry and lifecycle (docs/router.md "Staging-queue lifecycle"), read by the
- * router and the distributor alike, so that each checks the reap rule against the other's period.
+ * A staging queue empty and untouched this long is deleted: at least a router's touch period, its
+ * longest batch and the margin (a reaper never deletes a queue a router still publishes to), rounded up to an hour.
  */
+export const REAP_AFTER_MS = 3_600_000;
+
+/** The staging-queue registry (docs/router.md "Staging-queue lifecycle"), read by the router and the distributor alike. */
 export const stagingLifecycleSettings = {
   /** The staging-queue registry (infra/dynamodb.yml StagingQueuesTable); unset: no records, and nothing is reaped. */
   STAGING_TABLE: setting.optionalText(),
-  /** How often, at most, a router container touches the record of a staging queue it publishes to. */
-  STAGING_TOUCH_SECONDS: setting.int(600, 1, 3600),
-  /** A staging queue empty and untouched this long is deleted; 0 never deletes one. */
-  DISTRIBUTOR_REAP_AFTER_SECONDS: setting.int(3600, 0),
 };
-
-export type StagingLifecycleConfig = z.infer<z.ZodObject<typeof stagingLifecycleSettings>>;
-
-/**
- * Fail closed: a reap period shorter than a router's touch period plus its longest batch could let
- * the reaper delete a queue a router still publishes to without touching (docs/router.md).
- */
-export function checkStagingLifecycle(config: StagingLifecycleConfig, ctx: z.RefinementCtx): void {
-  const reapAfter = config.DISTRIBUTOR_REAP_AFTER_SECONDS;
-  if (reapAfter === 0) return;
-  const least = config.STAGING_TOUCH_SECONDS + LONGEST_ROUTER_BATCH_SECONDS + REAP_MARGIN_SECONDS;
-  if (reapAfter < least) {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['DISTRIBUTOR_REAP_AFTER_SECONDS'],
-      message: `must be 0 or at least ${least} (STAGING_TOUCH_SECONDS + ${LONGEST_ROUTER_BATCH_SECONDS} s of the longest router batch + ${REAP_MARGIN_SECONDS} s)`,
-    });
-  }
-}
 
 /**
  * Direct routing under a grant (docs/distributor.md "Direct routing under a grant"), read by the
- * router and the distributor alike, so that each checks the windows against the other's.
+ * router and the distributor alike.
  */
 export const directRoutingSettings = {
   /** `off` (default): the router stages every message (SPEC §2). `granted`: it may publish to a target an execution granted. */
@@ -136,52 +122,40 @@ export const directRoutingSettings = {
     (value) => (value === '' ? undefined : value),
     z.enum(['off', 'granted'], { error: 'must be one of off, granted' }).default('off'),
   ),
-  /** The router publishes direct only while the target's ready depth and the batch's direct messages stay within this. */
-  DIRECT_ROUTING_MAX_DEPTH: setting.int(20, 1, 1_000_000),
-  /** How long an execution's grant lasts. */
-  DIRECT_ROUTING_GRANT_SECONDS: setting.int(300, 1, 3_600),
-  /** A router uses a grant read at most this long ago, and starts no direct publish later than its read + this. */
-  DIRECT_ROUTING_READ_MS: setting.int(1_000, 10, 30_000),
-  /** A direct publish not confirmed within this fails its record (SQS retries it): the revocation wait relies on it. */
-  DIRECT_ROUTING_PUBLISH_MS: setting.int(1_000, 10, 30_000),
 };
 
-export type DirectRoutingConfig = z.infer<z.ZodObject<typeof directRoutingSettings>>;
-
 /**
- * Fail closed: a grant must outlast a router's read and publish windows (a router uses a grant only
- * while it has both ahead of it), and an execution must wait out both after a revocation.
+ * Direct routing's windows, fixed: a grant (5 minutes) outlasts a router's read and publish windows
+ * (1 s each), and an execution that revokes one waits both out, within its wait bound (6 s);
+ * test/unit/settings/fixed-values.test.ts holds them to it. The depth keeps a granted target's
+ * ready messages within what a buffer of a few hundred milliseconds holds.
  */
-export function checkDirectRouting(
-  config: DirectRoutingConfig & { DISTRIBUTOR_WAIT_BOUND_MS?: number },
-  ctx: z.RefinementCtx,
-): void {
-  const windowsMs = config.DIRECT_ROUTING_READ_MS + config.DIRECT_ROUTING_PUBLISH_MS;
-  if (config.DIRECT_ROUTING_GRANT_SECONDS * 1000 <= windowsMs) {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['DIRECT_ROUTING_GRANT_SECONDS'],
-      message: `must be longer than DIRECT_ROUTING_READ_MS + DIRECT_ROUTING_PUBLISH_MS (${windowsMs} ms): a router uses a grant only with both ahead of it`,
-    });
-  }
-  const bound = config.DISTRIBUTOR_WAIT_BOUND_MS;
-  if (config.DIRECT_ROUTING === 'granted' && bound !== undefined && windowsMs > bound) {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['DIRECT_ROUTING_READ_MS'],
-      message: `with DIRECT_ROUTING_PUBLISH_MS (${windowsMs} ms together) must be at most DISTRIBUTOR_WAIT_BOUND_MS (${bound}): an execution waits that long after revoking a grant`,
-    });
-  }
-}
+export const DIRECT_ROUTING_WINDOWS = {
+  /** The router publishes direct only while the target's ready depth and the batch's direct messages stay within this. */
+  maxDepth: 20,
+  /** How long an execution's grant lasts. */
+  grantMs: 300_000,
+  /** A router uses a grant read at most this long ago, and starts no direct publish later than its read + this. */
+  readMs: 1_000,
+  /** A direct publish not confirmed within this fails its record (SQS retries it): the revocation wait relies on it. */
+  publishMs: 1_000,
+};
 
-/** The direct-routing windows as both parts read them. */
+export type DirectRoutingWindows = typeof DIRECT_ROUTING_WINDOWS;
+
+/** The fixed values the router and the distributor share, in both parts' tuning. */
+export const SHARED_TUNING = { requestGraceMs: REQUEST_GRACE_MS, direct: DIRECT_ROUTING_WINDOWS };
+
+type DirectRoutingConfig = z.infer<z.ZodObject<typeof directRoutingSettings>> & {
+  readonly tuning: { readonly direct: DirectRoutingWindows };
+};
+
+/** Direct routing as both parts read it: the mode a deployment chose, the fixed windows. */
 export const directRoutingOf = (config: DirectRoutingConfig) => ({
   mode: config.DIRECT_ROUTING,
-  maxDepth: config.DIRECT_ROUTING_MAX_DEPTH,
-  grantMs: config.DIRECT_ROUTING_GRANT_SECONDS * 1000,
-  readMs: config.DIRECT_ROUTING_READ_MS,
-  publishMs: config.DIRECT_ROUTING_PUBLISH_MS,
+  ...config.tuning.direct,
 });
 
-/** Direct routing as an environment that sets none of it gets it: off, the default windows. */
-export const directRoutingDefaults = () => directRoutingOf(parseEnv(z.object(directRoutingSettings), {}));
+/** Direct routing as an environment that sets none of it gets it: off, the fixed windows. */
+export const directRoutingDefaults = () =>
+  directRoutingOf({ DIRECT_ROUTING: 'off', tuning: { direct: DIRECT_ROUTING_WINDOWS } });

@@ -1,11 +1,16 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { ScheduledEvent } from 'aws-lambda';
 import { Pool } from 'pg';
-import { type CleanupConfig, loadCleanupConfig } from '../cleanup/config';
+import { type CleanupConfig, type EngineTuning, loadCleanupConfig } from '../cleanup/config';
 import type { StepOutcome } from '../cleanup/engine/engine';
 import type { JobDefinition } from '../cleanup/engine/job-definition';
 import { buildJob, type CleanupJobName, type JobDatabases } from '../cleanup/jobs';
-import { loadRepositoryJobConfig, loadStatus90JobConfig, loadTimebasedJobConfig } from '../cleanup/jobs/config';
+import {
+  type JobTuning,
+  loadRepositoryJobConfig,
+  loadStatus90JobConfig,
+  loadTimebasedJobConfig,
+} from '../cleanup/jobs/config';
 import { chunk } from '../cleanup/jobs/deletions';
 import { REPOSITORY_JOB } from '../cleanup/jobs/repository';
 import { STATUS90_JOB } from '../cleanup/jobs/status90';
@@ -26,6 +31,9 @@ import type { FunctionDefinition } from './lambda-function';
  * 256 KB event limit, which would cut the audit trail; 2,000 is about 80 KB.
  */
 const IDS_PER_LOG_LINE = 2_000;
+
+/** The cleanup part's fixed values a test or bench may replace (engine and job alike; never from the environment). */
+export type CleanupTuning = EngineTuning & JobTuning;
 
 /** One count per outcome; the only dimension is the job, so the metric set stays bounded. */
 const outcomeMetric: Record<StepOutcome, string> = {
@@ -82,23 +90,24 @@ export function stepSettings(config: CleanupConfig): StepSettings {
   return {
     table: config.CLEANUP_TABLE,
     dryRun: config.CLEANUP_DRY_RUN,
-    maxAttempts: config.CLEANUP_MAX_ATTEMPTS,
-    leaseMs: config.CLEANUP_LEASE_SECONDS * 1000,
-    maxPayloadBytes: config.CLEANUP_MAX_PAYLOAD_BYTES,
-    stepsPerInvocation: config.CLEANUP_STEPS_PER_INVOCATION,
-    timeBudgetMs: config.CLEANUP_TIME_BUDGET_SECONDS * 1000,
+    maxAttempts: config.tuning.maxAttempts,
+    leaseMs: config.tuning.leaseMs,
+    maxPayloadBytes: config.tuning.maxPayloadBytes,
+    stepsPerInvocation: config.tuning.stepsPerInvocation,
+    timeBudgetMs: config.tuning.timeBudgetMs,
   };
 }
 
-/** Reads and checks the engine's settings in `env` (a ConfigError naming every bad one). */
-export const loadStepSettings = (env: Env): StepSettings => stepSettings(loadCleanupConfig(env));
+/** Reads and checks the engine's settings in `env` (a ConfigError naming every bad one); `tuning` as `loadCleanupConfig`'s. */
+export const loadStepSettings = (env: Env, tuning: Partial<CleanupTuning> = {}): StepSettings =>
+  stepSettings(loadCleanupConfig(env, tuning));
 
 /** The databases' settings in the checked configuration. */
 export function databaseSettings(config: CleanupConfig): DatabaseSettings {
   return {
     nxrgUrl: config.NXRG_DATABASE_URL,
     openxdsUrl: config.OPENXDS_DATABASE_URL,
-    timeoutMs: config.CLEANUP_DATABASE_TIMEOUT_SECONDS * 1000,
+    timeoutMs: config.tuning.databaseTimeoutMs,
   };
 }
 
@@ -106,27 +115,33 @@ export function databaseSettings(config: CleanupConfig): DatabaseSettings {
  * Reads and checks job `name`'s own settings in `env`: a ConfigError naming every bad setting. No
  * adapter is built, so a function calls it at cold start.
  */
-export function loadJobSettings(name: CleanupJobName, env: Env): JobSettings {
+export function loadJobSettings(name: CleanupJobName, env: Env, tuning: Partial<CleanupTuning> = {}): JobSettings {
   switch (name) {
     case TIMEBASED_JOB:
-      return { name, config: loadTimebasedJobConfig(env) };
+      return { name, config: loadTimebasedJobConfig(env, tuning) };
     case STATUS90_JOB:
-      return { name, config: loadStatus90JobConfig(env) };
+      return { name, config: loadStatus90JobConfig(env, tuning) };
     case REPOSITORY_JOB:
-      return { name, config: loadRepositoryJobConfig(env) };
+      return { name, config: loadRepositoryJobConfig(env, tuning) };
   }
 }
 
 /** Job `name`'s definition from its settings in `env` (checked as `loadJobSettings` does), on `databases`. */
-export function cleanupJob(name: CleanupJobName, env: Env, databases: JobDatabases, report: JobReport): JobDefinition {
-  return buildJob(loadJobSettings(name, env), databases, report);
+export function cleanupJob(
+  name: CleanupJobName,
+  env: Env,
+  databases: JobDatabases,
+  report: JobReport,
+  tuning: Partial<CleanupTuning> = {},
+): JobDefinition {
+  return buildJob(loadJobSettings(name, env, tuning), databases, report);
 }
 
 /**
  * One small pool per database per container. pg connects lazily, so building them at cold start
  * costs nothing; a step uses two at most (a time-based step walks the next range while it deletes
  * one). A connection attempt or statement that takes longer than the database timeout
- * (CLEANUP_DATABASE_TIMEOUT_SECONDS) fails (client and server side), so a hung database ends the step
+ * (at most half the function's timeout) fails (client and server side), so a hung database ends the step
  * before the Lambda timeout instead of freezing it mid-statement.
  */
 export function jobDatabases(
@@ -156,8 +171,12 @@ export interface CleanupFunctionConfig {
  * Reads and checks a cleanup function's configuration, building nothing: the engine's settings
  * first, then the job's own (each a ConfigError naming every bad setting). Called at cold start.
  */
-export function loadCleanupFunctionConfig(name: CleanupJobName, env: Env): CleanupFunctionConfig {
-  return { cleanup: loadCleanupConfig(env), job: loadJobSettings(name, env) };
+export function loadCleanupFunctionConfig(
+  name: CleanupJobName,
+  env: Env,
+  tuning: Partial<CleanupTuning> = {},
+): CleanupFunctionConfig {
+  return { cleanup: loadCleanupConfig(env, tuning), job: loadJobSettings(name, env, tuning) };
 }
 
 /** One cleanup job of one Lambda container, built once from its checked configuration: its database pools, its DynamoDB client. */
@@ -181,11 +200,12 @@ export function createCleanupService(config: CleanupFunctionConfig, observabilit
  */
 export function cleanupFunction(
   name: CleanupJobName,
+  tuning: Partial<CleanupTuning> = {},
 ): FunctionDefinition<CleanupFunctionConfig, ScheduledEvent, unknown> {
   return {
     name,
     connections: databaseConnections,
-    load: (env) => loadCleanupFunctionConfig(name, env),
+    load: (env) => loadCleanupFunctionConfig(name, env, tuning),
     build(config, observability) {
       const service = createCleanupService(config, observability);
       return { handle: service.runSteps, close: service.close };

@@ -57,7 +57,7 @@ export function powertoolsDistributorReport(
       for (const { target, noisy } of summary.targets) {
         for (const top of noisy?.byBacklog ?? []) logger.info('Tenant backlog', { target, ...top });
       }
-      const overText = 'Messages waited in staging longer than DISTRIBUTOR_WAIT_ALARM_SECONDS';
+      const overText = 'Messages waited in staging longer than the staging-wait bound';
       for (const over of overBound) logger.warn(overText, { ...over, boundSeconds: waits.alarmSeconds });
       // Alarmed (infra/cloudwatch.yml): a tenant's messages waited longer than the bound.
       const queuesOverBound = overBound.reduce((n, o) => n + o.queues, 0);
@@ -145,16 +145,16 @@ export function distributorSettings(config: DistributorConfig): DistributorSetti
     defaultMaxLength: config.DISTRIBUTOR_DEFAULT_MAX_LENGTH,
     targets: config.DISTRIBUTOR_TARGETS,
     weights: config.DISTRIBUTOR_WEIGHTS,
-    refillThresholdPercent: config.DISTRIBUTOR_REFILL_THRESHOLD_PERCENT,
+    refillThresholdPercent: config.tuning.refillThresholdPercent,
     missingTarget: config.DISTRIBUTOR_MISSING_TARGET,
     newTargetArguments: config.DISTRIBUTOR_NEW_TARGET_ARGUMENTS,
-    moveConcurrency: config.DISTRIBUTOR_MOVE_CONCURRENCY,
-    maxPrefetch: config.DISTRIBUTOR_MAX_PREFETCH,
-    safetyMarginMs: config.DISTRIBUTOR_SAFETY_MARGIN_MS,
-    idleStopMs: config.DISTRIBUTOR_IDLE_STOP_MS,
-    followUpDelayMs: config.DISTRIBUTOR_FOLLOW_UP_DELAY_MS,
-    followUpMaxDelayMs: config.DISTRIBUTOR_FOLLOW_UP_MAX_DELAY_MS,
-    targetConcurrency: config.DISTRIBUTOR_TARGET_CONCURRENCY,
+    moveConcurrency: config.tuning.moveConcurrency,
+    maxPrefetch: config.tuning.maxPrefetch,
+    safetyMarginMs: config.tuning.safetyMarginMs,
+    idleStopMs: config.tuning.idleStopMs,
+    followUpDelayMs: config.tuning.followUpDelayMs,
+    followUpMaxDelayMs: config.tuning.followUpMaxDelayMs,
+    targetConcurrency: config.tuning.targetConcurrency,
     quietFirst: quietFirstSettingsOf(config),
     buffer: { horizonMs: config.DISTRIBUTOR_BUFFER_HORIZON_MS },
   };
@@ -164,11 +164,11 @@ export function distributorSettings(config: DistributorConfig): DistributorSetti
 export function runModelSettings(config: DistributorConfig): RunModelSettings {
   return {
     maxExecutions: config.DISTRIBUTOR_MAX_EXECUTIONS,
-    waitBoundMs: config.DISTRIBUTOR_WAIT_BOUND_MS,
-    boardPollMs: config.DISTRIBUTOR_BOARD_POLL_MS,
-    backstopIntervalMs: config.DISTRIBUTOR_BACKSTOP_INTERVAL_MS,
-    stagingCacheMs: config.DISTRIBUTOR_STAGING_CACHE_SECONDS * 1000,
-    safetyMarginMs: config.DISTRIBUTOR_SAFETY_MARGIN_MS,
+    waitBoundMs: config.tuning.waitBoundMs,
+    boardPollMs: config.tuning.boardPollMs,
+    backstopIntervalMs: config.tuning.backstopIntervalMs,
+    stagingCacheMs: config.tuning.stagingCacheMs,
+    safetyMarginMs: config.tuning.safetyMarginMs,
   };
 }
 
@@ -215,7 +215,7 @@ export function buildDistributor(
     distributor,
     settings: runModel,
     direct,
-    graceMs: passRequestSettingsOf(config).graceMs,
+    graceMs: config.tuning.requestGraceMs,
     report,
     listQueues: adapters.listQueues,
     ...(adapters.trigger ? { trigger: adapters.trigger } : {}),
@@ -244,7 +244,7 @@ export function createDistributorService(
   const amqp = new AmqpSession(config.AMQP_URL);
   const management = new ManagementClient(config.RABBITMQ_MANAGEMENT_URL, config.RABBITMQ_VHOST, options.fetch);
   const doc = documentClient(dynamoClientSettings(config));
-  const passSettings = passRequestSettingsOf(config);
+  const passSettings = passRequestSettingsOf(config, config.tuning.requestGraceMs);
   const trigger = lambdaPassTrigger(passSettings);
   const distributor = buildDistributor(
     config,
@@ -290,7 +290,7 @@ export const distributorFunction: FunctionDefinition<
   connections: rabbitmqConnections,
   load: loadDistributorConfig,
   build(config, observability) {
-    const report = powertoolsDistributorReport(observability, { alarmSeconds: config.DISTRIBUTOR_WAIT_ALARM_SECONDS });
+    const report = powertoolsDistributorReport(observability, { alarmSeconds: config.tuning.waitAlarmSeconds });
     const service = createDistributorService(config, report);
     return { handle: distributorInvocation(service), close: service.close };
   },

@@ -40,11 +40,11 @@ export function routerSettings(config: RouterConfig): RouterSettings {
     },
     amqpPriorities: config.TENANT_PRIORITY_AMQP_PRIORITIES,
     tenantTable: config.TENANT_TABLE,
-    stagingQueueCacheMs: config.STAGING_QUEUE_CACHE_SECONDS * 1000,
-    confirmTimeoutMs: config.PUBLISH_CONFIRM_TIMEOUT_MS,
+    stagingQueueCacheMs: config.tuning.stagingQueueCacheMs,
+    confirmTimeoutMs: config.tuning.confirmTimeoutMs,
     stagingPriorities: config.ROUTER_STAGING_PRIORITIES,
     ...(config.STAGING_TABLE === undefined ? {} : { stagingTable: config.STAGING_TABLE }),
-    stagingTouchMs: config.STAGING_TOUCH_SECONDS * 1000,
+    stagingTouchMs: config.tuning.stagingTouchMs,
     publisherUser: amqpUser(config.AMQP_URL),
     ...(config.DIRECT_ROUTING === 'granted' ? { direct: directRoutingOf(config) } : {}),
   };
@@ -93,7 +93,7 @@ export interface RouterServiceOptions {
 export function createRouterService(config: RouterConfig, report: RouterReport, options: RouterServiceOptions = {}) {
   const settings = routerSettings(config);
   const doc = documentClient(dynamoClientSettings(config));
-  const passSettings = passRequestSettingsOf(config);
+  const passSettings = passRequestSettingsOf(config, config.tuning.requestGraceMs);
   const trigger = lambdaPassTrigger(passSettings);
   const amqp = new AmqpSession(config.AMQP_URL);
   const management = new ManagementClient(config.RABBITMQ_MANAGEMENT_URL, config.RABBITMQ_VHOST, options.fetch);

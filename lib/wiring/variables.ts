@@ -5,6 +5,7 @@ import { distributorSettingsSchema } from '../distributor/config';
 import type { Env } from '../platform/config/env';
 import { ConfigError } from '../platform/errors';
 import { routerConfigSchema } from '../routing/config';
+import { REMOVED_IN, REMOVED_VARIABLES } from './removed-variables';
 
 /** Every function's schema: together they read every variable Fairway knows. */
 const schemas: readonly z.ZodObject[] = [
@@ -32,7 +33,6 @@ export const FAIRWAY_PREFIXES = [
   'ROUTER_',
   'TENANT_',
   'STAGING_',
-  'PUBLISH_',
   'DIRECT_ROUTING',
   'NXRG_',
   'OPENXDS_',
@@ -41,15 +41,24 @@ export const FAIRWAY_PREFIXES = [
 
 /**
  * Refuses, at cold start, a variable with a Fairway prefix that no function reads (a misspelled
- * setting would otherwise be ignored, and its default used in silence), naming the closest known one.
+ * setting would otherwise be ignored, and its default used in silence), naming the closest known one,
+ * or, for a variable a release removed, what replaced it.
  * Any function may be given another's variables: the local stack runs them all in one environment.
  */
 export function checkVariableNames(env: Env): void {
   const known = new Set(knownVariables);
   const problems = Object.keys(env)
-    .filter((name) => FAIRWAY_PREFIXES.some((prefix) => name.startsWith(prefix)) && !known.has(name))
+    .filter(
+      (name) =>
+        Object.hasOwn(REMOVED_VARIABLES, name) ||
+        (FAIRWAY_PREFIXES.some((prefix) => name.startsWith(prefix)) && !known.has(name)),
+    )
     .sort()
-    .map((name) => `${name}: is not a variable Fairway reads (did you mean ${closest(name, knownVariables)}?)`);
+    .map((name) =>
+      Object.hasOwn(REMOVED_VARIABLES, name)
+        ? `${name}: was removed in ${REMOVED_IN}: ${REMOVED_VARIABLES[name]}; unset it`
+        : `${name}: is not a variable Fairway reads (did you mean ${closest(name, knownVariables)}?)`,
+    );
   if (problems.length > 0)
     throw new ConfigError(problems, 'Rename or remove these environment variables and redeploy.');
 }

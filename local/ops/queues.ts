@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { distributorSettingsSchema } from '../../lib/distributor/config';
+import { DISTRIBUTOR_TUNING, distributorSettingsSchema } from '../../lib/distributor/config';
 import { targetCapacity } from '../../lib/distributor/planning/capacity';
 import { fairByOf } from '../../lib/distributor/planning/fair-by';
 import { planShares } from '../../lib/distributor/planning/planner';
@@ -56,7 +56,6 @@ export async function describeQueues(
     | 'DISTRIBUTOR_DEFAULT_MAX_LENGTH'
     | 'DISTRIBUTOR_TARGETS'
     | 'DISTRIBUTOR_WEIGHTS'
-    | 'DISTRIBUTOR_REFILL_THRESHOLD_PERCENT'
   >,
   state?: Pick<RotationStore, 'readRotation'>,
   controls: TenantControls = {},
@@ -90,7 +89,7 @@ export async function describeQueues(
       configuredMaxLength: settings.DISTRIBUTOR_TARGETS[target]?.maxLength,
       defaultMaxLength: settings.DISTRIBUTOR_DEFAULT_MAX_LENGTH,
       depth: queue?.messages_ready ?? 0,
-      refillThresholdPercent: settings.DISTRIBUTOR_REFILL_THRESHOLD_PERCENT,
+      refillThresholdPercent: DISTRIBUTOR_TUNING.refillThresholdPercent,
     });
     const backlog = views.filter((v) => v.depth > 0);
     if (queue && backlog.length > 0) {

@@ -7,8 +7,7 @@ import { type Env, parseEnv } from '../../lib/platform/config/env';
 import { InvalidEventError } from '../../lib/platform/errors';
 import { isDotSegment } from '../../lib/rabbitmq/api-path';
 import {
-  type DirectRoutingConfig,
-  directRoutingOf,
+  DIRECT_ROUTING_WINDOWS,
   directRoutingSettings,
   dynamoSettings,
   passRequestSettings,
@@ -22,6 +21,7 @@ import {
   STAGING_SEPARATOR,
 } from '../../lib/staging/staging-names';
 import { lambdaPassTrigger } from '../../lib/work-board/adapters';
+import type { DirectRoutingSettings } from '../../lib/work-board/grants';
 import { revocationWaitMs } from '../../lib/work-board/grants';
 import { workRequester } from '../../lib/work-board/requester';
 import { liveGrant, revokedDueAt } from '../../lib/work-board/work-board';
@@ -108,14 +108,14 @@ export function changeControl(
 export async function revokeGrants(
   doc: DynamoDBDocumentClient,
   table: string,
-  windows: DirectRoutingConfig,
+  windows: Pick<DirectRoutingSettings, 'readMs' | 'publishMs'> = DIRECT_ROUTING_WINDOWS,
 ): Promise<number> {
   const board = new DynamoWorkBoard(doc, table);
   const seen = await board.request([]);
   const at = Date.now();
   const granted = [...seen.targets.keys()].filter((target) => liveGrant(seen, target, at) !== undefined);
   if (granted.length > 0) {
-    await board.revoke(granted, revokedDueAt(seen, granted, at, revocationWaitMs(directRoutingOf(windows))));
+    await board.revoke(granted, revokedDueAt(seen, granted, at, revocationWaitMs(windows)));
   }
   return granted.length;
 }

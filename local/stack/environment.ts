@@ -44,8 +44,6 @@ export function functionEnvironment(
     RABBITMQ_MANAGEMENT_URL: endpoints.managementUrl,
     RABBITMQ_VHOST: endpoints.vhost,
     TENANT_PRIORITY_RESET_SECONDS: String(Math.max(1, Math.round(1500 / speed))),
-    // The management listing lags ~5 s; a short idle stop keeps a fast pass from waiting on it.
-    DISTRIBUTOR_IDLE_STOP_MS: '300',
     // Passes on demand, through the local Lambda endpoint (docs/distributor.md).
     ...(distributor
       ? { DISTRIBUTOR_FUNCTION_NAME: distributor.functionName, LAMBDA_ENDPOINT: distributor.endpoint }
@@ -55,12 +53,6 @@ export function functionEnvironment(
     CLEANUP_DRY_RUN: 'false',
     NXRG_DOCUMENT_TYPES: documentTypes.join(','),
     CLEANUP_TIMEBASED_DOCUMENT_TYPES: JSON.stringify(demoRetention),
-    CLEANUP_TIMEBASED_BATCH_SIZE: '250',
-    CLEANUP_STATUS90_SUFFIX_PAGE_SIZE: '500',
-    CLEANUP_STATUS90_CITIZEN_BATCH_SIZE: '250',
-    CLEANUP_STATUS90_BATCH_SIZE: '500',
-    CLEANUP_REPOSITORY_PAGE_SIZE: '2500',
-    CLEANUP_REPOSITORY_BATCH_SIZE: '500',
   };
 }
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { type Channel, type ChannelModel, connect, type GetMessage, type Options } from 'amqplib';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
-import { loadRouterConfig, type RouterConfig } from '../../lib/routing/config';
+import { loadRouterConfig, type RouterConfig, type RouterTuning } from '../../lib/routing/config';
 import type { AfterProcessEvent } from '../../lib/routing/event';
 import type { RecordFailure } from '../../lib/routing/record-failures';
 import type { NameShortened, RouterReport, TenantlessRouted, TenantRouted } from '../../lib/routing/report';
@@ -74,18 +74,22 @@ export function routerConfig(
   rabbit: TestVhost,
   dynamo: EmbeddedDynamo,
   extra: Record<string, string> = {},
+  tuning: Partial<RouterTuning> = {},
 ): RouterConfig {
   // The AWS SDK wants credentials even for dynalite.
   process.env.AWS_ACCESS_KEY_ID ??= 'local';
   process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
-  return loadRouterConfig({
-    AMQP_URL: rabbit.amqpUrl,
-    RABBITMQ_MANAGEMENT_URL: rabbit.managementUrl,
-    RABBITMQ_VHOST: rabbit.vhost,
-    TENANT_TABLE: 'TenantCountersTable',
-    DYNAMODB_ENDPOINT: dynamo.endpoint,
-    ...extra,
-  });
+  return loadRouterConfig(
+    {
+      AMQP_URL: rabbit.amqpUrl,
+      RABBITMQ_MANAGEMENT_URL: rabbit.managementUrl,
+      RABBITMQ_VHOST: rabbit.vhost,
+      TENANT_TABLE: 'TenantCountersTable',
+      DYNAMODB_ENDPOINT: dynamo.endpoint,
+      ...extra,
+    },
+    tuning,
+  );
 }
 
 /** What a router integration test routes through: dynalite, a vhost with its queues, a channel on it, the router. */

@@ -72,18 +72,6 @@ describe('serverless package refuses a stage that cannot start', () => {
     );
   }, 60_000);
 
-  it('a cleanup timeout longer than its lease', () => {
-    expect(refusal({ cleanupTimeoutSeconds: '400', cleanupLeaseSeconds: '300' })).toContain(
-      'repositoryCleanup: its timeout (400 s, cleanupTimeoutSeconds) is longer than its lease (300 s, cleanupLeaseSeconds)',
-    );
-  }, 60_000);
-
-  it("a cleanup time budget not below its schedule's interval", () => {
-    expect(refusal({ cleanupTimeBudgetSeconds: '120', registryStatus90CleanupRate: 'rate(2 minutes)' })).toContain(
-      "registryStatus90Cleanup: its time budget (120 s, cleanupTimeBudgetSeconds) is not below its schedule's interval (120 s)",
-    );
-  }, 60_000);
-
   it('packages the same stage once it can start', () => {
     expect(refusal({ vpcSubnetIds: 'subnet-0a1b2c3d', vpcSecurityGroupIds: 'sg-0123abcd' })).toBeUndefined();
   }, 60_000);

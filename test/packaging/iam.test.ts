@@ -109,7 +109,6 @@ describe("the router's grant on the distributor table", () => {
         AWS_REGION: 'us-east-1',
         DISTRIBUTOR_TABLE: 'DistributorStateTable',
         DISTRIBUTOR_FUNCTION_NAME: 'fairway-prod-distributor',
-        DISTRIBUTOR_REQUEST_GRACE_MS: 10_000,
       };
       const doc = recording(dynamo.doc);
       const started = passRequests(passRequestSettingsOf(config), doc, { start: async () => undefined });

@@ -33,8 +33,6 @@ const MAX_REPOSITORY_PAGE_SIZE = 10_000_000;
  */
 const MAX_RECHECK_INTERVAL_MINUTES = 1_440;
 
-const pageSize = (fallback: number) => setting.int(fallback, 1, MAX_PAGE_SIZE);
-
 const wholeNumber = (what: string, min: number, max: number) =>
   z
     .number({ error: (issue) => (issue.input === undefined ? 'is required' : `must be ${what}`) })
@@ -62,9 +60,65 @@ const commaList = () =>
 
 const nxrgSettings = {
   NXRG_NAMES: setting.json(nxrgNamesSchema, {}),
-  NXRG_DECEASED_STATUS: setting.int(90, 0),
-  CLEANUP_MAX_DELETES_PER_STEP: setting.int(1_000_000, 1, 100_000_000),
 };
+
+/**
+ * What the jobs fix instead of reading it (docs/configuration.md "Fixed values"). Tests pass smaller
+ * ones to the loaders below; no environment variable reaches them. `checkJobTuning` holds any to
+ * the rules between them.
+ */
+export const JOB_TUNING = {
+  /** SPEC §4: a citizen with status 90 is deceased (the job is named for it). */
+  deceasedStatus: 90,
+  /** A step deletes at most this many documents, whatever its ranges: a bound on one step's damage. */
+  maxDeletesPerStep: 1_000_000,
+  /** Documents in one range delete (one statement); a step deletes range after range within its budget. */
+  timebasedBatchSize: 10_000,
+  /** CPR numbers one status-90 suffix step reads (they stay in the function's memory while it splits them). */
+  status90SuffixPageSize: 100_000,
+  /** Citizens of one citizen batch: as large as a page, since a round reads only its own range. */
+  status90CitizenBatchSize: 100_000,
+  /** Documents (and at most as many citizens) in one status-90 range delete. */
+  status90BatchSize: 10_000,
+  /** Pending deletions one `settle` range spans, and done ones one recheck step goes through. */
+  repositoryPageSize: 1_000_000,
+  /** Deletions per repository round: one NXRG transaction and one OpenXDS statement. */
+  repositoryBatchSize: 5_000,
+  /** Every done deletion is read again per recheck (~4.4 s a million): hourly, not on every fill. */
+  recheckIntervalMinutes: 60,
+};
+
+export type JobTuning = typeof JOB_TUNING;
+
+/** Refuses tuning that breaks a rule between its values (a test's, or a future constant): fail closed. */
+export function checkJobTuning(tuning: JobTuning): void {
+  const problems: string[] = [];
+  const children = (name: string, page: number, batch: number) => {
+    if (Math.ceil(page / batch) > MAX_CHILDREN_PER_STEP)
+      problems.push(
+        `${name}: page size ${page} ÷ batch size ${batch} would push more than ${MAX_CHILDREN_PER_STEP} operations in one step`,
+      );
+  };
+  children('status90SuffixPageSize', tuning.status90SuffixPageSize, tuning.status90CitizenBatchSize);
+  children('repositoryPageSize', tuning.repositoryPageSize, tuning.repositoryBatchSize);
+  if (tuning.status90CitizenBatchSize > tuning.status90SuffixPageSize)
+    problems.push(
+      'status90CitizenBatchSize: must be at most status90SuffixPageSize (a citizen batch is cut from one page)',
+    );
+  for (const [name, value, max] of [
+    ['timebasedBatchSize', tuning.timebasedBatchSize, MAX_RANGE_SIZE],
+    ['status90BatchSize', tuning.status90BatchSize, MAX_RANGE_SIZE],
+    ['repositoryBatchSize', tuning.repositoryBatchSize, MAX_RANGE_SIZE],
+    ['status90SuffixPageSize', tuning.status90SuffixPageSize, MAX_PAGE_SIZE],
+    ['repositoryPageSize', tuning.repositoryPageSize, MAX_REPOSITORY_PAGE_SIZE],
+    ['recheckIntervalMinutes', tuning.recheckIntervalMinutes, MAX_RECHECK_INTERVAL_MINUTES],
+    ['maxDeletesPerStep', tuning.maxDeletesPerStep, Number.MAX_SAFE_INTEGER],
+  ] as const) {
+    if (!Number.isInteger(value) || value < 1 || value > max)
+      problems.push(`${name}: must be a whole number from 1 to ${max}`);
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+}
 
 export const timebasedJobSchema = z
   .object({
@@ -77,8 +131,6 @@ export const timebasedJobSchema = z
       }),
       {},
     ),
-    /** Documents in one range delete (one statement); a step deletes range after range within its budget. */
-    CLEANUP_TIMEBASED_BATCH_SIZE: setting.int(10_000, 1, MAX_RANGE_SIZE),
   })
   .superRefine((env, ctx) => {
     const known = new Set(env.NXRG_DOCUMENT_TYPES);
@@ -92,64 +144,12 @@ export const timebasedJobSchema = z
     }
   });
 
-export const status90JobSchema = z
-  .object({
-    ...nxrgSettings,
-    /** CPR numbers one suffix step reads (they stay in the function's memory while it splits them). */
-    CLEANUP_STATUS90_SUFFIX_PAGE_SIZE: pageSize(100_000),
-    /**
-     * Citizens of one citizen batch (a CPR range on the stack). A round of the batch reads only its own
-     * range, so the batch may be as large as a page: fewer, longer steps, each using its time budget.
-     */
-    CLEANUP_STATUS90_CITIZEN_BATCH_SIZE: setting.int(100_000, 1, MAX_PAGE_SIZE),
-    /** Documents (and at most as many citizens) in one range delete (one statement); a citizen batch deletes range after range within its budget. */
-    CLEANUP_STATUS90_BATCH_SIZE: setting.int(10_000, 1, MAX_RANGE_SIZE),
-  })
-  .superRefine((env, ctx) => {
-    const page = env.CLEANUP_STATUS90_SUFFIX_PAGE_SIZE;
-    checkChildren(ctx, ['CLEANUP_STATUS90_SUFFIX_PAGE_SIZE'], page, env.CLEANUP_STATUS90_CITIZEN_BATCH_SIZE);
-    // A larger batch would silently be the page: say so rather than run batches other than configured.
-    if (env.CLEANUP_STATUS90_CITIZEN_BATCH_SIZE > page) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['CLEANUP_STATUS90_CITIZEN_BATCH_SIZE'],
-        message: `must be at most CLEANUP_STATUS90_SUFFIX_PAGE_SIZE (${page}): a citizen batch is cut from one suffix page`,
-      });
-    }
-  });
+export const status90JobSchema = z.object({ ...nxrgSettings });
 
-export const repositoryJobSchema = z
-  .object({
-    ...nxrgSettings,
-    OPENXDS_NAMES: setting.json(openxdsNamesSchema, {}),
-    /** Pending deletions one `settle` range spans, and done ones one recheck step goes through. */
-    CLEANUP_REPOSITORY_PAGE_SIZE: setting.int(1_000_000, 1, MAX_REPOSITORY_PAGE_SIZE),
-    /** Deletions per round: one NXRG transaction and one OpenXDS statement; a step goes on round after round within its budget. */
-    CLEANUP_REPOSITORY_BATCH_SIZE: setting.int(5_000, 1, MAX_RANGE_SIZE),
-    /**
-     * Minutes from the start of the last finished recheck before a fill starts the next: every done
-     * deletion is read again per recheck (~4.4 s a million), so it runs hourly, not on every fill.
-     */
-    CLEANUP_REPOSITORY_RECHECK_INTERVAL_MINUTES: setting.int(60, 1, MAX_RECHECK_INTERVAL_MINUTES),
-  })
-  .superRefine((env, ctx) =>
-    checkChildren(
-      ctx,
-      ['CLEANUP_REPOSITORY_PAGE_SIZE'],
-      env.CLEANUP_REPOSITORY_PAGE_SIZE,
-      env.CLEANUP_REPOSITORY_BATCH_SIZE,
-    ),
-  );
-
-function checkChildren(ctx: z.RefinementCtx, path: string[], page: number, batch: number) {
-  if (Math.ceil(page / batch) > MAX_CHILDREN_PER_STEP) {
-    ctx.addIssue({
-      code: 'custom',
-      path,
-      message: `page size ${page} ÷ batch size ${batch} would push more than ${MAX_CHILDREN_PER_STEP} operations in one step`,
-    });
-  }
-}
+export const repositoryJobSchema = z.object({
+  ...nxrgSettings,
+  OPENXDS_NAMES: setting.json(openxdsNamesSchema, {}),
+});
 
 /**
  * Parses with `schema` and names every problem by its full path (`VARIABLE.key.field`), never
@@ -169,18 +169,26 @@ function parseJobEnv<S extends z.ZodType>(schema: S, env: Env): z.infer<S> {
 
 interface RegistryEnv {
   NXRG_NAMES: NxrgNames;
-  NXRG_DECEASED_STATUS: number;
-  CLEANUP_MAX_DELETES_PER_STEP: number;
 }
 
-/** Parses one job's settings with `schema`; its own come from `own`, beside those every job shares. */
-function loadJobConfig<S extends z.ZodType<RegistryEnv>, R>(schema: S, env: Env, own: (e: z.infer<S>) => R) {
+/**
+ * Parses one job's settings with `schema`; its own come from `own`, beside those every job shares.
+ * `tuning` replaces fixed values for a test or bench (never from the environment).
+ */
+function loadJobConfig<S extends z.ZodType<RegistryEnv>, R>(
+  schema: S,
+  env: Env,
+  tuning: Partial<JobTuning>,
+  own: (e: z.infer<S>, t: JobTuning) => R,
+) {
   const e = parseJobEnv(schema, env);
+  const t = { ...JOB_TUNING, ...tuning };
+  checkJobTuning(t);
   return {
     names: e.NXRG_NAMES,
-    deceasedStatus: e.NXRG_DECEASED_STATUS,
-    maxDeletesPerStep: e.CLEANUP_MAX_DELETES_PER_STEP,
-    ...own(e),
+    deceasedStatus: t.deceasedStatus,
+    maxDeletesPerStep: t.maxDeletesPerStep,
+    ...own(e, t),
   };
 }
 
@@ -191,31 +199,31 @@ export interface DocumentTypeRule {
   batchSize: number;
 }
 
-export const loadTimebasedJobConfig = (env: Env) =>
-  loadJobConfig(timebasedJobSchema, env, (e) => ({
+export const loadTimebasedJobConfig = (env: Env, tuning: Partial<JobTuning> = {}) =>
+  loadJobConfig(timebasedJobSchema, env, tuning, (e, t) => ({
     documentTypes: Object.entries(e.CLEANUP_TIMEBASED_DOCUMENT_TYPES).map(
       ([documentType, rule]): DocumentTypeRule => ({
         documentType,
         retentionDays: rule.retentionDays,
         basis: rule.basis,
-        batchSize: rule.batchSize ?? e.CLEANUP_TIMEBASED_BATCH_SIZE,
+        batchSize: rule.batchSize ?? t.timebasedBatchSize,
       }),
     ),
   }));
 
-export const loadStatus90JobConfig = (env: Env) =>
-  loadJobConfig(status90JobSchema, env, (e) => ({
-    suffixPageSize: e.CLEANUP_STATUS90_SUFFIX_PAGE_SIZE,
-    citizenBatchSize: e.CLEANUP_STATUS90_CITIZEN_BATCH_SIZE,
-    batchSize: e.CLEANUP_STATUS90_BATCH_SIZE,
+export const loadStatus90JobConfig = (env: Env, tuning: Partial<JobTuning> = {}) =>
+  loadJobConfig(status90JobSchema, env, tuning, (_e, t) => ({
+    suffixPageSize: t.status90SuffixPageSize,
+    citizenBatchSize: t.status90CitizenBatchSize,
+    batchSize: t.status90BatchSize,
   }));
 
-export const loadRepositoryJobConfig = (env: Env) =>
-  loadJobConfig(repositoryJobSchema, env, (e) => ({
+export const loadRepositoryJobConfig = (env: Env, tuning: Partial<JobTuning> = {}) =>
+  loadJobConfig(repositoryJobSchema, env, tuning, (e, t) => ({
     openxdsNames: e.OPENXDS_NAMES,
-    pageSize: e.CLEANUP_REPOSITORY_PAGE_SIZE,
-    batchSize: e.CLEANUP_REPOSITORY_BATCH_SIZE,
-    recheckIntervalMinutes: e.CLEANUP_REPOSITORY_RECHECK_INTERVAL_MINUTES,
+    pageSize: t.repositoryPageSize,
+    batchSize: t.repositoryBatchSize,
+    recheckIntervalMinutes: t.recheckIntervalMinutes,
   }));
 
 export type TimebasedJobConfig = ReturnType<typeof loadTimebasedJobConfig>;

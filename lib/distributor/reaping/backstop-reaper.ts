@@ -8,7 +8,7 @@ export interface BackstopReaperDeps {
   registry: ReapingRegistry;
   queues: QueueDeleter;
   leases: Pick<LeaseStore, 'acquireLease' | 'releaseLease'>;
-  /** DISTRIBUTOR_REAP_AFTER_SECONDS in ms; 0 reaps nothing. */
+  /** How long an empty, untouched staging queue waits (REAP_AFTER_MS); 0 reaps nothing. */
   reapAfterMs: number;
   /** How long the reaper holds a target's lease at most (it releases it when done). */
   leaseMs: number;

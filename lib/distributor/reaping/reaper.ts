@@ -17,7 +17,7 @@ export interface ReaperReport {
 export interface ReaperDeps {
   registry: ReapingRegistry;
   queues: QueueDeleter;
-  /** DISTRIBUTOR_REAP_AFTER_SECONDS in ms; 0 reaps nothing (queues are still adopted). */
+  /** How long an empty, untouched staging queue waits (REAP_AFTER_MS); 0 reaps nothing (queues are still adopted). */
   reapAfterMs: number;
   report: ReaperReport;
   /**

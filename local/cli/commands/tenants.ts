@@ -30,8 +30,8 @@ const usage =
   '  DISTRIBUTOR_WEIGHTS on every target: <tenant> weighs the tenant among tenants, <tenant>/<workflow>\n' +
   '  the workflow within its tenant (DISTRIBUTOR_PLANNER=queue: each staging queue); clear returns to\n' +
   '  the configured weight.\n' +
-  '  pause and weight 0 also revoke every live direct-routing grant (DIRECT_ROUTING_READ_MS and\n' +
-  '  DIRECT_ROUTING_PUBLISH_MS as the functions have them) and print how many.\n' +
+  "  pause and weight 0 also revoke every live direct-routing grant (waiting out the routers' read\n" +
+  '  and publish windows, as an execution does) and print how many.\n' +
   '  A tenant must have been seen (a counter in TENANT_TABLE, or a staging queue the management API\n' +
   '  lists; a workflow: a staging queue of it), or already have a control; --force stores it anyway.\n' +
   STAGE_USAGE;
@@ -152,7 +152,7 @@ async function control(
     const change = subcommand === 'weight' ? { weight } : { paused: subcommand === 'pause' };
     const now = await changeControl(doc, settings.DISTRIBUTOR_TABLE, key, change);
     // A live grant would let routers publish the tenant's messages direct, past a control that weighs them 0, until it ends.
-    const revoked = weighsZero(change) ? await revokeGrants(doc, settings.DISTRIBUTOR_TABLE, settings) : undefined;
+    const revoked = weighsZero(change) ? await revokeGrants(doc, settings.DISTRIBUTOR_TABLE) : undefined;
     const count = (name: string) => (revoked === undefined ? {} : { [name]: revoked });
     // Staged messages the control held back move within seconds, not at the backstop's next minute.
     const asked = revoked === undefined ? await askForPasses(key, env, doc, settings) : [];

@@ -1,4 +1,4 @@
-import { loadCleanupConfig } from '../../../lib/cleanup/config';
+import { type EngineTuning, loadCleanupConfig } from '../../../lib/cleanup/config';
 import type { JobDatabases } from '../../../lib/cleanup/jobs';
 import { defaultOpenxdsNames } from '../../../lib/cleanup/openxds/names';
 import { OpenxdsRepository } from '../../../lib/cleanup/openxds/repository';
@@ -13,18 +13,16 @@ import { services } from '../../harness/services';
 const CLEANUP_TIMEOUT_MS = 120_000;
 
 /** The pools a cleanup function builds, from its environment as it reads it. */
-function databasesFor(nxrgUrl: string, openxdsUrl: string, extra: Record<string, string> = {}): JobDatabases {
-  const config = loadCleanupConfig({
-    CLEANUP_TABLE: 'CleanupStackTable',
-    NXRG_DATABASE_URL: nxrgUrl,
-    OPENXDS_DATABASE_URL: openxdsUrl,
-    ...extra,
-  });
+function databasesFor(nxrgUrl: string, openxdsUrl: string, tuning: Partial<EngineTuning> = {}): JobDatabases {
+  const config = loadCleanupConfig(
+    { CLEANUP_TABLE: 'CleanupStackTable', NXRG_DATABASE_URL: nxrgUrl, OPENXDS_DATABASE_URL: openxdsUrl },
+    tuning,
+  );
   return jobDatabases(databaseSettings(config), report);
 }
 
 // Issue 26 item 4: the cleanup jobs' PostgreSQL pools bound a connection attempt and a statement
-// (connectionTimeoutMillis, query_timeout; CLEANUP_DATABASE_TIMEOUT_SECONDS, by default
+// (connectionTimeoutMillis, query_timeout; the database timeout, at the deployed timeout
 // POSTGRES_TIMEOUT_DEFAULT_SECONDS), and the error names the database and its setting.
 describe('the cleanup databases against PostgreSQL that accepts and never answers', () => {
   let hole: TcpServer;
@@ -55,10 +53,10 @@ describe('the cleanup databases against PostgreSQL that accepts and never answer
     }
   }, 100_000);
 
-  it('a statement on a connection whose server stops answering fails within CLEANUP_DATABASE_TIMEOUT_SECONDS', async () => {
+  it('a statement on a connection whose server stops answering fails within the database timeout', async () => {
     const url = new URL(services.databaseUrl);
     url.host = `${proxy.host}:${proxy.port}`;
-    const databases = databasesFor(url.toString(), url.toString(), { CLEANUP_DATABASE_TIMEOUT_SECONDS: '2' });
+    const databases = databasesFor(url.toString(), url.toString(), { databaseTimeoutMs: 2_000 });
     const repository = new OpenxdsRepository(databases.openxds, defaultOpenxdsNames);
     try {
       await databases.openxds.query('SELECT 1'); // connected, and the connection kept in the pool

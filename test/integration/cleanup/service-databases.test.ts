@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { loadCleanupConfig } from '../../../lib/cleanup/config';
+import { type EngineTuning, loadCleanupConfig } from '../../../lib/cleanup/config';
 import { TIMEBASED_JOB } from '../../../lib/cleanup/jobs/timebased';
 import { defaultNxrgNames } from '../../../lib/cleanup/nxrg/names';
 import { nxrgSchemaSql } from '../../../lib/cleanup/nxrg/schema';
@@ -36,26 +36,23 @@ describe('cleanup database clients (real PostgreSQL)', () => {
   });
 
   /** The time-based job's core on `nxrgUrl`, as the function builds it. */
-  function core(nxrgUrl: string, stack: string, extra: Record<string, string> = {}) {
-    const config = loadCleanupConfig({
-      CLEANUP_TABLE: 'CleanupStackTable',
-      NXRG_DATABASE_URL: nxrgUrl,
-      OPENXDS_DATABASE_URL: nxrg.url,
-      CLEANUP_MAX_ATTEMPTS: '100',
-      ...extra,
-    });
+  function core(nxrgUrl: string, stack: string, tuning: Partial<EngineTuning> = {}) {
+    const config = loadCleanupConfig(
+      { CLEANUP_TABLE: 'CleanupStackTable', NXRG_DATABASE_URL: nxrgUrl, OPENXDS_DATABASE_URL: nxrg.url },
+      { maxAttempts: 100, ...tuning },
+    );
     const databases = jobDatabases(databaseSettings(config), report);
     const job = { ...cleanupJob(TIMEBASED_JOB, jobEnv, databases, report), name: stack };
     const run = createStepRunner(job, stepSettings(config), { doc: dynamo.doc, report, clock: () => now.getTime() });
     return { run, end: () => Promise.all([databases.nxrg.end(), databases.openxds.end()]) };
   }
 
-  it('ends a step whose statement waits on a lock, within CLEANUP_DATABASE_TIMEOUT_SECONDS', async () => {
+  it('ends a step whose statement waits on a lock, within the database timeout', async () => {
     const locker = new Client({ connectionString: nxrg.url });
     await locker.connect();
     await locker.query('BEGIN');
     await locker.query('LOCK TABLE documents IN ACCESS EXCLUSIVE MODE');
-    const { run, end } = core(nxrg.url, 'hung-step', { CLEANUP_DATABASE_TIMEOUT_SECONDS: '1' });
+    const { run, end } = core(nxrg.url, 'hung-step', { databaseTimeoutMs: 1_000 });
     try {
       const [fill] = await run();
       expect(fill).toMatchObject({ fill: true });

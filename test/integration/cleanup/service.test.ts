@@ -1,5 +1,5 @@
 import type { Context, ScheduledEvent } from 'aws-lambda';
-import { type CleanupConfig, loadCleanupConfig } from '../../../lib/cleanup/config';
+import { type CleanupConfig, type EngineTuning, loadCleanupConfig } from '../../../lib/cleanup/config';
 import { seededRandom } from '../../../lib/cleanup/engine/random';
 import { cleanupJobNames } from '../../../lib/cleanup/jobs';
 import { createStepRunner } from '../../../lib/cleanup/step-runner';
@@ -42,13 +42,16 @@ async function stdoutLines(invoke: () => Promise<unknown>): Promise<Record<strin
 
 describe('cleanup function core (middy + Powertools, dynalite)', () => {
   const dynamo = useDynamo();
-  const config = (overrides: Record<string, string> = {}): CleanupConfig =>
-    loadCleanupConfig({
-      CLEANUP_TABLE: 'CleanupStackTable',
-      NXRG_DATABASE_URL: 'postgres://nxrg.invalid/db',
-      OPENXDS_DATABASE_URL: 'postgres://openxds.invalid/db',
-      ...overrides,
-    });
+  const config = (overrides: Record<string, string> = {}, tuning: Partial<EngineTuning> = {}): CleanupConfig =>
+    loadCleanupConfig(
+      {
+        CLEANUP_TABLE: 'CleanupStackTable',
+        NXRG_DATABASE_URL: 'postgres://nxrg.invalid/db',
+        OPENXDS_DATABASE_URL: 'postgres://openxds.invalid/db',
+        ...overrides,
+      },
+      tuning,
+    );
 
   it('logs one structured line per step and emits EMF metrics with the job as the only dimension', async () => {
     const recorder = new Recorder();
@@ -85,15 +88,11 @@ describe('cleanup function core (middy + Powertools, dynalite)', () => {
       [{ id: 'a', children: [{ id: 'a1' }, { id: 'a2' }] }, { id: 'b' }],
     ]);
     const observability = createObservability(job.name);
-    const core = createStepRunner(
-      job,
-      stepSettings(config({ CLEANUP_STEPS_PER_INVOCATION: '10', CLEANUP_DRY_RUN: 'true' })),
-      {
-        doc: dynamo().doc,
-        report: createCleanupReport(observability, job.name),
-        random: seededRandom(4),
-      },
-    );
+    const core = createStepRunner(job, stepSettings(config({ CLEANUP_DRY_RUN: 'true' }, { stepsPerInvocation: 10 })), {
+      doc: dynamo().doc,
+      report: createCleanupReport(observability, job.name),
+      random: seededRandom(4),
+    });
     const invoke = () => stdoutLines(() => lambdaHandler(observability, core)(event, context));
     const first = (await invoke()).filter((line) => line.message === 'cleanup step');
     expect(first.map((line) => line.fill)).toEqual([true]);

@@ -8,6 +8,8 @@ import { DynamoWaitStore } from '../../../lib/distributor/stores/wait-store';
 import { managementPath } from '../../../lib/rabbitmq/api-path';
 import { DynamoTenantCounterStore } from '../../../lib/routing/priority/counter-store';
 import { defaultRules } from '../../../lib/routing/priority/rules';
+import { DIRECT_ROUTING_WINDOWS } from '../../../lib/settings/common';
+import { revocationWaitMs } from '../../../lib/work-board/grants';
 import { DynamoWorkBoard } from '../../../lib/work-board/work-board-store';
 import { runCli } from '../../../local/cli/cli';
 import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
@@ -109,7 +111,8 @@ describe('operator CLI against dynalite and RabbitMQ', () => {
   });
 
   describe('tenants pause while a target is granted direct routing', () => {
-    const windows = { DIRECT_ROUTING_READ_MS: '200', DIRECT_ROUTING_PUBLISH_MS: '300' };
+    /** The routers' read and publish windows the CLI waits out (fixed, as the functions have them). */
+    const revocationWait = revocationWaitMs(DIRECT_ROUTING_WINDOWS);
     const grant = (target: string, until: number, grantWait?: number) =>
       new DynamoWorkBoard(dynamo.doc, 'DistributorStateTable').writeServed([
         { target, served: 0, grant: until, ...(grantWait === undefined ? {} : { grantWait }) },
@@ -121,7 +124,7 @@ describe('operator CLI against dynalite and RabbitMQ', () => {
       await grant('ocr', Date.now() + 60_000);
       await grant('lapsed', Date.now() - 1_000);
       const before = Date.now();
-      const paused = await fairway({ ...env, ...windows }, 'tenants', 'pause', 'late', '--force');
+      const paused = await fairway(env, 'tenants', 'pause', 'late', '--force');
       const after = Date.now();
       expect(paused.code).toBe(0);
       expect(paused.stdout).toMatch(/^tenant\s+paused\s+weight\s+grants revoked$/m);
@@ -129,8 +132,8 @@ describe('operator CLI against dynalite and RabbitMQ', () => {
       const board = await targets();
       for (const target of ['scan', 'ocr']) {
         expect(board.get(target)?.grant).toBeUndefined();
-        expect(board.get(target)?.due).toBeGreaterThanOrEqual(before + 500);
-        expect(board.get(target)?.due).toBeLessThanOrEqual(after + 500);
+        expect(board.get(target)?.due).toBeGreaterThanOrEqual(before + revocationWait);
+        expect(board.get(target)?.due).toBeLessThanOrEqual(after + revocationWait);
       }
       // A lapsed grant needs no revocation: no router uses it.
       expect(board.get('lapsed')?.due).toBeUndefined();
@@ -152,12 +155,13 @@ describe('operator CLI against dynalite and RabbitMQ', () => {
     });
 
     it('a grant written with a longer revocation wait than the CLI’s windows (the deployment’s differ) is waited out in full', async () => {
-      await grant('wide', Date.now() + 60_000, 4_000);
+      const wide = revocationWait + 2_000;
+      await grant('wide', Date.now() + 60_000, wide);
       const before = Date.now();
-      expect(await fairwayJson({ ...env, ...windows }, 'tenants', 'pause', 'late', '--force')).toMatchObject({
+      expect(await fairwayJson(env, 'tenants', 'pause', 'late', '--force')).toMatchObject({
         revokedGrants: 1,
       });
-      expect((await targets()).get('wide')?.due).toBeGreaterThanOrEqual(before + 4_000);
+      expect((await targets()).get('wide')?.due).toBeGreaterThanOrEqual(before + wide);
       expect(await fairwayJson(env, 'tenants', 'resume', 'late')).toEqual({ tenant: 'late' });
     });
 

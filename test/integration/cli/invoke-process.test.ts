@@ -100,12 +100,7 @@ describe('npx fairway invoke <function> --json, as a process', () => {
     let run = { code: 0, stdout: '', stderr: '' };
     let logged = '';
     for (let i = 0; i < 2; i++) {
-      run = await fairwayProcess(
-        { ...rest, CLEANUP_STEPS_PER_INVOCATION: '50' },
-        'invoke',
-        'registryTimebasedCleanup',
-        '--json',
-      );
+      run = await fairwayProcess(rest, 'invoke', 'registryTimebasedCleanup', '--json');
       expect({ code: run.code, stderr: run.code === 0 ? '' : run.stderr }).toEqual({ code: 0, stderr: '' });
       logged += run.stderr;
     }

@@ -49,7 +49,7 @@ describe('an execution killed while it refills a busy target', () => {
         AWS_ACCESS_KEY_ID: 'local',
         AWS_SECRET_ACCESS_KEY: 'local',
         AWS_REGION: 'us-east-1',
-        DISTRIBUTOR_BACKSTOP_INTERVAL_MS: '0',
+        PASS_TUNING: JSON.stringify({ backstopIntervalMs: 0 }),
         PASS_REMAINING_MS: String(REMAINING_MS),
         POWERTOOLS_LOG_LEVEL: 'ERROR',
       },

@@ -40,13 +40,15 @@ describe('a pass killed with SIGKILL at random points', () => {
           AWS_REGION: 'us-east-1',
           // The target takes 1000 per pass, so every run has moving to do.
           DISTRIBUTOR_TARGETS: JSON.stringify({ crash: { maxLength: 1_000 } }),
-          DISTRIBUTOR_MAX_PREFETCH: String(prefetch),
-          DISTRIBUTOR_REFILL_THRESHOLD_PERCENT: '0',
-          DISTRIBUTOR_SAFETY_MARGIN_MS: '0',
-          // Each run's backstop lists and marks the target, so every run has a pass to be killed in.
-          DISTRIBUTOR_BACKSTOP_INTERVAL_MS: '0',
-          // The execution ends after its pass instead of waiting for the target's next due time.
-          DISTRIBUTOR_WAIT_BOUND_MS: '0',
+          PASS_TUNING: JSON.stringify({
+            maxPrefetch: prefetch,
+            refillThresholdPercent: 0,
+            safetyMarginMs: 0,
+            // Each run's backstop lists and marks the target, so every run has a pass to be killed in.
+            backstopIntervalMs: 0,
+            // The execution ends after its pass instead of waiting for the target's next due time.
+            waitBoundMs: 0,
+          }),
           PASS_REMAINING_MS: '20000',
           POWERTOOLS_LOG_LEVEL: 'ERROR',
         },

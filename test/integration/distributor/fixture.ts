@@ -1,5 +1,5 @@
 import type { ConfirmChannel, Options } from 'amqplib';
-import { type DistributorConfig, loadDistributorConfig } from '../../../lib/distributor/config';
+import { type DistributorConfig, type DistributorTuning, loadDistributorConfig } from '../../../lib/distributor/config';
 import { AmqpSession } from '../../../lib/rabbitmq/connection';
 import { ManagementClient } from '../../../lib/rabbitmq/management';
 import { buildDistributor, warningReport } from '../../../lib/wiring/distributor';
@@ -18,7 +18,8 @@ export interface DistributorFixture {
   session: AmqpSession;
   /** The environment the distributor function would get for this vhost and table. */
   env: Record<string, string>;
-  config(overrides?: Record<string, string>): DistributorConfig;
+  /** The configuration of `env` and `overrides`; `tuning` shortens fixed values (never through the environment). */
+  config(overrides?: Record<string, string>, tuning?: Partial<DistributorTuning>): DistributorConfig;
   /**
    * A distributor on this vhost and table; `openChannel` lets a test watch the channels it uses, and
    * `trigger` starts its executions' successors.
@@ -28,6 +29,7 @@ export interface DistributorFixture {
     openChannel?: () => Promise<ConfirmChannel>,
     consumptionRate?: (target: string, windowSeconds: number) => Promise<number | undefined>,
     trigger?: PassTrigger,
+    tuning?: Partial<DistributorTuning>,
   ): ReturnType<typeof buildDistributor>;
   /** The staging-queue registry the router would keep: `stage` and `record` write it. */
   registry: ReturnType<typeof memoryStagingRegistry>;
@@ -82,7 +84,8 @@ export async function distributorFixture(): Promise<DistributorFixture> {
     // Off unless a test turns it on: these tests count what the planner shares out of a target's max length.
     DISTRIBUTOR_BUFFER_HORIZON_MS: '0',
   };
-  const config = (overrides: Record<string, string> = {}) => loadDistributorConfig({ ...env, ...overrides });
+  const config = (overrides: Record<string, string> = {}, tuning: Partial<DistributorTuning> = {}) =>
+    loadDistributorConfig({ ...env, ...overrides }, tuning);
 
   const withChannel = async <T>(use: (channel: ConfirmChannel) => Promise<T>) => {
     const channel = await session.openConfirmChannel();
@@ -132,9 +135,10 @@ export async function distributorFixture(): Promise<DistributorFixture> {
       openChannel = () => session.openConfirmChannel(),
       consumptionRate = (target, windowSeconds) => management.consumptionRate(target, windowSeconds),
       trigger = undefined,
+      tuning = {},
     ) =>
       buildDistributor(
-        config(overrides),
+        config(overrides, tuning),
         {
           openChannel,
           listQueues: () => management.listQueues(),

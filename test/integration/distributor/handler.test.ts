@@ -1,30 +1,29 @@
 import type { Context, ScheduledEvent } from 'aws-lambda';
+import { loadDistributorConfig } from '../../../lib/distributor/config';
 import type { ExecutionSummary } from '../../../lib/distributor/report';
+import type { Env } from '../../../lib/platform/config/env';
+import { distributorFunction } from '../../../lib/wiring/distributor';
+import { lambdaFunction } from '../../../lib/wiring/lambda-function';
 import { type DistributorFixture, distributorFixture } from './fixture';
 
 type Handler = (event: ScheduledEvent, context: Context) => Promise<ExecutionSummary>;
 
 describe('functions/distributor (the Lambda, in process)', () => {
   let f: DistributorFixture;
-  let handler: Handler;
+  let handler: Handler & { close(): Promise<void> };
   const saved = process.env;
   beforeAll(async () => {
     f = await distributorFixture();
     // The SDK reads credentials when it first calls DynamoDB, so the environment stays until the end.
-    // An execution that ends after its round, rather than wait for the target's next due time.
-    process.env = {
-      ...saved,
-      ...f.env,
-      AWS_ACCESS_KEY_ID: 'local',
-      AWS_SECRET_ACCESS_KEY: 'local',
-      DISTRIBUTOR_WAIT_BOUND_MS: '0',
-    };
-    jest.isolateModules(() => {
-      handler = (require('../../../functions/distributor') as { handler: Handler }).handler;
-    });
+    process.env = { ...saved, ...f.env, AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local' };
+    // functions/distributor.ts's handler, but for an execution that ends after its round rather than
+    // wait for the target's next due time (a fixed value, shortened here and never by the environment).
+    const definition = { ...distributorFunction, load: (env: Env) => loadDistributorConfig(env, { waitBoundMs: 0 }) };
+    handler = lambdaFunction(definition) as unknown as typeof handler;
   });
   afterAll(async () => {
     process.env = saved;
+    await handler?.close();
     await f?.close();
   });
 

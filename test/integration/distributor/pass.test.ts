@@ -246,7 +246,7 @@ describe('distribution pass (real RabbitMQ, dynalite)', () => {
     'with capacity smaller than the number of queues, the remainder rotates across passes (state in DynamoDB)',
     async (f) => {
       await f.stage('rot', { 'x-max-length': 2 }, { 'rot»/a': 5, 'rot»/b': 5, 'rot»/c': 5 });
-      const distributor = f.distributor({ DISTRIBUTOR_REFILL_THRESHOLD_PERCENT: '0' });
+      const distributor = f.distributor({}, undefined, undefined, undefined, { refillThresholdPercent: 0 });
 
       const served: string[][] = [];
       for (let pass = 0; pass < 3; pass++) {
@@ -268,7 +268,7 @@ describe('distribution pass (real RabbitMQ, dynalite)', () => {
     "an execution's passes read a target's rotation once while they hold its lease, and rotate as separate passes do",
     async (f) => {
       await f.stage('rot1', { 'x-max-length': 2 }, { 'rot1»/a': 5, 'rot1»/b': 5, 'rot1»/c': 5 });
-      const distributor = f.distributor({ DISTRIBUTOR_REFILL_THRESHOLD_PERCENT: '0' });
+      const distributor = f.distributor({}, undefined, undefined, undefined, { refillThresholdPercent: 0 });
       const send = jest.spyOn(f.dynamo.doc, 'send');
       const rotationReads = () =>
         send.mock.calls.filter(
@@ -308,14 +308,12 @@ describe('distribution pass (real RabbitMQ, dynalite)', () => {
     async (f) => {
       // No x-max-length: only the distributor's own limit stands between the target and overfilling.
       const staging = await f.stage('pair', {}, { 'pair»/a': 1000, 'pair»/b': 1000, 'pair»/c': 1000 });
-      const settings = {
-        DISTRIBUTOR_TARGETS: JSON.stringify({ pair: { maxLength: 300 } }),
-        DISTRIBUTOR_REFILL_THRESHOLD_PERCENT: '0',
-      };
+      const settings = { DISTRIBUTOR_TARGETS: JSON.stringify({ pair: { maxLength: 300 } }) };
+      const noThreshold = { refillThresholdPercent: 0 };
 
       const [one, two] = await Promise.all([
-        f.distributor(settings).runPass(60_000),
-        f.distributor(settings).runPass(60_000),
+        f.distributor(settings, undefined, undefined, undefined, noThreshold).runPass(60_000),
+        f.distributor(settings, undefined, undefined, undefined, noThreshold).runPass(60_000),
       ]);
       expect(one.moved + two.moved).toBe(300);
       // The second either found the lease taken, or took it after the first released it and found no room.
@@ -324,7 +322,7 @@ describe('distribution pass (real RabbitMQ, dynalite)', () => {
       expect(['leased-elsewhere', 'below-threshold']).toContain(other.targets[0]!.outcome);
       expect(await f.depth('pair')).toBe(300);
 
-      const after = await f.distributor(settings).runPass(60_000);
+      const after = await f.distributor(settings, undefined, undefined, undefined, noThreshold).runPass(60_000);
       expect(after.targets[0]).toMatchObject({ depth: 300, capacity: 0, moved: 0 });
       expect(await f.depth('pair')).toBe(300);
 

@@ -1,3 +1,4 @@
+import type { DistributorTuning } from '../../../lib/distributor/config';
 import { invocationRunner } from '../../../lib/distributor/execution';
 import { createDistributor } from '../../../lib/distributor/pass';
 import type { ExecutionSummary } from '../../../lib/distributor/report';
@@ -28,20 +29,22 @@ const LOADED_MACHINE_MS = 300_000;
  */
 function onDemand(
   f: DistributorFixture,
-  overrides: Record<string, string> = {},
+  /** Fixed values shortened for the test, and DISTRIBUTOR_MAX_EXECUTIONS. */
+  overrides: Partial<DistributorTuning> & { maxExecutions?: number } = {},
   options: {
     failStarts?: number;
     openChannel?: () => ReturnType<DistributorFixture['session']['openConfirmChannel']>;
   } = {},
 ) {
-  const config = f.config({
-    DISTRIBUTOR_FOLLOW_UP_DELAY_MS: '50',
-    DISTRIBUTOR_FOLLOW_UP_MAX_DELAY_MS: '400',
-    DISTRIBUTOR_REQUEST_GRACE_MS: '1000',
-    DISTRIBUTOR_IDLE_STOP_MS: '200',
-    DISTRIBUTOR_BOARD_POLL_MS: '50',
-    DISTRIBUTOR_WAIT_BOUND_MS: '1000',
-    ...overrides,
+  const { maxExecutions, ...tuning } = overrides;
+  const config = f.config(maxExecutions === undefined ? {} : { DISTRIBUTOR_MAX_EXECUTIONS: String(maxExecutions) }, {
+    followUpDelayMs: 50,
+    followUpMaxDelayMs: 400,
+    requestGraceMs: 1000,
+    idleStopMs: 200,
+    boardPollMs: 50,
+    waitBoundMs: 1000,
+    ...tuning,
   });
   const inner = new DynamoLeaseStore(f.dynamo.doc, STATE_TABLE);
   const watch = {
@@ -130,7 +133,7 @@ function onDemand(
     distributor,
     direct: directRoutingDefaults(),
     settings: runModel,
-    graceMs: config.DISTRIBUTOR_REQUEST_GRACE_MS,
+    graceMs: config.tuning.requestGraceMs,
     report,
     trigger,
     listQueues: () => {
@@ -139,7 +142,7 @@ function onDemand(
     },
     registry: f.registry,
   });
-  const requestWork: RequestWork = workRequester({ board, trigger, graceMs: config.DISTRIBUTOR_REQUEST_GRACE_MS });
+  const requestWork: RequestWork = workRequester({ board, trigger, graceMs: config.tuning.requestGraceMs });
   /**
    * Waits until `done`, asking again as a router's next batch would whenever no execution is in
    * flight: on a loaded machine a broker or DynamoDB call can pass its bound and end an execution
@@ -175,7 +178,7 @@ describe('passes on demand: executions that follow the work board (real RabbitMQ
       await f.publish(`${target}»/b`, 200, 'b');
       // One start per grace is what the board guarantees: a start still unclaimed after the grace is
       // presumed lost. A loaded machine can keep the started execution from its slot for over a second.
-      const { watch, trigger, requestWork } = onDemand(f, { DISTRIBUTOR_REQUEST_GRACE_MS: '30000' });
+      const { watch, trigger, requestWork } = onDemand(f, { requestGraceMs: 30_000 });
 
       // 50 router batches at once.
       const outcomes = await Promise.all(Array.from({ length: 50 }, () => requestWork([target])));
@@ -229,7 +232,7 @@ describe('passes on demand: executions that follow the work board (real RabbitMQ
         await f.publish(`${t}»/x`, 3, `${t}x`);
         await f.publish(`${t}»/y`, 2, `${t}y`);
       }
-      const { watch, requestWork, servedUntil } = onDemand(f, { DISTRIBUTOR_TARGET_CONCURRENCY: '8' });
+      const { watch, requestWork, servedUntil } = onDemand(f, { targetConcurrency: 8 });
       expect(await requestWork(targets)).toBe('started');
       const depths = async () => Promise.all(targets.map((t) => f.depth(t)));
       const again = await servedUntil(targets, async () => (await depths()).every((depth) => depth === 5));
@@ -256,7 +259,7 @@ describe('passes on demand: executions that follow the work board (real RabbitMQ
     expect(watch.failed).toBe(1);
     // The failed execution's start still stands until it is overdue: requests meanwhile wait for it.
     // Asked as of its start (a loaded machine can spend the whole grace on the failed run).
-    const graceMs = config.DISTRIBUTOR_REQUEST_GRACE_MS;
+    const graceMs = config.tuning.requestGraceMs;
     const withinGrace = workRequester({ board, trigger, graceMs, now: () => startedAt });
     expect(await withinGrace([target])).toBe('queued');
     await eventually(
@@ -273,7 +276,7 @@ describe('passes on demand: executions that follow the work board (real RabbitMQ
     await f.record(target, [`${target}»/a`]);
     await f.declare(`${target}»/a`);
     await f.publish(`${target}»/a`, 10, 'a');
-    const { board, config, leases, trigger, requestWork } = onDemand(f, { DISTRIBUTOR_MAX_EXECUTIONS: '1' });
+    const { board, config, leases, trigger, requestWork } = onDemand(f, { maxExecutions: 1 });
     // An execution that timed out: it claimed the slot and the lease and never gave them back.
     const killedAt = Date.now();
     const lapsesAt = killedAt + 3_000;
@@ -281,7 +284,7 @@ describe('passes on demand: executions that follow the work board (real RabbitMQ
     expect(await leases.acquireLease(target, 'killed', killedAt, lapsesAt)).toBe(true);
 
     // Asked before the lapse by its own clock: on a loaded machine the writes above can outlast it.
-    const graceMs = config.DISTRIBUTOR_REQUEST_GRACE_MS;
+    const graceMs = config.tuning.requestGraceMs;
     const beforeLapse = workRequester({ board, trigger, graceMs, now: () => lapsesAt - 1 });
     expect(await beforeLapse([target])).toBe('queued');
     const startedAt = await eventually(

@@ -17,7 +17,7 @@ const level9 = { priority: 1 };
 
 /** A distributor with quiet tenants first's settings from `env` (the composition root's, plus them). */
 function distributor(f: DistributorFixture, env: Record<string, string>) {
-  const config = f.config(env);
+  const config = f.config(env, { idleStopMs: 200 });
   const management = new ManagementClient(f.rabbit.managementUrl, f.rabbit.vhost);
   return createDistributor({
     settings: { ...distributorSettings(config), quietFirst: quietFirstSettingsOf(config) },
@@ -55,7 +55,7 @@ async function floodThenQuiet(f: DistributorFixture, env: Record<string, string>
   await f.declare(quiet);
   await f.publish(noisy, 300, 'noisy', level9);
   await f.listed([noisy]);
-  const pass = distributor(f, { DISTRIBUTOR_IDLE_STOP_MS: '200', ...env });
+  const pass = distributor(f, env);
   const first = await pass.runPass(60_000);
   await f.publish(quiet, 1, 'quiet', level9);
   await f.listed([quiet]);

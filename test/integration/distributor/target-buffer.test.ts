@@ -22,7 +22,7 @@ function counted(f: DistributorFixture, env: Record<string, string> = {}) {
     },
   });
   const distributor = buildDistributor(
-    f.config({ DISTRIBUTOR_BUFFER_HORIZON_MS: '250', DISTRIBUTOR_IDLE_STOP_MS: '200', ...env }),
+    f.config({ DISTRIBUTOR_BUFFER_HORIZON_MS: '250', ...env }, { idleStopMs: 200 }),
     {
       openChannel: () => f.session.openConfirmChannel(),
       listQueues: () => management.listQueues(),

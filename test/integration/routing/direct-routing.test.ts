@@ -20,13 +20,9 @@ const MAX_DEPTH = 5;
 const CONTROLS_UNREADABLE =
   'Could not read the tenant controls; distributed with the last ones read, and granted no target';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const direct = {
-  DIRECT_ROUTING: 'granted',
-  DIRECT_ROUTING_MAX_DEPTH: String(MAX_DEPTH),
-  DIRECT_ROUTING_READ_MS: String(READ_MS),
-  DIRECT_ROUTING_PUBLISH_MS: String(PUBLISH_MS),
-  DIRECT_ROUTING_GRANT_SECONDS: '60',
-};
+const direct = { DIRECT_ROUTING: 'granted' };
+/** The fixed windows shortened for the test (both functions get the same). */
+const windows = { maxDepth: MAX_DEPTH, readMs: READ_MS, publishMs: PUBLISH_MS, grantMs: 60_000 };
 
 /** dynalite, a vhost, a connection for the test's own reads, and the Lambda endpoint routers start executions through. */
 async function bed(runExecutions: boolean, distributorEnv: Record<string, string> = {}) {
@@ -38,21 +34,20 @@ async function bed(runExecutions: boolean, distributorEnv: Record<string, string
   const executions: ExecutionSummary[] = [];
   const distributor = runExecutions
     ? createDistributorService(
-        loadDistributorConfig({
-          AMQP_URL: rabbit.amqpUrl,
-          RABBITMQ_MANAGEMENT_URL: rabbit.managementUrl,
-          RABBITMQ_VHOST: rabbit.vhost,
-          DISTRIBUTOR_TABLE: TABLE,
-          DYNAMODB_ENDPOINT: dynamo.endpoint,
-          DISTRIBUTOR_FOLLOW_UP_DELAY_MS: '50',
-          DISTRIBUTOR_FOLLOW_UP_MAX_DELAY_MS: '400',
-          DISTRIBUTOR_IDLE_STOP_MS: '200',
-          DISTRIBUTOR_BOARD_POLL_MS: '50',
-          // The grants' cycle is counted against the target's max length, not its buffer.
-          DISTRIBUTOR_BUFFER_HORIZON_MS: '0',
-          ...direct,
-          ...distributorEnv,
-        }),
+        loadDistributorConfig(
+          {
+            AMQP_URL: rabbit.amqpUrl,
+            RABBITMQ_MANAGEMENT_URL: rabbit.managementUrl,
+            RABBITMQ_VHOST: rabbit.vhost,
+            DISTRIBUTOR_TABLE: TABLE,
+            DYNAMODB_ENDPOINT: dynamo.endpoint,
+            // The grants' cycle is counted against the target's max length, not its buffer.
+            DISTRIBUTOR_BUFFER_HORIZON_MS: '0',
+            ...direct,
+            ...distributorEnv,
+          },
+          { followUpDelayMs: 50, followUpMaxDelayMs: 400, idleStopMs: 200, boardPollMs: 50, direct: windows },
+        ),
         warningReport((message) => warnings.push(message)),
       )
     : undefined;
@@ -61,12 +56,17 @@ async function bed(runExecutions: boolean, distributorEnv: Record<string, string
   });
   const recorded = recordingReport();
   const router = createRouterService(
-    routerConfig(rabbit, dynamo, {
-      DISTRIBUTOR_FUNCTION_NAME: 'fairway-test-distributor',
-      DISTRIBUTOR_TABLE: TABLE,
-      LAMBDA_ENDPOINT: lambda.endpoint,
-      ...direct,
-    }),
+    routerConfig(
+      rabbit,
+      dynamo,
+      {
+        DISTRIBUTOR_FUNCTION_NAME: 'fairway-test-distributor',
+        DISTRIBUTOR_TABLE: TABLE,
+        LAMBDA_ENDPOINT: lambda.endpoint,
+        ...direct,
+      },
+      { direct: windows },
+    ),
     recorded.report,
   );
   const board = new DynamoWorkBoard(dynamo.doc, TABLE);

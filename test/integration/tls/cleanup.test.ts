@@ -14,7 +14,7 @@ const RULES: OracleRule[] = [
   { documentType: 'referral', retentionDays: 3650, basis: 'created' },
   { documentType: 'lab-result', retentionDays: 1825, basis: 'service' },
 ];
-/** Invocations of one warm container, each taking up to CLEANUP_STEPS_PER_INVOCATION steps. */
+/** Invocations of one warm container, each taking up to 50 steps (FAIRWAY_TEST_TUNING below). */
 const INVOCATIONS = Array.from({ length: 8 }, () => ({}));
 
 // The three cleanup jobs as Lambda runs them against RDS: PostgreSQL that refuses connections
@@ -44,7 +44,7 @@ describe('cleanup jobs over TLS (PostgreSQL TLS only, sslmode=verify-full)', () 
     DYNAMODB_ENDPOINT: dynamo.endpoint,
     CLEANUP_TABLE: 'CleanupStackTable',
     CLEANUP_DRY_RUN: 'false',
-    CLEANUP_STEPS_PER_INVOCATION: '50',
+    FAIRWAY_TEST_TUNING: JSON.stringify({ stepsPerInvocation: 50 }),
     NXRG_DATABASE_URL: urls.nxrg,
     OPENXDS_DATABASE_URL: urls.openxds,
     NXRG_DOCUMENT_TYPES: DEFAULT_DOCUMENT_TYPES.join(','),

@@ -19,7 +19,6 @@ describe('distributor pass over TLS (AMQPS, HTTPS management, CA from NODE_EXTRA
     const run = await broker.run('distributor', {
       ...broker.env(),
       DISTRIBUTOR_TARGETS: JSON.stringify({ 'worker-out': { maxLength: 100 } }),
-      DISTRIBUTOR_SAFETY_MARGIN_MS: '0',
     });
     expect(run).toMatchObject({ code: 0, stderr: '' });
     expect((await broker.drain('worker-out')).sort()).toEqual(['t1-a', 't1-b', 't2-a', 't2-b']);

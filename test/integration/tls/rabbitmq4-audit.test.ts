@@ -118,7 +118,6 @@ describe('RabbitMQ 4 audit: every queue declare and qos call Fairway makes', () 
         ...env,
         AMQP_URL: url.toString(),
         DISTRIBUTOR_MISSING_TARGET: 'create',
-        DISTRIBUTOR_SAFETY_MARGIN_MS: '0',
       });
       try {
         expect(await distributor({} as never, context)).toMatchObject({ moved: 11, parked: 1 });

@@ -112,7 +112,7 @@ describe('a misspelled variable with a Fairway prefix fails the cold start, nami
     ['distributor', 'RABBITMQ_VHOTS', 'RABBITMQ_VHOST'],
     ['registryTimebasedCleanup', 'CLEANUP_DRYRUN', 'CLEANUP_DRY_RUN'],
     ['repositoryCleanup', 'OPENXDS_DATABASE_SECRET', 'OPENXDS_DATABASE_SECRET_ARN'],
-    ['registryStatus90Cleanup', 'NXRG_DECEASED_STATE', 'NXRG_DECEASED_STATUS'],
+    ['registryStatus90Cleanup', 'NXRG_NAME', 'NXRG_NAMES'],
   ])('%s: %s', (name, misspelled, known) => {
     const error = start(name, { [misspelled]: PASSWORD });
     expectConfigurationFailure(error, misspelled, new RegExp(`did you mean ${known}\\?`), PASSWORD);

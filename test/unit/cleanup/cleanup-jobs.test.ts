@@ -1,4 +1,7 @@
 import {
+  checkJobTuning,
+  JOB_TUNING,
+  type JobTuning,
   loadRepositoryJobConfig,
   loadStatus90JobConfig,
   loadTimebasedJobConfig,
@@ -80,14 +83,9 @@ describe('cleanup job configuration', () => {
       'CLEANUP_TIMEBASED_DOCUMENT_TYPES.referral.batchSize: must be at least 1',
     ],
     [
-      'a default batch size of 0',
-      { CLEANUP_TIMEBASED_BATCH_SIZE: '0' },
-      'CLEANUP_TIMEBASED_BATCH_SIZE: must be at least 1',
-    ],
-    [
       'a batch too large for the stack',
-      { CLEANUP_TIMEBASED_BATCH_SIZE: '100001' },
-      'CLEANUP_TIMEBASED_BATCH_SIZE: must be at most 100000',
+      { CLEANUP_TIMEBASED_DOCUMENT_TYPES: JSON.stringify({ referral: { retentionDays: 10, batchSize: 100_001 } }) },
+      'CLEANUP_TIMEBASED_DOCUMENT_TYPES.referral.batchSize: must be at most 100000',
     ],
     [
       'a misspelt rule field',
@@ -114,102 +112,52 @@ describe('cleanup job configuration', () => {
       { NXRG_NAMES: JSON.stringify({ documents: { table: 'documents; DROP TABLE citizens' } }) },
       'NXRG_NAMES.documents.table: must be a table or column name (letters, digits, _; optionally schema.name)',
     ],
-    ['a per-step cap of 0', { CLEANUP_MAX_DELETES_PER_STEP: '0' }, 'CLEANUP_MAX_DELETES_PER_STEP: must be at least 1'],
   ])('rejects %s with a clear error', (_case, override, message) => {
     expect(problems(() => loadTimebasedJobConfig({ ...timebasedEnv, ...override }))).toContain(message);
   });
 
-  it.each([
-    [loadStatus90JobConfig, { CLEANUP_STATUS90_BATCH_SIZE: '0' }, 'CLEANUP_STATUS90_BATCH_SIZE: must be at least 1'],
+  it.each<[string, Partial<JobTuning>, string]>([
+    ['a status-90 batch of 0', { status90BatchSize: 0 }, 'status90BatchSize: must be a whole number from 1 to 100000'],
     [
-      loadStatus90JobConfig,
-      { CLEANUP_STATUS90_BATCH_SIZE: '100001' },
-      'CLEANUP_STATUS90_BATCH_SIZE: must be at most 100000',
+      'a range over 100,000',
+      { repositoryBatchSize: 100_001 },
+      'repositoryBatchSize: must be a whole number from 1 to 100000',
     ],
     [
-      loadStatus90JobConfig,
-      { CLEANUP_STATUS90_CITIZEN_BATCH_SIZE: '0' },
-      'CLEANUP_STATUS90_CITIZEN_BATCH_SIZE: must be at least 1',
+      'a per-step cap of 0',
+      { maxDeletesPerStep: 0 },
+      'maxDeletesPerStep: must be a whole number from 1 to 9007199254740991',
     ],
     [
-      loadStatus90JobConfig,
-      { CLEANUP_STATUS90_SUFFIX_PAGE_SIZE: '1000', CLEANUP_STATUS90_CITIZEN_BATCH_SIZE: '5000' },
-      'CLEANUP_STATUS90_CITIZEN_BATCH_SIZE: must be at most CLEANUP_STATUS90_SUFFIX_PAGE_SIZE (1000): a citizen batch is cut from one suffix page',
+      'a recheck over a day',
+      { recheckIntervalMinutes: 1441 },
+      'recheckIntervalMinutes: must be a whole number from 1 to 1440',
     ],
     [
-      loadRepositoryJobConfig,
-      { CLEANUP_REPOSITORY_BATCH_SIZE: '0' },
-      'CLEANUP_REPOSITORY_BATCH_SIZE: must be at least 1',
+      'a citizen batch over its page',
+      { status90SuffixPageSize: 1000, status90CitizenBatchSize: 5000 },
+      'status90CitizenBatchSize: must be at most status90SuffixPageSize (a citizen batch is cut from one page)',
     ],
     [
-      loadRepositoryJobConfig,
-      { CLEANUP_REPOSITORY_PAGE_SIZE: 'many' },
-      'CLEANUP_REPOSITORY_PAGE_SIZE: must be an integer',
+      'a page of more than 200 batches',
+      { repositoryPageSize: 1_000_000, repositoryBatchSize: 1000 },
+      'repositoryPageSize: page size 1000000 ÷ batch size 1000 would push more than 200 operations in one step',
     ],
-    [
-      loadRepositoryJobConfig,
-      { CLEANUP_REPOSITORY_BATCH_SIZE: '100001' },
-      'CLEANUP_REPOSITORY_BATCH_SIZE: must be at most 100000',
-    ],
-    [
-      loadRepositoryJobConfig,
-      { CLEANUP_REPOSITORY_PAGE_SIZE: '10000001' },
-      'CLEANUP_REPOSITORY_PAGE_SIZE: must be at most 10000000',
-    ],
-    [
-      loadRepositoryJobConfig,
-      { CLEANUP_REPOSITORY_PAGE_SIZE: '1000000', CLEANUP_REPOSITORY_BATCH_SIZE: '1000' },
-      'CLEANUP_REPOSITORY_PAGE_SIZE: page size 1000000 ÷ batch size 1000 would push more than 200 operations in one step',
-    ],
-    [
-      loadRepositoryJobConfig,
-      { CLEANUP_REPOSITORY_RECHECK_INTERVAL_MINUTES: '0' },
-      'CLEANUP_REPOSITORY_RECHECK_INTERVAL_MINUTES: must be at least 1',
-    ],
-    [
-      loadRepositoryJobConfig,
-      { CLEANUP_REPOSITORY_RECHECK_INTERVAL_MINUTES: '1441' },
-      'CLEANUP_REPOSITORY_RECHECK_INTERVAL_MINUTES: must be at most 1440',
-    ],
-    [
-      loadRepositoryJobConfig,
-      { CLEANUP_REPOSITORY_RECHECK_INTERVAL_MINUTES: '1.5' },
-      'CLEANUP_REPOSITORY_RECHECK_INTERVAL_MINUTES: must be an integer',
-    ],
-    [
-      loadRepositoryJobConfig,
-      { CLEANUP_REPOSITORY_RECHECK_INTERVAL_MINUTES: 'hourly' },
-      'CLEANUP_REPOSITORY_RECHECK_INTERVAL_MINUTES: must be an integer',
-    ],
-  ])('rejects a bad status90 or repository setting (%#)', (load, env, message) => {
-    expect(problems(() => load(env))).toContain(message);
+  ])('refuses a test tuning that breaks a rule: %s (fail closed)', (_case, tuning, message) => {
+    expect(problems(() => loadRepositoryJobConfig({}, tuning))).toContain(message);
   });
 
-  it('takes status 90 ranges larger than an id list could be: a range travels as a cursor', () => {
-    expect(loadStatus90JobConfig({ CLEANUP_STATUS90_BATCH_SIZE: '10000' }).batchSize).toBe(10_000);
+  it('the fixed values keep those rules', () => {
+    expect(() => checkJobTuning(JOB_TUNING)).not.toThrow();
   });
 
-  it("takes repository batches larger than an earlier version's id lists: a settle range travels as two keys", () => {
-    expect(loadRepositoryJobConfig({ CLEANUP_REPOSITORY_BATCH_SIZE: '50000' }).batchSize).toBe(50_000);
-    expect(
-      loadRepositoryJobConfig({ CLEANUP_REPOSITORY_PAGE_SIZE: '10000000', CLEANUP_REPOSITORY_BATCH_SIZE: '50000' }),
-    ).toMatchObject({
-      pageSize: 10_000_000,
-      batchSize: 50_000,
+  it('takes a smaller tuning for a test, never from the environment', () => {
+    expect(loadStatus90JobConfig({}, { status90BatchSize: 4 }).batchSize).toBe(4);
+    expect(loadRepositoryJobConfig({}, { repositoryPageSize: 10, repositoryBatchSize: 2 })).toMatchObject({
+      pageSize: 10,
+      batchSize: 2,
     });
-  });
-
-  it('rechecks the done deletions hourly unless told otherwise, and takes from a minute to a day', () => {
     expect(loadRepositoryJobConfig({}).recheckIntervalMinutes).toBe(60);
-    expect(loadRepositoryJobConfig({ CLEANUP_REPOSITORY_RECHECK_INTERVAL_MINUTES: '' }).recheckIntervalMinutes).toBe(
-      60,
-    );
-    expect(loadRepositoryJobConfig({ CLEANUP_REPOSITORY_RECHECK_INTERVAL_MINUTES: '1' }).recheckIntervalMinutes).toBe(
-      1,
-    );
-    expect(
-      loadRepositoryJobConfig({ CLEANUP_REPOSITORY_RECHECK_INTERVAL_MINUTES: '1440' }).recheckIntervalMinutes,
-    ).toBe(1440);
   });
 
   it('never quotes a value in its errors', () => {

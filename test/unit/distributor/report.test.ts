@@ -103,7 +103,7 @@ describe('staging waits (issue 25, item 3)', () => {
     ]);
   });
 
-  it('queues whose longest wait passed DISTRIBUTOR_WAIT_ALARM_SECONDS are counted (alarmed) and warned about', () => {
+  it('queues whose longest wait passed the staging-wait bound (60 s) are counted (alarmed) and warned about', () => {
     const { written, totals } = pass([measured]);
     expect(totals).toMatchObject({ StagingWaitsOverBound: 1 });
     const warning = written.find((line) => line.level === 'WARN');

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { z } from 'zod';
 import { ConfigError } from '../../../lib/platform/errors';
+import { REMOVED_VARIABLES } from '../../../lib/wiring/removed-variables';
 import { loadConfigModules } from '../../harness/config-modules';
 
 /**
@@ -20,21 +21,29 @@ interface Row {
   line: number;
 }
 
+/** The doc's lines, apart from its "Fixed values" section (the variables 0.2 removed). */
+function settingLines(): { text: string; index: number }[] {
+  const lines = readFileSync(join(root, 'docs/configuration.md'), 'utf8').split('\n');
+  let fixed = false;
+  return lines.flatMap((text, index) => {
+    if (text.startsWith('## ')) fixed = text === '## Fixed values';
+    return fixed ? [] : [{ text, index }];
+  });
+}
+
 /** Rows of the doc's tables whose first cell is exactly one backticked variable name. */
 function documentedRows(): Map<string, Row[]> {
   const rows = new Map<string, Row[]>();
-  readFileSync(join(root, 'docs/configuration.md'), 'utf8')
-    .split('\n')
-    .forEach((text, index) => {
-      const cells = text.split('|').map((cell) => cell.trim());
-      const name = /^`([A-Z][A-Z0-9_]*)`$/.exec(cells[1] ?? '')?.[1];
-      if (text.trimStart().startsWith('|') && name !== undefined) {
-        rows.set(name, [
-          ...(rows.get(name) ?? []),
-          { defaultCell: cells[3] ?? '', paramCell: cells[4] ?? '', meaningCell: cells[5] ?? '', line: index + 1 },
-        ]);
-      }
-    });
+  settingLines().forEach(({ text, index }) => {
+    const cells = text.split('|').map((cell) => cell.trim());
+    const name = /^`([A-Z][A-Z0-9_]*)`$/.exec(cells[1] ?? '')?.[1];
+    if (text.trimStart().startsWith('|') && name !== undefined) {
+      rows.set(name, [
+        ...(rows.get(name) ?? []),
+        { defaultCell: cells[3] ?? '', paramCell: cells[4] ?? '', meaningCell: cells[5] ?? '', line: index + 1 },
+      ]);
+    }
+  });
   return rows;
 }
 
@@ -97,6 +106,17 @@ describe('docs/configuration.md', () => {
   it('documents every setting a schema reads', () => {
     const undocumented = [...read.keys()].filter((key) => !rows.has(key));
     expect(undocumented).toEqual([]);
+  });
+
+  it('names every variable 0.2 removed in its "Fixed values" section, with what replaced it', () => {
+    const text = readFileSync(join(root, 'docs/configuration.md'), 'utf8');
+    const start = text.indexOf('## Fixed values');
+    const section = text.slice(start, text.indexOf('\n## ', start + 1));
+    // `_GRANT_SECONDS` and its kind abbreviate the DIRECT_ROUTING_ names of their row.
+    const named = new Set(
+      [...section.matchAll(/`([A-Z0-9_]+)`/g)].map((m) => (m[1]!.startsWith('_') ? `DIRECT_ROUTING${m[1]}` : m[1]!)),
+    );
+    expect(Object.keys(REMOVED_VARIABLES).filter((name) => !named.has(name))).toEqual([]);
   });
 
   it('documents no setting that no schema reads', () => {

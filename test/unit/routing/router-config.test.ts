@@ -72,32 +72,13 @@ describe('router configuration', () => {
       /ROUTER_TARGETS: "durable" must be true or left out: RabbitMQ 4\.3 refuses transient/,
     ],
     ['ROUTER_STAGING_PRIORITIES', 'keep', /ROUTER_STAGING_PRIORITIES: must be one of none, copy/],
-    ['DISTRIBUTOR_REAP_AFTER_SECONDS', '-1', /DISTRIBUTOR_REAP_AFTER_SECONDS: must be at least 0/],
-    ['STAGING_TOUCH_SECONDS', '0', /STAGING_TOUCH_SECONDS: must be at least 1/],
   ])('rejects a bad %s, naming it', (variable, value, message) => {
     expect(() => loadRouterConfig({ ...required, [variable]: value })).toThrow(message);
   });
 
-  // Issue 24, item 4: a reap period within a router's touch period and longest batch could delete a
-  // queue a router still publishes to without touching its record.
-  it.each([
-    [{ DISTRIBUTOR_REAP_AFTER_SECONDS: '1559' }, /DISTRIBUTOR_REAP_AFTER_SECONDS: must be 0 or at least 1560/],
-    [
-      { DISTRIBUTOR_REAP_AFTER_SECONDS: '3600', STAGING_TOUCH_SECONDS: '3000' },
-      /DISTRIBUTOR_REAP_AFTER_SECONDS: must be 0 or at least 3960 \(STAGING_TOUCH_SECONDS/,
-    ],
-  ])('refuses at cold start a reap period too short for the touch period (%j)', (env, message) => {
-    expect(() => loadRouterConfig({ ...required, ...env })).toThrow(message);
-  });
-
   it.each([
     [{}, 'none', undefined],
-    [
-      { ROUTER_STAGING_PRIORITIES: 'copy', STAGING_TABLE: 'staging', DISTRIBUTOR_REAP_AFTER_SECONDS: '1560' },
-      'copy',
-      'staging',
-    ],
-    [{ DISTRIBUTOR_REAP_AFTER_SECONDS: '0', STAGING_TOUCH_SECONDS: '3600' }, 'none', undefined],
+    [{ ROUTER_STAGING_PRIORITIES: 'copy', STAGING_TABLE: 'staging' }, 'copy', 'staging'],
   ])('reads the staging settings (%j)', (env, priorities, table) => {
     const settings = routerSettings(loadRouterConfig({ ...required, ...env }));
     expect(settings.stagingPriorities).toBe(priorities);

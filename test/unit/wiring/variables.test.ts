@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from '../../../lib/platform/errors';
+import { REMOVED_VARIABLES } from '../../../lib/wiring/removed-variables';
 import {
   checkVariableNames,
   closest,
@@ -68,6 +69,38 @@ describe('checkVariableNames', () => {
       { functionName: 'f', endpoint: 'http://l' },
     );
     expect(problemsOf(Object.fromEntries([...deployed, ...Object.keys(local)].map((name) => [name, '1'])))).toEqual([]);
+  });
+});
+
+describe('a variable a release removed (issue 35)', () => {
+  it('is refused at cold start, naming what replaced it and never the value', () => {
+    expect(problemsOf({ DISTRIBUTOR_BOARD_POLL_MS: 's3cret' })).toEqual([
+      'DISTRIBUTOR_BOARD_POLL_MS: was removed in 0.2: the distributor now reads the work board every 250 ms while it waits; unset it',
+    ]);
+  });
+
+  it('is refused beside a misspelled one, each with its own message', () => {
+    expect(problemsOf({ TENANT_PRIORITY_SKIP_WINDOW_SECONDS: '30', ROUTER_TARGET: '{}' })).toEqual([
+      'ROUTER_TARGET: is not a variable Fairway reads (did you mean ROUTER_TARGETS?)',
+      'TENANT_PRIORITY_SKIP_WINDOW_SECONDS: was removed in 0.2: the skip window is now derived: a 25th of TENANT_PRIORITY_RESET_SECONDS, at most 60 s; unset it',
+    ]);
+  });
+
+  it.each(Object.keys(REMOVED_VARIABLES).map((name) => [name]))(
+    '%s is refused, and no schema reads it any more',
+    (name) => {
+      expect(knownVariables).not.toContain(name);
+      expect(problemsOf({ [name]: '1' })).toEqual([
+        expect.stringMatching(new RegExp(`^${name}: was removed in 0.2: .+; unset it$`)),
+      ]);
+    },
+  );
+
+  it('is refused even without a Fairway prefix (a table entry alone decides)', () => {
+    const unprefixed = Object.keys(REMOVED_VARIABLES).filter(
+      (name) => !FAIRWAY_PREFIXES.some((prefix) => name.startsWith(prefix)),
+    );
+    for (const name of unprefixed) expect(problemsOf({ [name]: '1' })).toHaveLength(1);
   });
 });
 

@@ -76,12 +76,10 @@ describe('cleanup jobs on an existing database with its own table and column nam
       connectionFailed: () => undefined,
     };
     const databases = { nxrg: nxrg.pool, openxds: openxds.pool };
-    const config = loadStepSettings({
-      CLEANUP_TABLE: 'CleanupStackTable',
-      NXRG_DATABASE_URL: nxrg.url,
-      OPENXDS_DATABASE_URL: openxds.url,
-      CLEANUP_STEPS_PER_INVOCATION: '1000',
-    });
+    const config = loadStepSettings(
+      { CLEANUP_TABLE: 'CleanupStackTable', NXRG_DATABASE_URL: nxrg.url, OPENXDS_DATABASE_URL: openxds.url },
+      { stepsPerInvocation: 1000 },
+    );
     for (const job of cleanupJobNames) {
       // The functions' own core: the first invocation fills the stack, the second steps it empty and refills.
       const core = createStepRunner(cleanupJob(job, env, databases, report), config, {

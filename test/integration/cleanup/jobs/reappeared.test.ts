@@ -42,18 +42,14 @@ describe('repository-cleanup and copies that re-appeared in OpenXDS (real Postgr
   afterAll(() => stores?.stop());
 
   it('deletes a re-appeared copy, keeps what NXRG holds again, and marks every deletion done', async () => {
-    const config = loadStepSettings({
-      CLEANUP_TABLE: 'CleanupStackTable',
-      NXRG_DATABASE_URL: nxrg.url,
-      OPENXDS_DATABASE_URL: openxds.url,
-      CLEANUP_STEPS_PER_INVOCATION: '100',
-    });
-    const job = cleanupJob(
-      REPOSITORY_JOB,
-      { CLEANUP_REPOSITORY_PAGE_SIZE: '2', CLEANUP_REPOSITORY_BATCH_SIZE: '1' },
-      { nxrg: nxrg.pool, openxds: openxds.pool },
-      report,
+    const config = loadStepSettings(
+      { CLEANUP_TABLE: 'CleanupStackTable', NXRG_DATABASE_URL: nxrg.url, OPENXDS_DATABASE_URL: openxds.url },
+      { stepsPerInvocation: 100 },
     );
+    const job = cleanupJob(REPOSITORY_JOB, {}, { nxrg: nxrg.pool, openxds: openxds.pool }, report, {
+      repositoryPageSize: 2,
+      repositoryBatchSize: 1,
+    });
     const runSteps = createStepRunner(job, config, { doc: dynamo.doc, report });
     // The first invocation fills the stack; the next ones step it until the fill comes round again.
     await runSteps();

@@ -19,7 +19,7 @@ const uuid = (n: number) => `00000000-0000-0000-0000-${String(n).padStart(12, '0
 
 /**
  * Issue 15: the recheck of copies that re-appeared in OpenXDS read every deletion marked done on every
- * fill (about every minute when idle). It now runs at most once per CLEANUP_REPOSITORY_RECHECK_INTERVAL_MINUTES,
+ * fill (about every minute when idle). It now runs at most once per recheck interval (60 minutes, fixed),
  * counted from the start of the last recheck that finished, and still finds a copy that came back.
  */
 describe('repository-cleanup rechecks the done deletions once per interval (real PostgreSQL, dynalite)', () => {
@@ -36,18 +36,14 @@ describe('repository-cleanup rechecks the done deletions once per interval (real
     stores = await startCleanupStores();
     ({ dynamo, nxrg, openxds } = stores);
     // Pages of two done deletions, rounds of one: a recheck of six takes several steps.
-    const job = cleanupJob(
-      REPOSITORY_JOB,
-      { CLEANUP_REPOSITORY_PAGE_SIZE: '2', CLEANUP_REPOSITORY_BATCH_SIZE: '1' },
-      { nxrg: nxrg.pool, openxds: openxdsPool() },
-      report,
-    );
-    const config = loadStepSettings({
-      CLEANUP_TABLE: TABLE,
-      NXRG_DATABASE_URL: nxrg.url,
-      OPENXDS_DATABASE_URL: openxds.url,
-      CLEANUP_MAX_ATTEMPTS: '1',
+    const job = cleanupJob(REPOSITORY_JOB, {}, { nxrg: nxrg.pool, openxds: openxdsPool() }, report, {
+      repositoryPageSize: 2,
+      repositoryBatchSize: 1,
     });
+    const config = loadStepSettings(
+      { CLEANUP_TABLE: TABLE, NXRG_DATABASE_URL: nxrg.url, OPENXDS_DATABASE_URL: openxds.url },
+      { maxAttempts: 1 },
+    );
     runSteps = createStepRunner(job, config, { doc: dynamo.doc, report, clock: () => clock });
   });
   afterAll(() => stores?.stop());

@@ -61,12 +61,10 @@ describe('the deletion record, appended or keyed (real PostgreSQL, dynalite)', (
       .rows;
   const settleAll = () =>
     stepToEmpty(
-      cleanupJob(
-        REPOSITORY_JOB,
-        { CLEANUP_REPOSITORY_BATCH_SIZE: '2', CLEANUP_REPOSITORY_PAGE_SIZE: '10' },
-        { nxrg: nxrg.pool, openxds: openxds.pool },
-        silentCleanupReport,
-      ),
+      cleanupJob(REPOSITORY_JOB, {}, { nxrg: nxrg.pool, openxds: openxds.pool }, silentCleanupReport, {
+        repositoryBatchSize: 2,
+        repositoryPageSize: 10,
+      }),
       { doc: dynamo.doc, table: TABLE, dryRun: false, now: new Date(), steppers: 2 },
     );
 

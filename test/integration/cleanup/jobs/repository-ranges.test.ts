@@ -40,18 +40,14 @@ describe('repository-cleanup on the stack (real PostgreSQL, dynalite)', () => {
   const runnerFor = (steps: number) =>
     createStepRunner(
       // Pages of a batch: the stack holds several settle ranges at once.
-      cleanupJob(
-        REPOSITORY_JOB,
-        { CLEANUP_REPOSITORY_PAGE_SIZE: '1000', CLEANUP_REPOSITORY_BATCH_SIZE: '1000' },
-        { nxrg: nxrg.pool, openxds: openxds.pool },
-        report,
-      ),
-      loadStepSettings({
-        CLEANUP_TABLE: TABLE,
-        NXRG_DATABASE_URL: nxrg.url,
-        OPENXDS_DATABASE_URL: openxds.url,
-        CLEANUP_STEPS_PER_INVOCATION: String(steps),
+      cleanupJob(REPOSITORY_JOB, {}, { nxrg: nxrg.pool, openxds: openxds.pool }, report, {
+        repositoryPageSize: 1000,
+        repositoryBatchSize: 1000,
       }),
+      loadStepSettings(
+        { CLEANUP_TABLE: TABLE, NXRG_DATABASE_URL: nxrg.url, OPENXDS_DATABASE_URL: openxds.url },
+        { stepsPerInvocation: steps },
+      ),
       { doc: dynamo.doc, report: silentCleanupReport },
     );
   /** Every item of the job's stack partition, and the size of each as JSON (at least its DynamoDB size). */
@@ -141,12 +137,11 @@ describe('repository-cleanup on the stack (real PostgreSQL, dynalite)', () => {
         };
       },
     });
-    const job = cleanupJob(
-      REPOSITORY_JOB,
-      { CLEANUP_REPOSITORY_BATCH_SIZE: '10', CLEANUP_REPOSITORY_PAGE_SIZE: '100', CLEANUP_MAX_DELETES_PER_STEP: '25' },
-      { nxrg: nxrg.pool, openxds: counted },
-      report,
-    );
+    const job = cleanupJob(REPOSITORY_JOB, {}, { nxrg: nxrg.pool, openxds: counted }, report, {
+      repositoryBatchSize: 10,
+      repositoryPageSize: 100,
+      maxDeletesPerStep: 25,
+    });
     const context = { job: REPOSITORY_JOB, dryRun: false, now: () => new Date(), marks: noMarks };
     const execute = async (op: { kind: string; payload: unknown }) => {
       const kind = job.kinds[op.kind]!;

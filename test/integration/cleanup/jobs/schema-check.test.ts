@@ -35,12 +35,14 @@ describe('cleanup jobs check the tables and columns they touch (real PostgreSQL)
     await Promise.all([dynamo?.stop(), nxrg?.drop(), openxds?.drop()]);
   });
 
-  const config = loadStepSettings({
-    CLEANUP_TABLE: 'CleanupStackTable',
-    NXRG_DATABASE_URL: 'postgres://unused@127.0.0.1/unused',
-    OPENXDS_DATABASE_URL: 'postgres://unused@127.0.0.1/unused',
-    CLEANUP_STEPS_PER_INVOCATION: '100',
-  });
+  const config = loadStepSettings(
+    {
+      CLEANUP_TABLE: 'CleanupStackTable',
+      NXRG_DATABASE_URL: 'postgres://unused@127.0.0.1/unused',
+      OPENXDS_DATABASE_URL: 'postgres://unused@127.0.0.1/unused',
+    },
+    { stepsPerInvocation: 100 },
+  );
   const core = (name: typeof TIMEBASED_JOB | typeof REPOSITORY_JOB) =>
     createStepRunner(
       cleanupJob(

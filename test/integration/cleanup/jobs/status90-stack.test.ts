@@ -7,8 +7,7 @@ import { STATUS90_JOB } from '../../../../lib/cleanup/jobs/status90';
 import { defaultNxrgNames } from '../../../../lib/cleanup/nxrg/names';
 import { nxrgSchemaSql } from '../../../../lib/cleanup/nxrg/schema';
 import type { DeletionEvent } from '../../../../lib/cleanup/report';
-import type { Env } from '../../../../lib/platform/config/env';
-import { cleanupJob } from '../../../../lib/wiring/cleanup';
+import { type CleanupTuning, cleanupJob } from '../../../../lib/wiring/cleanup';
 import { type EmbeddedDynamo, startDynamo } from '../../../harness/dynamo';
 import { dynamoItemBytes } from '../../../harness/dynamo-item-size';
 import { createTestSchema, type TestSchema } from '../../../harness/postgres';
@@ -39,13 +38,14 @@ describe('registry-status90-cleanup on its stack', () => {
     await nxrg.pool.query(`INSERT INTO citizens VALUES ('0101010001', 90), ('0202020002', 90), ('0303030003', 1)`);
   });
 
-  const job = (env: Env = {}) =>
+  const job = (tuning: Partial<CleanupTuning> = {}) =>
     cleanupJob(
       STATUS90_JOB,
-      env,
+      {},
       // The job reads only NXRG.
       { nxrg: nxrg.pool, openxds: nxrg.pool },
       { deleted: (e) => events.push(e), dropped: () => undefined },
+      tuning,
     );
   const engine = (definition: JobDefinition) =>
     createCleanupEngine(
@@ -89,9 +89,7 @@ describe('registry-status90-cleanup on its stack', () => {
        FROM generate_series(1, 2508) i`,
     );
     // One batch per step, so the rest of the citizen's 2.5 batches waits on the stack between steps.
-    const stepper = engine(
-      job({ CLEANUP_STATUS90_BATCH_SIZE: String(BATCH_SIZE), CLEANUP_MAX_DELETES_PER_STEP: String(BATCH_SIZE) }),
-    );
+    const stepper = engine(job({ status90BatchSize: BATCH_SIZE, maxDeletesPerStep: BATCH_SIZE }));
     let largest = 0;
     let waitingBatches = 0;
     const kinds = new Set<string>();
@@ -125,7 +123,7 @@ describe('registry-status90-cleanup on its stack', () => {
        SELECT unnest($1::uuid[]), 'referral', unnest($2::text[]), '2020-01-01'`,
       [Array.from({ length: 40 }, (_, i) => uuid(i + 1)), Array.from({ length: 40 }, (_, i) => owners[i % 4])],
     );
-    const stepper = engine(job({ CLEANUP_STATUS90_BATCH_SIZE: '4', CLEANUP_MAX_DELETES_PER_STEP: '8' }));
+    const stepper = engine(job({ status90BatchSize: 4, maxDeletesPerStep: 8 }));
     for (let steps = 0; steps === 0 || (await operations()).length > 0; steps++) {
       expect(steps).toBeLessThan(100);
       await stepper.step();

@@ -32,13 +32,16 @@ const ENV = {
     'lab-result': { retentionDays: 1825, basis: 'service', batchSize: 500 },
     'discharge-letter': { retentionDays: 5475 },
   }),
-  CLEANUP_TIMEBASED_BATCH_SIZE: '1000',
-  CLEANUP_STATUS90_SUFFIX_PAGE_SIZE: '300',
-  CLEANUP_STATUS90_CITIZEN_BATCH_SIZE: '100',
-  CLEANUP_STATUS90_BATCH_SIZE: '400',
-  CLEANUP_REPOSITORY_PAGE_SIZE: '10000',
-  CLEANUP_REPOSITORY_BATCH_SIZE: '2000',
-  CLEANUP_MAX_DELETES_PER_STEP: '1500',
+};
+/** Sizes far below the fixed ones, so that 100,000 documents take many pages, batches and steps. */
+const TUNING = {
+  timebasedBatchSize: 1000,
+  status90SuffixPageSize: 300,
+  status90CitizenBatchSize: 100,
+  status90BatchSize: 400,
+  repositoryPageSize: 10000,
+  repositoryBatchSize: 2000,
+  maxDeletesPerStep: 1500,
 };
 const SIZES = { seed: 'acceptance', documents: 100_000, citizens: 5_000, now: NOW };
 
@@ -98,13 +101,13 @@ describe('cleanup jobs stepped through the engine on dynalite to an empty stack,
   async function dryThenReal(r: Registry, jobName: CleanupJobName, expected: string[], steppers: number) {
     const before = { nxrg: await allDocumentIds(r.nxrg.pool), openxds: await repositoryIds(r.openxds.pool) };
     const dry = collector();
-    await step(cleanupJob(jobName, ENV, r.databases, dry.report), true, steppers);
+    await step(cleanupJob(jobName, ENV, r.databases, dry.report, TUNING), true, steppers);
     expectSameIds(await allDocumentIds(r.nxrg.pool), before.nxrg);
     expectSameIds(await repositoryIds(r.openxds.pool), before.openxds);
     expectSameIds(dry.deleted(), expected);
 
     const real = collector();
-    const outcomes = await step(cleanupJob(jobName, ENV, r.databases, real.report), false, steppers);
+    const outcomes = await step(cleanupJob(jobName, ENV, r.databases, real.report, TUNING), false, steppers);
     console.info(`${jobName}, ${steppers} stepper(s): ${JSON.stringify(outcomes)}`);
     expectSameIds(real.deleted(), expected);
     expect(real.events.every((e) => e.documentIds.length <= 1500)).toBe(true);

@@ -28,7 +28,7 @@ describe('channel slots (real RabbitMQ)', () => {
     const staging = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`reuse»/t${i}`, i % 2 === 0 ? 1 : 5]));
     await f.stage('reuse', {}, staging);
     const { opened, openChannel } = watched();
-    const pass = await f.distributor({ DISTRIBUTOR_MOVE_CONCURRENCY: '2' }, openChannel).runPass(60_000);
+    const pass = await f.distributor({}, openChannel, undefined, undefined, { moveConcurrency: 2 }).runPass(60_000);
     expect(pass.moved).toBe(36);
     expect(await f.depth('reuse')).toBe(36);
     // Four channels read the 13 depths (four reads a channel at most), then two pairs move all 12 queues.

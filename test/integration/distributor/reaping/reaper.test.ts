@@ -157,7 +157,7 @@ describe('reapStagingQueues (real RabbitMQ, dynalite)', () => {
     await (await reader()).assertQueue(target, { durable: true, arguments: { 'x-queue-type': raceTarget } });
     const routers = [0, 1].map(() =>
       createRouterService(
-        routerConfig(rabbit, dynamo, { STAGING_TABLE: TABLE, STAGING_TOUCH_SECONDS: '1' }),
+        routerConfig(rabbit, dynamo, { STAGING_TABLE: TABLE }, { stagingTouchMs: 1_000 }),
         recordingReport().report,
       ),
     );

@@ -54,7 +54,7 @@ describe('planTarget with the tenant planner', () => {
     staging,
   });
   const settings = (extra: Record<string, string> = {}) =>
-    distributorSettings(loadDistributorConfig({ ...env, DISTRIBUTOR_REFILL_THRESHOLD_PERCENT: '0', ...extra }));
+    distributorSettings(loadDistributorConfig({ ...env, ...extra }, { refillThresholdPercent: 0 }));
 
   it('quiet is a tenant’s backlog over its workflows: five workflows of 3 are not quiet at a quiet backlog of 10', () => {
     const staging = [

@@ -1,4 +1,4 @@
-import { loadDistributorConfig } from '../../../../lib/distributor/config';
+import { type DistributorTuning, loadDistributorConfig } from '../../../../lib/distributor/config';
 import {
   planTarget,
   type TargetMeasurement,
@@ -8,14 +8,17 @@ import {
 import { configuredWeights } from '../../../../lib/distributor/planning/weights';
 import { distributorSettings } from '../../../../lib/wiring/distributor';
 
-const settings = (env: Record<string, string> = {}) =>
+const settings = (env: Record<string, string> = {}, tuning: Partial<DistributorTuning> = {}) =>
   distributorSettings(
-    loadDistributorConfig({
-      DISTRIBUTOR_TABLE: 't',
-      AMQP_URL: 'amqp://h',
-      RABBITMQ_MANAGEMENT_URL: 'http://h',
-      ...env,
-    }),
+    loadDistributorConfig(
+      {
+        DISTRIBUTOR_TABLE: 't',
+        AMQP_URL: 'amqp://h',
+        RABBITMQ_MANAGEMENT_URL: 'http://h',
+        ...env,
+      },
+      tuning,
+    ),
   );
 
 /** No policy in these cases: the limits are the target's arguments, and drop-head. */
@@ -95,16 +98,10 @@ describe('planTarget (what a pass does with one target, without RabbitMQ)', () =
       { outcome: 'below-threshold', limits: anyLimits, maxLength: 10, depth: 10, capacity: 0, queues: [], shares: [] },
     ],
     [
-      'room below the refill threshold moves nothing',
+      'room below the refill threshold (10 %) moves nothing',
       { depth: 95, ...limit(100) },
-      { DISTRIBUTOR_REFILL_THRESHOLD_PERCENT: '10' },
+      {},
       { outcome: 'below-threshold', limits: anyLimits, maxLength: 100, depth: 95, capacity: 0, queues: [], shares: [] },
-    ],
-    [
-      'no room and no threshold: distributed, with nothing to move',
-      { depth: 10 },
-      { DISTRIBUTOR_REFILL_THRESHOLD_PERCENT: '0' },
-      { outcome: 'distributed', limits: anyLimits, maxLength: 10, depth: 10, capacity: 0, queues: [], shares: [] },
     ],
     [
       'a queue that holds less than its share gets all it holds; the rest goes to the others',
@@ -177,6 +174,19 @@ describe('planTarget (what a pass does with one target, without RabbitMQ)', () =
   ])('%s', (_name, measurement, env, expected) => {
     const config = settings(env);
     expect(planTarget(measured(measurement), config, configuredWeights(config.weights))).toEqual(expected);
+  });
+
+  it('no room and no threshold (a test-only fixed value of 0): distributed, with nothing to move', () => {
+    const config = settings({}, { refillThresholdPercent: 0 });
+    expect(planTarget(measured({ depth: 10 }), config, configuredWeights(config.weights))).toEqual({
+      outcome: 'distributed',
+      limits: anyLimits,
+      maxLength: 10,
+      depth: 10,
+      capacity: 0,
+      queues: [],
+      shares: [],
+    });
   });
 });
 

@@ -73,7 +73,7 @@ describe('planReaping: which staging queues the reaper deletes, adopts, or prune
     expect(planReaping(records, queues, HOUR, now)).toEqual({ adopt: [], reap: [], prune: [], ...expected });
   });
 
-  it('reaps and prunes nothing with a period of 0 (DISTRIBUTOR_REAP_AFTER_SECONDS=0), but still adopts', () => {
+  it('reaps and prunes nothing with a period of 0, but still adopts', () => {
     expect(
       planReaping(
         [record('t»/a', 100 * HOUR), record('t»/gone', 100 * HOUR)],
