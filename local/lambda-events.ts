@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Context, ScheduledEvent, SQSEvent } from 'aws-lambda';
+import { messageGroupId } from './sqs/message-group';
 
 /**
  * Events shaped like the ones AWS delivers (see test/fixtures: sqs-event.json,
@@ -20,25 +21,29 @@ export function afterProcessEvent(target: string, tenantId: string, workflowName
   };
 }
 
-/** An SQS event source batch from the after-process queue, one record per body. */
+/** An SQS event source batch from the after-process queue (a fair queue: each tenant's events in its group), one record per body. */
 export function sqsEvent(bodies: readonly string[], queueName: string, now = new Date()): SQSEvent {
   return {
-    Records: bodies.map((body) => ({
-      messageId: randomUUID(),
-      receiptHandle: `local-${randomUUID()}`,
-      body,
-      attributes: {
-        ApproximateReceiveCount: '1',
-        SentTimestamp: String(now.getTime()),
-        SenderId: 'AIDALOCALFAIRWAY',
-        ApproximateFirstReceiveTimestamp: String(now.getTime()),
-      },
-      messageAttributes: {},
-      md5OfBody: createHash('md5').update(body).digest('hex'),
-      eventSource: 'aws:sqs',
-      eventSourceARN: `arn:aws:sqs:${region}:${account}:${queueName}`,
-      awsRegion: region,
-    })),
+    Records: bodies.map((body) => {
+      const group = messageGroupId(body);
+      return {
+        messageId: randomUUID(),
+        receiptHandle: `local-${randomUUID()}`,
+        body,
+        attributes: {
+          ApproximateReceiveCount: '1',
+          SentTimestamp: String(now.getTime()),
+          SenderId: 'AIDALOCALFAIRWAY',
+          ApproximateFirstReceiveTimestamp: String(now.getTime()),
+          ...(group === undefined ? {} : { MessageGroupId: group }),
+        },
+        messageAttributes: {},
+        md5OfBody: createHash('md5').update(body).digest('hex'),
+        eventSource: 'aws:sqs',
+        eventSourceARN: `arn:aws:sqs:${region}:${account}:${queueName}`,
+        awsRegion: region,
+      };
+    }),
   };
 }
 

@@ -1,6 +1,7 @@
 import type { Channel, ChannelModel, ConsumeMessage } from 'amqplib';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { sqsEvent } from '../../local/lambda-events';
+import { messageGroupId } from '../../local/sqs/message-group';
 import type { Arrival } from './flood-metrics';
 
 /** The tenant of a bench message id (`tenant#n`). */
@@ -9,6 +10,8 @@ export const tenantOf = (messageId: string) => messageId.slice(0, messageId.last
 interface Queued {
   id: string;
   body: string;
+  /** The message group Fairway's producers give it (the tenant); none: a group of its own. */
+  group: string;
 }
 
 export interface BatchSettings {
@@ -18,10 +21,17 @@ export interface BatchSettings {
   windowMs: number;
   /** Router invocations at once at most (the event source's maximumConcurrency). */
   concurrency: number;
+  /**
+   * `fifo` (default): a standard queue, in order across tenants. `fair`: a fair queue at its best,
+   * each batch taken round-robin over the message groups (SQS's own favours quiet tenants only
+   * while one holds a large share of the messages in flight: this is the most it could do).
+   */
+  ingress?: 'fifo' | 'fair';
 }
 
 /**
- * The after-process queue and its event source mapping, in memory: events wait in order, and up
+ * The after-process queue and its event source mapping, in memory: events wait in order (or, with
+ * `ingress: 'fair'`, by message group in turn), and up
  * to `concurrency` pollers hand the router batches of up to `batchSize`, each gathered for at most
  * `windowMs`. A record the router lists in batchItemFailures (or every record of an invocation
  * that throws) goes back to the end of the queue, as SQS would deliver it again. Records the time
@@ -42,7 +52,7 @@ export class SqsBatches {
   ) {}
 
   send(id: string, body: string): void {
-    this.queue.push({ id, body });
+    this.queue.push({ id, body, group: messageGroupId(body) ?? id });
   }
 
   /** Ids not yet handed to a router (or handed back). */
@@ -61,6 +71,24 @@ export class SqsBatches {
     await Promise.all(this.loops);
   }
 
+  private take(size: number): Queued[] {
+    if (this.settings.ingress !== 'fair') return this.queue.splice(0, size);
+    const groups = new Map<string, Queued[]>();
+    for (const queued of this.queue) {
+      const group = groups.get(queued.group);
+      if (group) group.push(queued);
+      else groups.set(queued.group, [queued]);
+    }
+    const batch: Queued[] = [];
+    for (let turn = 0; batch.length < size && batch.length < this.queue.length; turn++)
+      for (const group of groups.values()) if (group[turn] && batch.length < size) batch.push(group[turn]!);
+    const taken = new Set(batch);
+    let kept = 0;
+    for (const queued of this.queue) if (!taken.has(queued)) this.queue[kept++] = queued;
+    this.queue.length = kept;
+    return batch;
+  }
+
   private async poll(): Promise<void> {
     while (this.running) {
       if (this.queue.length === 0) {
@@ -69,7 +97,7 @@ export class SqsBatches {
       }
       const windowEnds = Date.now() + this.settings.windowMs;
       while (this.running && this.queue.length < this.settings.batchSize && Date.now() < windowEnds) await sleep(10);
-      const batch = this.queue.splice(0, this.settings.batchSize);
+      const batch = this.take(this.settings.batchSize);
       if (batch.length === 0) continue;
       const now = Date.now();
       for (const { id } of batch) if (!this.handedAt.has(id)) this.handedAt.set(id, now);

@@ -127,6 +127,8 @@ export async function redriveDeadLetters(
         new SendMessageCommand({
           QueueUrl: queues.sourceUrl,
           MessageBody: message.Body!,
+          // Back in its tenant's group, so a redrive of one tenant's letters stays fair to the others.
+          ...(message.Attributes?.MessageGroupId ? { MessageGroupId: message.Attributes.MessageGroupId } : {}),
           ...(message.MessageAttributes ? { MessageAttributes: message.MessageAttributes } : {}),
         }),
       ),
@@ -186,7 +188,7 @@ async function scan(
             MaxNumberOfMessages: 10,
             VisibilityTimeout: scanVisibilitySeconds,
             WaitTimeSeconds: longPoll ? 1 : 0,
-            MessageSystemAttributeNames: ['SentTimestamp', 'ApproximateReceiveCount'],
+            MessageSystemAttributeNames: ['SentTimestamp', 'ApproximateReceiveCount', 'MessageGroupId'],
             MessageAttributeNames: ['All'],
           }),
         ),

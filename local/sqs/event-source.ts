@@ -147,6 +147,8 @@ export function toRecord(message: Message, queueArn: string, region: string): SQ
       SentTimestamp: a.SentTimestamp ?? String(Date.now()),
       SenderId: a.SenderId ?? 'local',
       ApproximateFirstReceiveTimestamp: a.ApproximateFirstReceiveTimestamp ?? String(Date.now()),
+      // A fair queue's message group: on the record as on a FIFO queue's.
+      ...(a.MessageGroupId ? { MessageGroupId: a.MessageGroupId } : {}),
     },
     messageAttributes: Object.fromEntries(
       Object.entries(message.MessageAttributes ?? {}).map(([name, value]) => [name, lambdaAttribute(value)]),

@@ -80,6 +80,27 @@ describe('flood bench parts', () => {
     expect(sqs.waiting()).toEqual([]);
   });
 
+  it('as a fair queue, takes each batch from the message groups in turn, each group in order', async () => {
+    const batches: string[][] = [];
+    const route = async (event: SQSEvent): Promise<SQSBatchResponse> => {
+      batches.push(event.Records.map((r) => JSON.parse(r.body).message.body));
+      return { batchItemFailures: [] };
+    };
+    const event = (tenantId: string, body: string) => JSON.stringify({ target: 't', tenantId, message: { body } });
+    const sqs = new SqsBatches(route, { batchSize: 3, windowMs: 0, concurrency: 1, ingress: 'fair' }, () => undefined);
+    for (const n of [1, 2, 3, 4]) sqs.send(`noisy#${n}`, event('noisy', `n${n}`));
+    sqs.send('quiet#1', event('quiet', 'q1'));
+    sqs.send('other#1', event('other', 'o1'));
+    sqs.start();
+    while (batches.flat().length < 6) await sleep(5);
+    await sqs.stop();
+    // FIFO would hand n1 n2 n3 first: the quiet tenants would wait behind the flood.
+    expect(batches).toEqual([
+      ['n1', 'q1', 'o1'],
+      ['n2', 'n3', 'n4'],
+    ]);
+  });
+
   it('refuses a misspelled distributor setting before any run', async () => {
     const progress: string[] = [];
     await expect(
@@ -91,6 +112,7 @@ describe('flood bench parts', () => {
           scenarios: ['flood'],
           deliveries: ['fifo'],
           targetTypes: ['classic-priority'],
+          ingress: ['fifo'],
         },
         (line) => progress.push(line),
       ),
@@ -108,12 +130,14 @@ describe('flood bench parts', () => {
         scenarios: ['five-noisy'],
         deliveries: ['on-demand'],
         targetTypes: ['quorum'],
+        ingress: ['fair'],
       },
       () => undefined,
     );
     const runs = tables.find((t) => t.title === 'Flood: every run')!.rows;
     expect(runs).toHaveLength(1);
-    expect(runs[0]).toMatchObject({ scenario: 'five-noisy', target: 'quorum', lost: 0 });
+    expect(runs[0]).toMatchObject({ scenario: 'five-noisy', target: 'quorum', ingress: 'fair', lost: 0 });
+    expect(runs[0]!['quiet ingress wait p99']).toMatch(/^(≥ )?\d+\.\d{3} s$/);
     expect(runs[0]!.sent).toBeGreaterThan(60); // 2 noisy tenants × 30, and the quiet tenants'
   }, 120_000);
 });

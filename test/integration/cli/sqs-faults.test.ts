@@ -108,6 +108,21 @@ describe('fairway dlq when SQS fails (aws-sdk-client-mock)', () => {
     expect(stderr).toContain('throttled by SQS');
   });
 
+  it('sends a dead letter back in its tenant’s message group (a fair queue; the emulator keeps no group)', async () => {
+    const grouped = { ...message(1, 'a'), Attributes: { ...message(1, 'a').Attributes, MessageGroupId: 'a' } };
+    sqs
+      .on(ReceiveMessageCommand)
+      .resolvesOnce({ Messages: [grouped, message(2, 'a')] })
+      .resolves({ Messages: [] });
+    sqs.on(SendMessageCommand).resolves({ MessageId: 'copy' });
+    sqs.on(DeleteMessageCommand).resolves({});
+    expect((await fairway('dlq', 'redrive', '--tenant', 'a')).code).toBe(0);
+    expect(sqs.commandCalls(ReceiveMessageCommand)[0]!.args[0].input.MessageSystemAttributeNames).toContain(
+      'MessageGroupId',
+    );
+    expect(sqs.commandCalls(SendMessageCommand).map((c) => c.args[0].input.MessageGroupId)).toEqual(['a', undefined]);
+  });
+
   it('redrives everything on AWS with an SQS message move task from the DLQ, and reports a refusal', async () => {
     sqs
       .on(StartMessageMoveTaskCommand)

@@ -66,6 +66,14 @@ describe('an execution killed while it refills a busy target', () => {
     const killedAt = Date.now();
     const stagedAtKill = await f.depth(staging);
 
+    // The first message moved after the kill, seen from outside (the staging queue shrinks).
+    let firstMovedAt: number | undefined;
+    const watching = (async () => {
+      while (firstMovedAt === undefined && Date.now() - killedAt < REMAINING_MS) {
+        if ((await f.depth(staging)) < stagedAtKill) firstMovedAt = Date.now();
+        else await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    })();
     // Executions started as routers would, one after another: each ends at once while the killed one's slot lives.
     const distributor = f.distributor(buffered);
     let maxDepth = 0;
@@ -75,9 +83,13 @@ describe('an execution killed while it refills a busy target', () => {
       maxDepth = Math.max(maxDepth, await f.depth(target));
       if (execution.moved > 0) refilledAt = Date.now();
     }
+    await watching;
     expect(refilledAt).toBeDefined();
     const recoveredMs = refilledAt! - killedAt;
-    process.stdout.write(`crash recovery: refilled ${recoveredMs} ms after the kill\n`);
+    process.stdout.write(
+      `crash recovery: first message moved ${firstMovedAt! - killedAt} ms after the kill; ` +
+        `the execution that moved it ended ${recoveredMs} ms after\n`,
+    );
     // The lease and slot lapse LEASE_MS (4 s) after their last renewal; then a first refill.
     expect(recoveredMs).toBeLessThan(10_000);
     expect(await f.depth(staging)).toBeLessThan(stagedAtKill);
