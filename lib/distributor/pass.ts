@@ -16,7 +16,8 @@ import { weighingOf } from './planning/weights';
 import type { PassSummary, TargetSummary } from './report';
 import type { StagingSource } from './staging-source';
 import type { Rotation } from './stores/rotation-store';
-import { type Pass, type TargetPassDeps, targetPass } from './target-pass';
+import { targetPass } from './target-pass';
+import type { Pass, TargetPassDeps } from './target-refill';
 
 /** Outcomes of a target the pass did not measure: no drain to learn, no due time of its own. */
 const UNPASSED: ReadonlySet<TargetSummary['outcome']> = new Set(['leased-elsewhere', 'granted']);
@@ -137,6 +138,7 @@ export function createDistributor(deps: DistributorDeps): Distributor {
     const deadline = startedAt + Math.max(0, remainingMs - settings.safetyMarginMs);
     const held = new Map<string, number>();
     const rotations = new Map<string, Rotation>();
+    const storedRotations = new Map<string, Rotation>();
     const movedBytes = new Map<string, number>();
     // The movers' channel pairs serve every round of the execution (a broken pair is replaced).
     const slots = channelSlots(settings.moveConcurrency, openChannel);
@@ -154,6 +156,7 @@ export function createDistributor(deps: DistributorDeps): Distributor {
           deadline,
           held,
           rotations,
+          storedRotations,
           movedBytes,
           slots,
           policies,
