@@ -20,7 +20,6 @@ const NOT_YET_SPLIT: Readonly<Record<string, number>> = {
   'lib/distributor/pass.ts session': 66,
   'lib/distributor/planning/target-plan.ts planTarget': 72,
   'lib/distributor/staging-source.ts stagingSource': 83,
-  'lib/routing/router.ts createRouter': 151,
   'lib/wiring/distributor.ts powertoolsDistributorReport': 68,
 };
 
