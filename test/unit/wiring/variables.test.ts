@@ -2,13 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from '../../../lib/platform/errors';
-import {
-  checkVariableNames,
-  closest,
-  editDistance,
-  FAIRWAY_PREFIXES,
-  knownVariables,
-} from '../../../lib/wiring/variables';
+import { knownVariables } from '../../../lib/wiring/known-variables';
+import { checkVariableNames, closest, editDistance, FAIRWAY_PREFIXES } from '../../../lib/wiring/variables';
 import { functionEnvironment } from '../../../local/stack/environment';
 import { loadConfigModules } from '../../harness/config-modules';
 
@@ -72,7 +67,7 @@ describe('checkVariableNames', () => {
 });
 
 describe('the known variables', () => {
-  it("are every setting of every schema of the config modules (a new schema's settings are known without an edit)", async () => {
+  it('are every setting of every schema of the config modules (lib/wiring/known-variables.ts lists them)', async () => {
     const read = new Set<string>();
     for (const exports of Object.values(await loadConfigModules(root))) {
       for (const value of Object.values(exports)) {
