@@ -16,8 +16,6 @@ const NOT_YET_SPLIT: Readonly<Record<string, number>> = {
   'lib/cleanup/jobs/timebased.ts timebasedJob': 65,
   'lib/distributor/kept-length.ts keptLengths': 67,
   'lib/distributor/moving/get-mover.ts moveByGet': 65,
-  'lib/distributor/pass.ts createDistributor': 141,
-  'lib/distributor/pass.ts session': 66,
   'lib/distributor/planning/target-plan.ts planTarget': 72,
   'lib/distributor/staging-source.ts stagingSource': 83,
   'lib/wiring/distributor.ts powertoolsDistributorReport': 68,
