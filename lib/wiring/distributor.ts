@@ -28,7 +28,7 @@ import { ManagementClient, type QueueInfo } from '../rabbitmq/management';
 import type { QueuePolicies } from '../rabbitmq/queue-policies';
 import { directRoutingOf, dynamoClientSettings, passRequestSettingsOf } from '../settings/common';
 import type { StagingRegistry } from '../staging/staging-registry';
-import { lambdaPassTrigger } from '../work-board/adapters';
+import { lambdaPassTrigger } from '../work-board/lambda-pass-trigger';
 import { type DistributorEvent, type PassTrigger, parseDistributorEvent } from '../work-board/pass-trigger';
 import { DynamoWorkBoard } from '../work-board/work-board-store';
 import type { FunctionDefinition } from './lambda-function';

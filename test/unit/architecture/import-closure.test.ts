@@ -5,10 +5,11 @@ const root = join(__dirname, '../../..');
 
 /**
  * The files of a pass's bundle: functions/distributor.ts and what it imports, transitively (type
- * imports included: a reader follows them too). Issue 35 aims at 50; 98 when this test was written
- * (102 before: the cleanup settings came in through the variable-name check). It may shrink, not grow.
+ * imports included: a reader follows them too). Issue 35 aims at 50. 102 on main, with the cleanup
+ * settings (through the variable-name check) and the router's work requester (through the pass
+ * trigger's adapters) in it. It may shrink, not grow.
  */
-const CEILING = 98;
+const CEILING = 96;
 
 function closure(graph: ReadonlyMap<string, readonly string[]>, start: string): Set<string> {
   const seen = new Set<string>();
