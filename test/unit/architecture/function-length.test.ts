@@ -11,7 +11,6 @@ const MAX_LINES = 60;
  * grow, and leaves this list once it is split.
  */
 const NOT_YET_SPLIT: Readonly<Record<string, number>> = {
-  'lib/cleanup/engine/engine.ts createCleanupEngine': 163,
   'lib/distributor/planning/target-plan.ts planTarget': 72,
 };
 
