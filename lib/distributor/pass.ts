@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { QueueInfo } from '../rabbitmq/management';
 import type { QueuePolicies } from '../rabbitmq/queue-policies';
-import { type ChannelSlots, channelSlots } from './moving/channel-slots';
+import { channelSlots } from './moving/channel-slots';
 import { concurrencyLimit } from './moving/concurrency';
 import { groupByTarget, type TargetGroup } from './planning/discovery';
 import { followUpDelay } from './planning/follow-up';
@@ -15,7 +15,6 @@ import {
 import { weighingOf } from './planning/weights';
 import type { PassSummary, TargetSummary } from './report';
 import type { StagingSource } from './staging-source';
-import type { Rotation } from './stores/rotation-store';
 import { targetPass } from './target-pass';
 import type { Pass, TargetPassDeps } from './target-refill';
 
@@ -83,17 +82,10 @@ interface Container {
   lastControls: TenantControls;
 }
 
-/** One execution's session: its owner, deadline and what its passes hold. */
+/** One execution's session: what its passes share, and when its invocation ends (epoch ms). */
 interface Session {
-  owner: string;
-  startedAt: number;
-  remainingMs: number;
-  deadline: number;
-  held: Map<string, number>;
-  rotations: Map<string, Rotation>;
-  storedRotations: Map<string, Rotation>;
-  movedBytes: Map<string, number>;
-  slots: ChannelSlots;
+  shared: Pick<Pass, 'owner' | 'deadline' | 'held' | 'rotations' | 'storedRotations' | 'movedBytes' | 'slots'>;
+  endsAt: number;
 }
 
 /**
@@ -186,21 +178,22 @@ function openSession(container: Container, remainingMs: number): DistributorSess
   const { settings, openChannel } = container.deps;
   const startedAt = container.now();
   const session: Session = {
-    owner: randomUUID(),
-    startedAt,
-    remainingMs,
-    deadline: startedAt + Math.max(0, remainingMs - settings.safetyMarginMs),
-    held: new Map(),
-    rotations: new Map(),
-    storedRotations: new Map(),
-    movedBytes: new Map(),
-    // The movers' channel pairs serve every round of the execution (a broken pair is replaced).
-    slots: channelSlots(settings.moveConcurrency, openChannel),
+    shared: {
+      owner: randomUUID(),
+      deadline: startedAt + Math.max(0, remainingMs - settings.safetyMarginMs),
+      held: new Map(),
+      rotations: new Map(),
+      storedRotations: new Map(),
+      movedBytes: new Map(),
+      // The movers' channel pairs serve every round of the execution (a broken pair is replaced).
+      slots: channelSlots(settings.moveConcurrency, openChannel),
+    },
+    endsAt: startedAt + remainingMs,
   };
   return {
-    deadline: session.deadline,
+    deadline: session.shared.deadline,
     get leases() {
-      return session.held.size;
+      return session.shared.held.size;
     },
     pass: (over) => runOnePass(container, session, over),
     close: () => closeSession(container.deps, session),
@@ -212,19 +205,10 @@ async function runOnePass(container: Container, session: Session, over: PassOver
   const { deps, now } = container;
   const { settings, report } = deps;
   const at = now();
-  if (session.deadline <= at) {
-    report.noTimeToMove(session.startedAt + session.remainingMs - at, settings.safetyMarginMs);
-  }
+  if (session.shared.deadline <= at) report.noTimeToMove(session.endsAt - at, settings.safetyMarginMs);
   const [{ groups, policies }, { controls, read }] = await Promise.all([groupsOf(deps, over), readControls(container)]);
-  const { owner, deadline, held, rotations, storedRotations, movedBytes, slots } = session;
   const pass: Pass = {
-    owner,
-    deadline,
-    held,
-    rotations,
-    storedRotations,
-    movedBytes,
-    slots,
+    ...session.shared,
     policies,
     weight: controlledWeights(container.configuredWeight, controls),
     grantsWithheld: !read || someQueueMayWeighZero(settings.weights, controls),
@@ -234,7 +218,7 @@ async function runOnePass(container: Container, session: Session, over: PassOver
   for (const target of targets) if (!UNPASSED.has(target.outcome)) scheduleNext(container, target, at, over);
   const total = (figure: 'planned' | 'moved' | 'requeued' | 'parked') => targets.reduce((n, t) => n + t[figure], 0);
   const summary: PassSummary = {
-    owner,
+    owner: session.shared.owner,
     planner: settings.planner,
     durationMs: now() - at,
     planned: total('planned'),
@@ -248,17 +232,17 @@ async function runOnePass(container: Container, session: Session, over: PassOver
 }
 
 /** Closes the session's channels and gives back every lease it holds. */
-async function closeSession(deps: DistributorDeps, session: Session): Promise<void> {
-  await session.slots.close();
+async function closeSession(deps: DistributorDeps, { shared }: Session): Promise<void> {
+  await shared.slots.close();
   // A lease taken again later may follow another execution's writes.
-  session.rotations.clear();
+  shared.rotations.clear();
   const limit = concurrencyLimit(deps.settings.targetConcurrency);
   await Promise.all(
-    [...session.held.keys()].map((target) =>
+    [...shared.held.keys()].map((target) =>
       limit(() =>
         // An unreleased lease only delays the next execution until it expires.
-        deps.leases.releaseLease(target, session.owner).then(
-          () => session.held.delete(target),
+        deps.leases.releaseLease(target, shared.owner).then(
+          () => shared.held.delete(target),
           (error: unknown) => deps.report.leaseNotReleased(target, error),
         ),
       ),
