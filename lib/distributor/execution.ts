@@ -1,20 +1,12 @@
-import { type DirectRoutingSettings, mayGrant, revocationWaitMs } from '../work-board/grants';
+import type { DirectRoutingSettings } from '../work-board/grants';
 import { type DistributorEvent, type PassTrigger, WORK_EVENT } from '../work-board/pass-trigger';
-import {
-  type Board,
-  dueTargets,
-  isDue,
-  liveGrant,
-  liveSlots,
-  nextDueAt,
-  revokedDueAt,
-  type Served,
-} from '../work-board/work-board';
+import { type Board, dueTargets, isDue, liveSlots, nextDueAt, type Served } from '../work-board/work-board';
 import type { DynamoWorkBoard } from '../work-board/work-board-store';
 import { type BackstopDeps, runBackstop } from './backstop';
-import type { Distributor } from './pass';
+import { roundGrants } from './execution-grants';
+import type { Distributor, DistributorSession } from './pass';
 import { lingerMs } from './planning/linger';
-import type { DistributorReport, ExecutionSummary } from './report';
+import type { DistributorReport, ExecutionSummary, PassSummary } from './report';
 import type { RunModelSettings } from './settings';
 import { LEASE_MS, LEASE_RENEW_MS } from './stores/lease-store';
 
@@ -41,6 +33,29 @@ export interface ExecutionDeps {
   sleep?: (ms: number) => Promise<void>;
 }
 
+/** One execution's state, passed from step to step. */
+interface Run {
+  deps: ExecutionDeps;
+  now: () => number;
+  sleep: (ms: number) => Promise<void>;
+  summary: ExecutionSummary;
+  startedAt: number;
+  remainingMs: number;
+  slot: number;
+  /** Until when the slot is held (renewed near its end). */
+  slotUntil: number;
+  session: DistributorSession;
+  /** The work board as last read or written. */
+  board: Board;
+  /** Whether the slot is no longer this execution's to free. */
+  left: boolean;
+  /** Targets another execution held the lease of in the last round: theirs to serve. */
+  elsewhere: Set<string>;
+  retryMs: number;
+  /** When it last had a target due: a stay for the next request counts from there. */
+  busyAt: number;
+}
+
 /**
  * One distributor execution (docs/distributor.md "Run model"): claims a slot (none free: ends at
  * once), then serves every due target of the work board, least recently served first, round after
@@ -49,185 +64,199 @@ export interface ExecutionDeps {
  * stranded. Leases are held for the execution's life.
  */
 export async function runExecution(deps: ExecutionDeps, remainingMs: number): Promise<ExecutionSummary> {
-  const { board, settings, report } = deps;
-  const { direct } = deps;
   const now = deps.now ?? Date.now;
-  const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const startedAt = now();
-  const summary: ExecutionSummary = {
-    rounds: 0,
-    targetPasses: 0,
-    moved: 0,
-    parked: 0,
-    summaries: [],
-    durationMs: 0,
-    ending: 'idle',
-    waitedMs: 0,
-    grants: 0,
-    revocations: 0,
-  };
-  const ended = (ending: ExecutionSummary['ending']) => {
-    summary.ending = ending;
-    summary.durationMs = now() - startedAt;
-    return summary;
-  };
-
+  const summary = emptySummary();
   // The slot lapses soon after a killed execution stops renewing it: routers then start another.
-  let slotUntil = Math.min(startedAt + LEASE_MS, startedAt + remainingMs);
-  const claim = await board.claimSlot(settings.maxExecutions, startedAt, slotUntil);
-  if (!claim) return ended('no-slot');
-  const { slot } = claim;
-  /** Renews the slot when near its end; false when another execution took it meanwhile. */
-  const keepSlot = async () => {
-    const at = now();
-    if (slotUntil - at > LEASE_RENEW_MS) return true;
-    const until = Math.min(at + LEASE_MS, startedAt + remainingMs);
-    if (!(await board.renewSlot(slot, slotUntil, at, until))) return false;
-    slotUntil = until;
-    return true;
+  const slotUntil = Math.min(startedAt + LEASE_MS, startedAt + remainingMs);
+  const claim = await deps.board.claimSlot(deps.settings.maxExecutions, startedAt, slotUntil);
+  if (!claim) return ended({ summary, now, startedAt }, 'no-slot');
+  summary.slot = claim.slot;
+  const run: Run = {
+    deps,
+    now,
+    sleep: deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))),
+    summary,
+    startedAt,
+    remainingMs,
+    slot: claim.slot,
+    slotUntil,
+    session: deps.distributor.session(remainingMs),
+    board: claim.board,
+    left: false,
+    elsewhere: new Set(),
+    retryMs: FIRST_RETRY_MS,
+    busyAt: startedAt,
   };
-  summary.slot = slot;
-  const session = deps.distributor.session(remainingMs);
-  let state: Board = claim.board;
-  let left = false;
-  /** Targets another execution held the lease of in the last round: theirs to serve. */
-  let elsewhere = new Set<string>();
-  let retryMs = FIRST_RETRY_MS;
-  /** When it last had a target due: a stay for the next request counts from there. */
-  let busyAt = startedAt;
-  /** Sleeps a poll (at most `untilMs`) and reads the board. */
-  const poll = async (untilMs: number) => {
-    const waitMs = Math.min(untilMs, settings.boardPollMs);
-    await sleep(waitMs);
-    summary.waitedMs += waitMs;
-    return board.read();
-  };
+  return serveBoard(run);
+}
+
+function emptySummary(): ExecutionSummary {
+  const counts = { rounds: 0, targetPasses: 0, moved: 0, parked: 0, waitedMs: 0, grants: 0, revocations: 0 };
+  return { ...counts, summaries: [], durationMs: 0, ending: 'idle' };
+}
+
+type Ending = ExecutionSummary['ending'];
+
+function ended(run: Pick<Run, 'summary' | 'now' | 'startedAt'>, ending: Ending): ExecutionSummary {
+  run.summary.ending = ending;
+  run.summary.durationMs = run.now() - run.startedAt;
+  return run.summary;
+}
+
+/** Steps until the execution ends; then its leases are given back and its slot freed. */
+async function serveBoard(run: Run): Promise<ExecutionSummary> {
+  const { board, report } = run.deps;
   try {
     for (;;) {
-      if (!(await keepSlot())) {
-        left = true; // the slot is another execution's now: not ours to free
-        return ended('board-failed');
-      }
-      const at = now();
-      const due = dueTargets(state, at, elsewhere);
-      if (due.length > 0) {
-        if (session.deadline - at < MIN_ROUND_MS) return ended(await handOff());
-        [state, elsewhere] = await round(due, state);
-        busyAt = now();
-        continue;
-      }
-      const next = nextDueAt(state, at, elsewhere);
-      if (next !== undefined && next - at <= settings.waitBoundMs) {
-        if (next > session.deadline - MIN_ROUND_MS) return ended(await handOff());
-        state = await poll(next - at);
-        continue;
-      }
-      // Leaving gives back every lease a new execution takes again: with many held, staying a
-      // while for the next request costs less (it is served within a poll, as a due target is).
-      // Alone only: with another in flight, leaving lets the two become one (its leases are
-      // taken once by the other) instead of two staying, each trying the other's leases.
-      const stayUntil = busyAt + lingerMs(session.leases, settings.waitBoundMs);
-      const alone = liveSlots(state, at).every((s) => s === slot);
-      if (alone && at < stayUntil && stayUntil <= session.deadline - MIN_ROUND_MS) {
-        state = await poll(stayUntil - at);
-        continue;
-      }
-      // Leases are given back once the slot is free (finally): a leave that fails, as it does
-      // under steady traffic, keeps them for the next round. An execution started meanwhile that
-      // finds one still held waits a poll and takes it.
-      const rule = elsewhere.size > 0 ? 'others-only' : 'version-or-others';
-      if (await board.leave(slot, rule, state.version, settings.maxExecutions, now())) {
-        left = true;
-        return ended('idle');
-      }
-      // A request came in since the last read (or the holder of a target left): serve it. A
-      // holder that just left is giving its leases back within milliseconds; one that was killed
-      // holds them until they lapse: retry soon, then less often.
-      if (elsewhere.size > 0) {
-        await sleep(retryMs);
-        retryMs = Math.min(2 * retryMs, settings.boardPollMs);
-      } else retryMs = FIRST_RETRY_MS;
-      elsewhere = new Set();
-      state = await board.read();
+      const ending = await step(run);
+      if (ending !== undefined) return ended(run, ending);
     }
   } catch (error) {
     report.boardFailed('serve the work board', error);
-    return ended('board-failed');
+    return ended(run, 'board-failed');
   } finally {
-    await session.close();
+    await run.session.close();
     // A slot left held would keep routers from starting an execution until it lapses.
-    if (!left) await board.handOff(slot).catch((error: unknown) => report.boardFailed('free its slot', error));
+    if (!run.left) await board.handOff(run.slot).catch((error: unknown) => report.boardFailed('free its slot', error));
   }
+}
 
-  /**
-   * One pass over the due targets; writes what it served; answers the board then and the targets
-   * leased elsewhere. A due target that routers may be publishing to under a grant is not passed:
-   * its grant is revoked first and it is due again once no router can still be publishing on it.
-   */
-  async function round(due: readonly string[], seen: Board): Promise<[Board, Set<string>]> {
-    const at = now();
-    const waitMs = revocationWaitMs(direct);
-    const granted = due.filter((t) => liveGrant(seen, t, at) !== undefined);
-    let current = seen;
-    if (granted.length > 0) {
-      current = await board.revoke(granted, revokedDueAt(seen, granted, at, waitMs));
-      summary.revocations += granted.length;
-    }
-    const passing = due.filter((t) => !granted.includes(t));
-    if (passing.length === 0) return [current, new Set()];
-    const requests = new Map(passing.map((t) => [t, current.targets.get(t)?.req]));
-    const served = new Map(passing.map((t) => [t, current.targets.get(t)?.served]));
-    const pass = await session.pass({ targets: passing, version: current.version, requests, served });
-    summary.rounds++;
-    summary.targetPasses += pass.targets.length;
-    summary.summaries.push(pass);
-    summary.moved += pass.moved;
-    summary.parked += pass.parked;
-    const byTarget = new Map(pass.targets.map((t) => [t.target, t]));
-    const leasedElsewhere = new Set(pass.targets.filter((t) => t.outcome === 'leased-elsewhere').map((t) => t.target));
-    const grantUntil = now() + direct.grantMs;
-    // A target with no staging queue recorded has nothing to do: served, with no due time. One
-    // granted by another execution since the board was read (seen once its lease was taken) is
-    // revoked here, in the same write, with this execution's wait (the two run one deployment's windows).
-    // A target that stays busy (refilled at its drain's pace) is left due on the board as it is:
-    // the board is written when a target's state changes, not every round (nor every refill).
-    const stillDue = (t: string) => byTarget.get(t)?.busy === true && isDue(current.targets.get(t) ?? {}, now());
-    const written: Served[] = passing
-      .filter((t) => !leasedElsewhere.has(t) && !stillDue(t))
-      .map((target) => {
-        const passed = byTarget.get(target);
-        if (passed?.outcome === 'granted') {
-          summary.revocations++;
-          return { target, served: current.version, due: at + waitMs };
-        }
-        const dueInMs = passed?.dueInMs;
-        const grant = passed !== undefined && mayGrant(passed, direct) ? { grant: grantUntil, grantWait: waitMs } : {};
-        return { target, served: current.version, ...(dueInMs === undefined ? {} : { due: at + dueInMs }), ...grant };
-      });
-    // Granted only if no request came in since the board was read (else the target is passed again first).
-    const after = written.length > 0 ? await board.writeServed(written, current.version) : await board.read();
-    summary.grants += written.filter(
-      (w) => w.grant !== undefined && after.targets.get(w.target)?.grant === w.grant,
-    ).length;
-    return [after, leasedElsewhere];
+/** One step: a round over the due targets, a wait for the next due one or request, or leaving. */
+async function step(run: Run): Promise<Ending | undefined> {
+  const { settings } = run.deps;
+  if (!(await keepSlot(run))) {
+    run.left = true; // the slot is another execution's now: not ours to free
+    return 'board-failed';
   }
+  const at = run.now();
+  const due = dueTargets(run.board, at, run.elsewhere);
+  if (due.length > 0) {
+    if (run.session.deadline - at < MIN_ROUND_MS) return handOff(run);
+    await round(run, due);
+    run.busyAt = run.now();
+    return undefined;
+  }
+  const next = nextDueAt(run.board, at, run.elsewhere);
+  if (next !== undefined && next - at <= settings.waitBoundMs) {
+    if (next > run.session.deadline - MIN_ROUND_MS) return handOff(run);
+    await poll(run, next - at);
+    return undefined;
+  }
+  // Leaving gives back every lease a new execution takes again: with many held, staying a
+  // while for the next request costs less (it is served within a poll, as a due target is).
+  // Alone only: with another in flight, leaving lets the two become one (its leases are
+  // taken once by the other) instead of two staying, each trying the other's leases.
+  const stayUntil = run.busyAt + lingerMs(run.session.leases, settings.waitBoundMs);
+  const alone = liveSlots(run.board, at).every((s) => s === run.slot);
+  if (alone && at < stayUntil && stayUntil <= run.session.deadline - MIN_ROUND_MS) {
+    await poll(run, stayUntil - at);
+    return undefined;
+  }
+  return leave(run);
+}
 
-  /** Near the time limit with work due: leases back, slot freed, a successor started. */
-  async function handOff(): Promise<ExecutionSummary['ending']> {
-    await session.close();
-    const until = deps.trigger ? now() + deps.graceMs : undefined;
-    await board.handOff(slot, until);
-    left = true;
-    if (deps.trigger && until !== undefined) {
-      try {
-        await deps.trigger.start(WORK_EVENT);
-      } catch (error) {
-        report.boardFailed('start a successor', error);
-        await board.clearStarting(until).catch(() => undefined);
-      }
-    }
-    return 'successor';
+/** Renews the slot when near its end; false when another execution took it meanwhile. */
+async function keepSlot(run: Run): Promise<boolean> {
+  const at = run.now();
+  if (run.slotUntil - at > LEASE_RENEW_MS) return true;
+  const until = Math.min(at + LEASE_MS, run.startedAt + run.remainingMs);
+  if (!(await run.deps.board.renewSlot(run.slot, run.slotUntil, at, until))) return false;
+  run.slotUntil = until;
+  return true;
+}
+
+/** Sleeps a poll (at most `untilMs`) and reads the board. */
+async function poll(run: Run, untilMs: number): Promise<void> {
+  const waitMs = Math.min(untilMs, run.deps.settings.boardPollMs);
+  await run.sleep(waitMs);
+  run.summary.waitedMs += waitMs;
+  run.board = await run.deps.board.read();
+}
+
+/**
+ * Leaves when nothing came in since the board was read. Leases are given back once the slot is
+ * free (serveBoard): a leave that fails, as it does under steady traffic, keeps them for the next
+ * round. An execution started meanwhile that finds one still held waits a poll and takes it.
+ */
+async function leave(run: Run): Promise<Ending | undefined> {
+  const { board, settings } = run.deps;
+  const rule = run.elsewhere.size > 0 ? 'others-only' : 'version-or-others';
+  if (await board.leave(run.slot, rule, run.board.version, settings.maxExecutions, run.now())) {
+    run.left = true;
+    return 'idle';
   }
+  // A request came in since the last read (or the holder of a target left): serve it. A
+  // holder that just left is giving its leases back within milliseconds; one that was killed
+  // holds them until they lapse: retry soon, then less often.
+  if (run.elsewhere.size > 0) {
+    await run.sleep(run.retryMs);
+    run.retryMs = Math.min(2 * run.retryMs, settings.boardPollMs);
+  } else run.retryMs = FIRST_RETRY_MS;
+  run.elsewhere = new Set();
+  run.board = await board.read();
+  return undefined;
+}
+
+/**
+ * One pass over the due targets (granted ones revoked first: roundGrants); writes what it served;
+ * keeps the board then and the targets leased elsewhere.
+ */
+async function round(run: Run, due: readonly string[]): Promise<void> {
+  const { board, direct } = run.deps;
+  const at = run.now();
+  const grants = roundGrants(direct, board, at);
+  const { board: current, passing, revoked } = await grants.revokeDue(run.board, due);
+  run.summary.revocations += revoked;
+  run.board = current;
+  run.elsewhere = new Set();
+  if (passing.length === 0) return;
+  const requests = new Map(passing.map((t) => [t, current.targets.get(t)?.req]));
+  const served = new Map(passing.map((t) => [t, current.targets.get(t)?.served]));
+  const pass = await run.session.pass({ targets: passing, version: current.version, requests, served });
+  addPass(run.summary, pass);
+  const byTarget = new Map(pass.targets.map((t) => [t.target, t]));
+  const leasedElsewhere = new Set(pass.targets.filter((t) => t.outcome === 'leased-elsewhere').map((t) => t.target));
+  const grantUntil = run.now() + direct.grantMs;
+  // A target with no staging queue recorded has nothing to do: served, with no due time.
+  // A target that stays busy (refilled at its drain's pace) is left due on the board as it is:
+  // the board is written when a target's state changes, not every round (nor every refill).
+  const stillDue = (t: string) => byTarget.get(t)?.busy === true && isDue(current.targets.get(t) ?? {}, run.now());
+  const written: Served[] = passing
+    .filter((t) => !leasedElsewhere.has(t) && !stillDue(t))
+    .map((target) => grants.served(target, byTarget.get(target), current.version, grantUntil));
+  run.summary.revocations += written.filter((w) => byTarget.get(w.target)?.outcome === 'granted').length;
+  // Granted only if no request came in since the board was read (else the target is passed again first).
+  const after = written.length > 0 ? await board.writeServed(written, current.version) : await board.read();
+  run.summary.grants += grants.kept(written, after);
+  run.board = after;
+  run.elsewhere = leasedElsewhere;
+}
+
+function addPass(summary: ExecutionSummary, pass: PassSummary): void {
+  summary.rounds++;
+  summary.targetPasses += pass.targets.length;
+  summary.summaries.push(pass);
+  summary.moved += pass.moved;
+  summary.parked += pass.parked;
+}
+
+/** Near the time limit with work due: leases back, slot freed, a successor started. */
+async function handOff(run: Run): Promise<Ending> {
+  const { board, trigger, report } = run.deps;
+  await run.session.close();
+  const until = trigger ? run.now() + run.deps.graceMs : undefined;
+  await board.handOff(run.slot, until);
+  run.left = true;
+  if (trigger && until !== undefined) {
+    try {
+      await trigger.start(WORK_EVENT);
+    } catch (error) {
+      report.boardFailed('start a successor', error);
+      await board.clearStarting(until).catch(() => undefined);
+    }
+  }
+  return 'successor';
 }
 
 /** One invocation: the schedule's backstop (no event), an earlier pass request, or a work event; then an execution. */

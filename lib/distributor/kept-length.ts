@@ -34,47 +34,13 @@ export function keptLengths(
     return settings.buffer.horizonMs > 0 && configured?.buffer !== false && configured?.tunedLength === undefined;
   };
 
-  /** The target's length without a buffer or tuning: its limit, else the configured, else the default. */
-  const untuned = (measured: TargetMeasurement): number =>
-    untunedMaxLength({
-      queueMaxLength: targetLimits(measured).maxLength,
-      configuredMaxLength: settings.targets[measured.target]?.maxLength,
-      defaultMaxLength: settings.defaultMaxLength,
-    });
-
   /** The buffer from the depth read now; `moved(…)` records what the pass then put in. */
   function buffer(measured: TargetMeasurement, at: number): Kept {
     const depth = measured.depth ?? 0;
     const last = drains.get(measured.target);
     const perSecond = nextDrain(last, depth, at);
     drains.set(measured.target, { ...(perSecond === undefined ? {} : { perSecond }), left: depth, at });
-    return { length: bufferDepth(perSecond, untuned(measured), settings.buffer), from: 'buffer' };
-  }
-
-  /**
-   * The tuned length of a target that has `tunedLength` (and exists): a step from the last pass's
-   * length toward rate × goal, stored for the next pass. In noop mode only reported.
-   */
-  async function tuned(measured: TargetMeasurement): Promise<Kept | undefined> {
-    const tunedSettings = settings.targets[measured.target]?.tunedLength;
-    if (!tunedSettings || measured.depth === undefined) return undefined;
-    const [rate, stored] = await Promise.all([
-      tuning.rate(measured.target, tunedSettings.rateWindowSeconds),
-      tunedSettings.mode === 'apply' ? tuning.lengths.read(measured.target) : undefined,
-    ]);
-    const previous = stored ?? untuned(measured);
-    const { goal, next } = tuneLength(tunedSettings, { rate, previous });
-    report.lengthTuned({
-      target: measured.target,
-      mode: tunedSettings.mode,
-      ...(rate === undefined ? {} : { rate }),
-      ...(goal === undefined ? {} : { goal }),
-      previous,
-      next,
-    });
-    if (tunedSettings.mode === 'noop') return undefined;
-    if (next !== stored) await tuning.lengths.write(measured.target, next, now());
-    return { length: next, from: 'tuned' };
+    return { length: bufferDepth(perSecond, untuned(settings, measured), settings.buffer), from: 'buffer' };
   }
 
   return {
@@ -83,7 +49,7 @@ export function keptLengths(
     async of(measured: TargetMeasurement): Promise<Kept | undefined> {
       if (measured.depth === undefined) return undefined;
       if (buffered(measured.target)) return buffer(measured, now());
-      return tuned(measured);
+      return tuned({ settings, tuning, report, now }, measured);
     },
     /** Messages the pass put in the target after reading its depth: the next drain reading counts from there. */
     moved(target: string, count: number): void {
@@ -91,4 +57,50 @@ export function keptLengths(
       if (last && count > 0) drains.set(target, { ...last, left: last.left + count });
     },
   };
+}
+
+/** What tuning a length needs. */
+interface TuningContext {
+  settings: DistributorSettings;
+  tuning: TuningDeps;
+  report: Pick<DistributorReport, 'lengthTuned'>;
+  now: () => number;
+}
+
+/**
+ * The tuned length of a target that has `tunedLength` (and exists): a step from the last pass's
+ * length toward rate × goal, stored for the next pass. In noop mode only reported.
+ */
+async function tuned(
+  { settings, tuning, report, now }: TuningContext,
+  measured: TargetMeasurement,
+): Promise<Kept | undefined> {
+  const tunedSettings = settings.targets[measured.target]?.tunedLength;
+  if (!tunedSettings || measured.depth === undefined) return undefined;
+  const [rate, stored] = await Promise.all([
+    tuning.rate(measured.target, tunedSettings.rateWindowSeconds),
+    tunedSettings.mode === 'apply' ? tuning.lengths.read(measured.target) : undefined,
+  ]);
+  const previous = stored ?? untuned(settings, measured);
+  const { goal, next } = tuneLength(tunedSettings, { rate, previous });
+  report.lengthTuned({
+    target: measured.target,
+    mode: tunedSettings.mode,
+    ...(rate === undefined ? {} : { rate }),
+    ...(goal === undefined ? {} : { goal }),
+    previous,
+    next,
+  });
+  if (tunedSettings.mode === 'noop') return undefined;
+  if (next !== stored) await tuning.lengths.write(measured.target, next, now());
+  return { length: next, from: 'tuned' };
+}
+
+/** The target's length without a buffer or tuning: its limit, else the configured, else the default. */
+function untuned(settings: DistributorSettings, measured: TargetMeasurement): number {
+  return untunedMaxLength({
+    queueMaxLength: targetLimits(measured).maxLength,
+    configuredMaxLength: settings.targets[measured.target]?.maxLength,
+    defaultMaxLength: settings.defaultMaxLength,
+  });
 }

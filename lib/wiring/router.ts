@@ -19,7 +19,8 @@ import type { RouterSettings } from '../routing/settings';
 import { CachedStagingQueues } from '../routing/staging-queues';
 import { directRoutingOf, dynamoClientSettings, passRequestSettingsOf } from '../settings/common';
 import { DynamoStagingRegistry } from '../staging/dynamo-staging-registry';
-import { lambdaPassTrigger, passRequests } from '../work-board/adapters';
+import { passRequests } from '../work-board/adapters';
+import { lambdaPassTrigger } from '../work-board/lambda-pass-trigger';
 import { DynamoWorkBoard } from '../work-board/work-board-store';
 import type { FunctionDefinition } from './lambda-function';
 

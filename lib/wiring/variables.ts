@@ -1,24 +1,7 @@
-import type { z } from 'zod';
-import { cleanupConfigSchema } from '../cleanup/config';
-import { repositoryJobSchema, status90JobSchema, timebasedJobSchema } from '../cleanup/jobs/config';
-import { distributorSettingsSchema } from '../distributor/config';
 import type { Env } from '../platform/config/env';
 import { ConfigError } from '../platform/errors';
-import { routerConfigSchema } from '../routing/config';
+import { knownVariables } from './known-variables';
 import { REMOVED_IN, REMOVED_VARIABLES } from './removed-variables';
-
-/** Every function's schema: together they read every variable Fairway knows. */
-const schemas: readonly z.ZodObject[] = [
-  routerConfigSchema,
-  distributorSettingsSchema,
-  cleanupConfigSchema,
-  timebasedJobSchema,
-  status90JobSchema,
-  repositoryJobSchema,
-];
-
-/** Every variable a Fairway function reads. */
-export const knownVariables: readonly string[] = [...new Set(schemas.flatMap((schema) => Object.keys(schema.shape)))];
 
 /**
  * The prefixes of Fairway's variable names: a variable that starts with one and is not known is a

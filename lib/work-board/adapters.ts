@@ -1,5 +1,4 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { LambdaPassTrigger } from './lambda-pass-trigger';
 import type { PassTrigger } from './pass-trigger';
 import { type RequestWork, schedulesOnly, workRequester } from './requester';
 import type { PassRequestSettings } from './settings';
@@ -19,10 +18,4 @@ export function passRequests(
 ): RequestWork {
   if (trigger === undefined || settings.table === undefined) return schedulesOnly;
   return workRequester({ board: new DynamoWorkBoard(doc, settings.table), trigger, graceMs: settings.graceMs });
-}
-
-/** The async invoke of the distributor function, if one is configured. */
-export function lambdaPassTrigger(settings: PassRequestSettings): LambdaPassTrigger | undefined {
-  if (settings.functionName === undefined) return undefined;
-  return new LambdaPassTrigger(settings.functionName, { region: settings.region, endpoint: settings.lambdaEndpoint });
 }

@@ -3,6 +3,7 @@ import { namingFailures } from '../platform/aws/bounded-client';
 import { FairwayError } from '../platform/errors';
 import { awsCallBoundMs, awsClientOptions, LAMBDA_INVOKE_BOUNDS } from '../platform/network-bounds';
 import type { PassTrigger, WorkEvent } from './pass-trigger';
+import type { PassRequestSettings } from './settings';
 
 /** The longest a start can take before it fails: every try timing out (LAMBDA_INVOKE_BOUNDS). */
 export const PASS_TRIGGER_BOUND_MS = awsCallBoundMs(LAMBDA_INVOKE_BOUNDS);
@@ -47,4 +48,10 @@ export class LambdaPassTrigger implements PassTrigger {
   destroy(): void {
     this.client.destroy();
   }
+}
+
+/** The async invoke of the distributor function, if one is configured. */
+export function lambdaPassTrigger(settings: PassRequestSettings): LambdaPassTrigger | undefined {
+  if (settings.functionName === undefined) return undefined;
+  return new LambdaPassTrigger(settings.functionName, { region: settings.region, endpoint: settings.lambdaEndpoint });
 }

@@ -20,9 +20,9 @@ import {
   parseStagingQueueName,
   STAGING_SEPARATOR,
 } from '../../lib/staging/staging-names';
-import { lambdaPassTrigger } from '../../lib/work-board/adapters';
 import type { DirectRoutingSettings } from '../../lib/work-board/grants';
 import { revocationWaitMs } from '../../lib/work-board/grants';
+import { lambdaPassTrigger } from '../../lib/work-board/lambda-pass-trigger';
 import { workRequester } from '../../lib/work-board/requester';
 import { liveGrant, revokedDueAt } from '../../lib/work-board/work-board';
 import { DynamoWorkBoard } from '../../lib/work-board/work-board-store';

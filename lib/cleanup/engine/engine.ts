@@ -81,99 +81,123 @@ const VIEW_TRIES = 2;
  * operation it can, executes it, pushes what it supplies in random order, and removes it.
  */
 export function createCleanupEngine(job: JobDefinition, settings: EngineSettings, adapters: EngineAdapters) {
-  const random = adapters.random ?? Math.random;
-  const clock = adapters.clock ?? Date.now;
-  const pageSize = settings.pageSize ?? 25;
-  const pagesSearched = settings.pagesSearched ?? 2;
-  const store = new StackStore(adapters.doc, adapters.table, job.name, Math.min(settings.batchSize ?? 25, 25));
-  const unconfigured = Object.keys(job.kinds).length === 0;
-  // Checked once, at cold start: a job whose default operation cannot be stored is a programming error.
-  const defaultOperation: EncodedOperation | undefined = unconfigured
-    ? undefined
-    : encodeChildren('(default)', [job.defaultOperation], job.kinds, settings.maxPayloadBytes)[0];
-  const settledParents = new Set<string>();
+  const engine = new CleanupEngine(job, settings, adapters);
+  return { step: (deadline?: number) => engine.step(deadline) };
+}
+
+/** An engine's state across its steps: its stack store, its last view of the stack, and how contended it is. */
+class CleanupEngine {
+  private readonly random: Random;
+  private readonly clock: () => number;
+  private readonly pageSize: number;
+  private readonly pagesSearched: number;
+  private readonly store: StackStore;
+  private readonly unconfigured: boolean;
+  private readonly defaultOperation: EncodedOperation | undefined;
+  private readonly settledParents = new Set<string>();
   // The unclaimed operations this engine last saw below the one it claimed: its next step tries
   // them first while fresh, which saves a Query per step when one invocation takes several.
-  let view: { candidates: Candidate[]; at: number } = { candidates: [], at: 0 };
+  private view: { candidates: Candidate[]; at: number } = { candidates: [], at: 0 };
   // Steps left in which this engine picks at random near the top, because it recently lost a race for a claim.
-  let contendedSteps = 0;
-  const context: OperationContext = {
-    job: job.name,
-    dryRun: settings.dryRun,
-    now: () => new Date(clock()),
-    marks: {
-      get: async (name) => {
-        const at = await store.marks.get(name);
-        return at === undefined ? undefined : new Date(at);
+  private contendedSteps = 0;
+  private readonly context: OperationContext;
+
+  constructor(
+    private readonly job: JobDefinition,
+    private readonly settings: EngineSettings,
+    adapters: EngineAdapters,
+  ) {
+    this.random = adapters.random ?? Math.random;
+    this.clock = adapters.clock ?? Date.now;
+    this.pageSize = settings.pageSize ?? 25;
+    this.pagesSearched = settings.pagesSearched ?? 2;
+    const store = new StackStore(adapters.doc, adapters.table, job.name, Math.min(settings.batchSize ?? 25, 25));
+    this.store = store;
+    this.unconfigured = Object.keys(job.kinds).length === 0;
+    // Checked once, at cold start: a job whose default operation cannot be stored is a programming error.
+    this.defaultOperation = this.unconfigured
+      ? undefined
+      : encodeChildren('(default)', [job.defaultOperation], job.kinds, settings.maxPayloadBytes)[0];
+    this.context = {
+      job: job.name,
+      dryRun: settings.dryRun,
+      now: () => new Date(this.clock()),
+      marks: {
+        get: async (name) => {
+          const at = await store.marks.get(name);
+          return at === undefined ? undefined : new Date(at);
+        },
+        advance: (name, at) => store.marks.advance(name, at.getTime()),
       },
-      advance: (name, at) => store.marks.advance(name, at.getTime()),
-    },
-  };
+    };
+  }
 
   /** One step; `deadline` (epoch ms) is when the invocation's time budget ends, offered to the operation. */
-  async function step(deadline?: number): Promise<StepResult> {
-    const started = clock();
+  async step(deadline?: number): Promise<StepResult> {
+    const started = this.clock();
     const stepContext: OperationContext =
-      deadline === undefined ? context : { ...context, timeLeftMs: () => deadline - clock() };
-    const finished = unconfigured ? { outcome: 'no-operations' as const, children: 0 } : await claimAndRun(stepContext);
-    return { job: job.name, ...finished, dryRun: settings.dryRun, durationMs: clock() - started };
+      deadline === undefined ? this.context : { ...this.context, timeLeftMs: () => deadline - this.clock() };
+    const finished = this.unconfigured
+      ? { outcome: 'no-operations' as const, children: 0 }
+      : await this.claimAndRun(stepContext);
+    return { job: this.job.name, ...finished, dryRun: this.settings.dryRun, durationMs: this.clock() - started };
   }
 
-  async function claimAndRun(stepContext: OperationContext): Promise<Finished> {
-    const claim: Claim = { owner: randomUUID(), now: clock(), leaseUntil: 0 };
-    claim.leaseUntil = claim.now + settings.leaseMs;
-    if (contendedSteps > 0) contendedSteps--;
-    const item = await claimNext(claim);
-    return item ? run(item, claim, stepContext) : { outcome: 'busy', children: 0 };
+  private async claimAndRun(stepContext: OperationContext): Promise<Finished> {
+    const claim: Claim = { owner: randomUUID(), now: this.clock(), leaseUntil: 0 };
+    claim.leaseUntil = claim.now + this.settings.leaseMs;
+    if (this.contendedSteps > 0) this.contendedSteps--;
+    const item = await this.claimNext(claim);
+    return item ? this.run(item, claim, stepContext) : { outcome: 'busy', children: 0 };
   }
 
-  async function claimNext(claim: Claim): Promise<StackRecord | undefined> {
-    if (view.candidates.length > 0 && claim.now - view.at < VIEW_FRESH_MS) {
-      const claimed = await claimFrom(view.candidates, claim, new Set(), VIEW_TRIES);
+  private async claimNext(claim: Claim): Promise<StackRecord | undefined> {
+    if (this.view.candidates.length > 0 && claim.now - this.view.at < VIEW_FRESH_MS) {
+      const claimed = await this.claimFrom(this.view.candidates, claim, new Set(), VIEW_TRIES);
       if (claimed) return claimed;
     }
-    view = { candidates: [], at: claim.now };
-    let page = await store.reads.topOperations(pageSize);
+    this.view = { candidates: [], at: claim.now };
+    let page = await this.store.reads.topOperations(this.pageSize);
     if (page.items.length === 0) {
       // Read the latest fill before looking at the stack again: a fill that starts after this
       // read either shows up in the second look or makes our own fill's conditional put fail.
-      const latest = await store.reads.latestFill();
-      if (latest && !latest.done) return store.claims.claim(latest.sk, claim);
-      page = await store.reads.topOperations(pageSize);
+      const latest = await this.store.reads.latestFill();
+      if (latest && !latest.done) return this.store.claims.claim(latest.sk, claim);
+      page = await this.store.reads.topOperations(this.pageSize);
       if (page.items.length === 0) {
         const generation = latest ? fillGeneration(latest.sk) + 1 : 1;
-        return store.claims.createFill(generation, defaultOperation!, claim);
+        return this.store.claims.createFill(generation, this.defaultOperation!, claim);
       }
     }
     const waitingParents = new Set<string>();
     for (let searched = 1; ; searched++) {
       const candidates = page.items.filter((item) => !((item.leaseUntil ?? 0) >= claim.now));
-      const claimed = await claimFrom(candidates, claim, waitingParents, Infinity);
-      if (claimed) view = { candidates, at: claim.now };
-      if (claimed || searched >= pagesSearched || !page.next) return claimed;
-      page = await store.reads.topOperations(pageSize, page.next);
+      const claimed = await this.claimFrom(candidates, claim, waitingParents, Infinity);
+      if (claimed) this.view = { candidates, at: claim.now };
+      if (claimed || searched >= this.pagesSearched || !page.next) return claimed;
+      page = await this.store.reads.topOperations(this.pageSize, page.next);
     }
   }
 
   /** Claims one of `candidates` (removing every one it tried from the array), newest first unless contended. */
-  async function claimFrom(candidates: Candidate[], claim: Claim, waitingParents: Set<string>, maxTries: number) {
+  private async claimFrom(candidates: Candidate[], claim: Claim, waitingParents: Set<string>, maxTries: number) {
     for (let tries = 0; candidates.length > 0 && tries < maxTries; tries++) {
       // Newest first; while other invocations contend for the top, spread out over what this engine sees.
-      const index = contendedSteps > 0 ? Math.floor(random() * candidates.length) : 0;
+      const index = this.contendedSteps > 0 ? Math.floor(this.random() * candidates.length) : 0;
       const [candidate] = candidates.splice(index, 1) as [Candidate];
       const parent = candidate.parent;
-      if (parent !== undefined && !settledParents.has(parent)) {
+      if (parent !== undefined && !this.settledParents.has(parent)) {
         if (waitingParents.has(parent)) continue;
-        const state = await parentState(parent, claim);
+        const state = await this.parentState(parent, claim);
         if (state.taken) return state.taken;
         if (!state.settled) {
           waitingParents.add(parent);
           continue;
         }
       }
-      const claimed = await store.claims.claim(candidate.sk, claim);
+      const claimed = await this.store.claims.claim(candidate.sk, claim);
       if (claimed) return claimed;
-      contendedSteps = CONTENDED_STEPS;
+      this.contendedSteps = CONTENDED_STEPS;
     }
     return undefined;
   }
@@ -183,28 +207,28 @@ export function createCleanupEngine(job: JobDefinition, settings: EngineSettings
    * until then a retry of the parent may write it again. A parent whose claim expired
    * mid-push is taken over here, so its half-pushed children never hide it.
    */
-  async function parentState(sk: string, claim: Claim): Promise<{ settled: boolean; taken?: StackRecord }> {
-    const parent = await store.reads.get(sk);
+  private async parentState(sk: string, claim: Claim): Promise<{ settled: boolean; taken?: StackRecord }> {
+    const parent = await this.store.reads.get(sk);
     if (!parent || parent.done) {
-      if (settledParents.size >= SETTLED_PARENTS_KEPT) settledParents.clear();
-      settledParents.add(sk);
+      if (this.settledParents.size >= SETTLED_PARENTS_KEPT) this.settledParents.clear();
+      this.settledParents.add(sk);
       return { settled: true };
     }
     if ((parent.leaseUntil ?? 0) >= claim.now) return { settled: false };
-    return { settled: false, taken: await store.claims.claim(sk, claim) };
+    return { settled: false, taken: await this.store.claims.claim(sk, claim) };
   }
 
-  async function run(item: StackRecord, claim: Claim, stepContext: OperationContext): Promise<Finished> {
+  private async run(item: StackRecord, claim: Claim, stepContext: OperationContext): Promise<Finished> {
     const fill = isFillKey(item.sk);
     const { attempts } = item;
-    const decoded = decodeOperation(item, job.kinds);
+    const decoded = decodeOperation(item, this.job.kinds);
     const claimed = { kind: decoded.kind, sk: item.sk, fill, attempts };
     const setAside = async (error: string): Promise<Finished> => {
-      const removed = await store.deadLetters.setAside(item, claim.owner, fill, error, clock());
+      const removed = await this.store.deadLetters.setAside(item, claim.owner, fill, error, this.clock());
       return { ...claimed, outcome: removed ? 'dead-lettered' : 'lease-lost', children: 0, error };
     };
 
-    if (attempts > settings.maxAttempts) {
+    if (attempts > this.settings.maxAttempts) {
       const last = item.lastError !== undefined ? `; last error: ${item.lastError}` : '';
       return setAside(`claimed ${attempts - 1} times without finishing (a step crashed or timed out)${last}`);
     }
@@ -213,33 +237,31 @@ export function createCleanupEngine(job: JobDefinition, settings: EngineSettings
     let children: EncodedOperation[];
     try {
       const supplied = (await decoded.operation.execute(decoded.payload, stepContext)) ?? [];
-      children = encodeChildren(decoded.kind, supplied, job.kinds, settings.maxPayloadBytes);
+      children = encodeChildren(decoded.kind, supplied, this.job.kinds, this.settings.maxPayloadBytes);
     } catch (caught) {
       const error = errorText(caught);
-      if (attempts >= settings.maxAttempts) return setAside(error);
-      const released = await store.claims.release(item.sk, claim.owner, error);
+      if (attempts >= this.settings.maxAttempts) return setAside(error);
+      const released = await this.store.claims.release(item.sk, claim.owner, error);
       return { ...claimed, outcome: released ? 'failed' : 'lease-lost', children: 0, error };
     }
 
     if (children.length > 0) {
-      view.candidates = []; // the children will be the new top
-      const plan = await planFor(item, claim.owner);
+      this.view.candidates = []; // the children will be the new top
+      const plan = await this.planFor(item, claim.owner);
       if (!plan) return { ...claimed, outcome: 'lease-lost', children: 0 };
-      await store.pushes.push(placeChildren(children, plan, item.sk), clock());
+      await this.store.pushes.push(placeChildren(children, plan, item.sk), this.clock());
     }
-    const removed = await store.claims.finish(item, claim.owner, fill);
+    const removed = await this.store.claims.finish(item, claim.owner, fill);
     if (!removed) return { ...claimed, outcome: 'lease-lost', children: children.length };
     return { ...claimed, outcome: children.length > 0 ? 'supplied' : 'executed', children: children.length };
   }
 
   /** The plan a previous attempt recorded, or a new one recorded now; nothing if the lease was lost. */
-  async function planFor(item: StackRecord, owner: string): Promise<PushPlan | undefined> {
+  private async planFor(item: StackRecord, owner: string): Promise<PushPlan | undefined> {
     if (item.pushSequence !== undefined && item.shuffleSeed !== undefined) {
       return { sequence: item.pushSequence, shuffleSeed: item.shuffleSeed };
     }
-    const plan = { sequence: await store.pushes.nextSequence(), shuffleSeed: drawSeed(random) };
-    return (await store.pushes.recordPlan(item.sk, owner, plan)) ? plan : undefined;
+    const plan = { sequence: await this.store.pushes.nextSequence(), shuffleSeed: drawSeed(this.random) };
+    return (await this.store.pushes.recordPlan(item.sk, owner, plan)) ? plan : undefined;
   }
-
-  return { step };
 }

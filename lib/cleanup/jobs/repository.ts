@@ -70,8 +70,34 @@ export interface RepositoryJobDeps {
  * finished: its last page pushes a `recheck-done`, which records that start as the job's mark
  * `recheck` beside the stack. A pass that died on the way (dead-lettered) records nothing.
  */
-export function repositoryJob({ config, registry, repository, report }: RepositoryJobDeps): JobDefinition {
-  const pendingKind: OperationKind<z.infer<typeof pendingPayload>> = {
+export function repositoryJob(deps: RepositoryJobDeps): JobDefinition {
+  const { registry } = deps;
+  return {
+    name: REPOSITORY_JOB,
+    defaultOperation: { kind: 'default', payload: { after: null } },
+    kinds: {
+      default: pendingKind(deps),
+      recheck: recheckKind(deps),
+      'recheck-done': recheckDoneKind,
+      settle: settleKind<TimeCursor, PendingRange>(deps, 'settle', settlePayload, (...args) =>
+        registry.settlePendingRange(...args),
+      ),
+      resettle: resettleKind(deps),
+      'batch-delete': batchDeleteKind(batchDeletePayload, {
+        cap: deps.config.maxDeletesPerStep,
+        report: deps.report,
+        remove: (_batch, ids, deletion) =>
+          registry.settleRepositoryDeletions(ids, deletion, (confirmed, stillDeleted) =>
+            deps.repository.deleteDocuments(confirmed, deletion.dryRun, stillDeleted),
+          ),
+      }),
+    },
+  };
+}
+
+/** A fill's page: the pending deletions' next range to settle, the next page, and a recheck when one is due. */
+function pendingKind({ config, registry }: RepositoryJobDeps): OperationKind<z.infer<typeof pendingPayload>> {
+  return {
     payload: pendingPayload,
     async execute({ after }, context) {
       // An earlier version's id cursor cannot be placed in time order: that fill's page starts over.
@@ -81,20 +107,26 @@ export function repositoryJob({ config, registry, repository, report }: Reposito
       if (end) children.push({ kind: 'settle', payload: { after: cursor, through: end.through } });
       if (end?.full) children.push({ kind: 'default', payload: { after: end.through } });
       // The first page of a fill starts a recheck of the deletions already done, when one is due.
-      if (after === null && (await recheckDue(context))) {
+      if (after === null && (await recheckDue(config.recheckIntervalMinutes * 60_000, context))) {
         children.push({ kind: 'recheck', payload: { after: null, started: context.now().toISOString() } });
       }
       return children;
     },
   };
+}
 
-  const intervalMs = config.recheckIntervalMinutes * 60_000;
-  async function recheckDue(context: OperationContext): Promise<boolean> {
-    const last = await context.marks.get(recheckMark(context.dryRun));
-    return last === undefined || context.now().getTime() - last.getTime() >= intervalMs;
-  }
+async function recheckDue(intervalMs: number, context: OperationContext): Promise<boolean> {
+  const last = await context.marks.get(recheckMark(context.dryRun));
+  return last === undefined || context.now().getTime() - last.getTime() >= intervalMs;
+}
 
-  const recheckKind: OperationKind<z.infer<typeof recheckPayload>> = {
+/** A recheck's page: resettles for the done deletions whose copies came back, then the next page or its end. */
+function recheckKind({
+  config,
+  registry,
+  repository,
+}: RepositoryJobDeps): OperationKind<z.infer<typeof recheckPayload>> {
+  return {
     payload: recheckPayload,
     async execute({ after, started }, context) {
       const size = Math.min(config.batchSize, config.pageSize);
@@ -119,90 +151,71 @@ export function repositoryJob({ config, registry, repository, report }: Reposito
       return children;
     },
   };
+}
 
-  const recheckDoneKind: OperationKind<z.infer<typeof recheckDonePayload>> = {
-    payload: recheckDonePayload,
-    async execute({ started }, context) {
-      await context.marks.advance(recheckMark(context.dryRun), new Date(started));
-      return [];
+const recheckDoneKind: OperationKind<z.infer<typeof recheckDonePayload>> = {
+  payload: recheckDonePayload,
+  async execute({ started }, context) {
+    await context.marks.advance(recheckMark(context.dryRun), new Date(started));
+    return [];
+  },
+};
+
+/**
+ * A kind that settles one range in rounds of `batchSize` (one NXRG transaction and one OpenXDS
+ * statement each) while the time budget and the per-step cap allow, and pushes the rest of the range.
+ */
+function settleKind<K, R extends { after: K | null }>(
+  { config, repository, report }: RepositoryJobDeps,
+  kind: string,
+  payload: z.ZodType<R>,
+  settle: (
+    range: R,
+    limit: number,
+    deletion: { at: Date; dryRun: boolean },
+    remove: RemoveCopies,
+  ) => Promise<Settled<K>>,
+): OperationKind<R> {
+  // A round never settles more than the cap: a cap below the batch size shrinks the rounds.
+  const size = Math.min(config.batchSize, config.maxDeletesPerStep);
+  return {
+    payload,
+    async execute(range, context: OperationContext) {
+      const next = await deleteRanges<K>(context, {
+        after: range.after,
+        size,
+        cap: config.maxDeletesPerStep,
+        report,
+        operation: kind,
+        async round(after, deletion) {
+          const { settled, deleted, next } = await settle(
+            { ...range, after },
+            size,
+            deletion,
+            (confirmed, stillDeleted) => repository.deleteDocuments(confirmed, deletion.dryRun, stillDeleted),
+          );
+          return { through: next, deleted, requested: settled.length };
+        },
+      });
+      return next === null ? [] : [{ kind, payload: { ...range, after: next } }];
     },
   };
+}
 
-  /**
-   * A kind that settles one range in rounds of `batchSize` (one NXRG transaction and one OpenXDS
-   * statement each) while the time budget and the per-step cap allow, and pushes the rest of the range.
-   */
-  function settleKind<K, R extends { after: K | null }>(
-    kind: string,
-    payload: z.ZodType<R>,
-    settle: (
-      range: R,
-      limit: number,
-      deletion: { at: Date; dryRun: boolean },
-      remove: RemoveCopies,
-    ) => Promise<Settled<K>>,
-  ): OperationKind<R> {
-    // A round never settles more than the cap: a cap below the batch size shrinks the rounds.
-    const size = Math.min(config.batchSize, config.maxDeletesPerStep);
-    return {
-      payload,
-      async execute(range, context: OperationContext) {
-        const next = await deleteRanges<K>(context, {
-          after: range.after,
-          size,
-          cap: config.maxDeletesPerStep,
-          report,
-          operation: kind,
-          async round(after, deletion) {
-            const { settled, deleted, next } = await settle(
-              { ...range, after },
-              size,
-              deletion,
-              (confirmed, stillDeleted) => repository.deleteDocuments(confirmed, deletion.dryRun, stillDeleted),
-            );
-            return { through: next, deleted, requested: settled.length };
-          },
-        });
-        return next === null ? [] : [{ kind, payload: { ...range, after: next } }];
-      },
-    };
-  }
-
-  const resettle = settleKind<TimeCursor, DoneRange>('resettle', resettlePayload, (...args) =>
+/** A resettle of done deletions whose copies came back, in the time form or the id form it came in. */
+function resettleKind(deps: RepositoryJobDeps): OperationKind<DoneRange | DoneIdRange> {
+  const { registry } = deps;
+  const resettle = settleKind<TimeCursor, DoneRange>(deps, 'resettle', resettlePayload, (...args) =>
     registry.settleDoneRange(...args),
   );
   // Kept in the id form it came in: its continuation is an id range too.
-  const resettleIds = settleKind<string, DoneIdRange>('resettle', resettleIdPayload, (...args) =>
+  const resettleIds = settleKind<string, DoneIdRange>(deps, 'resettle', resettleIdPayload, (...args) =>
     registry.settleDoneIdRange(...args),
   );
-  const resettleKind: OperationKind<DoneRange | DoneIdRange> = {
+  return {
     payload: z.union([resettlePayload, resettleIdPayload]),
     execute: (range, context) =>
       isIdRange(range) ? resettleIds.execute(range, context) : resettle.execute(range, context),
-  };
-
-  const batchDelete = batchDeleteKind(batchDeletePayload, {
-    cap: config.maxDeletesPerStep,
-    report,
-    remove: (_batch, ids, deletion) =>
-      registry.settleRepositoryDeletions(ids, deletion, (confirmed, stillDeleted) =>
-        repository.deleteDocuments(confirmed, deletion.dryRun, stillDeleted),
-      ),
-  });
-
-  return {
-    name: REPOSITORY_JOB,
-    defaultOperation: { kind: 'default', payload: { after: null } },
-    kinds: {
-      default: pendingKind,
-      recheck: recheckKind,
-      'recheck-done': recheckDoneKind,
-      settle: settleKind<TimeCursor, PendingRange>('settle', settlePayload, (...args) =>
-        registry.settlePendingRange(...args),
-      ),
-      resettle: resettleKind,
-      'batch-delete': batchDelete,
-    },
   };
 }
 

@@ -33,12 +33,6 @@ export interface TimebasedJobDeps {
 export function timebasedJob({ config, registry, report }: TimebasedJobDeps): JobDefinition {
   const rules = new Map(config.documentTypes.map((rule) => [rule.documentType, rule]));
 
-  const expiry = (rule: DocumentTypeRule, now: Date): ExpiryRule => ({
-    documentType: rule.documentType,
-    basis: rule.basis,
-    cutoff: new Date(now.getTime() - rule.retentionDays * DAY_MS),
-  });
-
   const defaultKind: OperationKind<Record<string, never>> = {
     payload: z.object({}).strict() as z.ZodType<Record<string, never>>,
     async execute() {
@@ -46,7 +40,19 @@ export function timebasedJob({ config, registry, report }: TimebasedJobDeps): Jo
     },
   };
 
-  const typeBasedKind: OperationKind<z.infer<typeof typeBasedPayload>> = {
+  return {
+    name: TIMEBASED_JOB,
+    defaultOperation: { kind: 'default', payload: {} },
+    kinds: { default: defaultKind, 'type-based': typeBasedKind({ config, registry, report }, rules) },
+  };
+}
+
+/** The type-based operation: deletes one document type's expired documents, range by range, under its rule as configured now. */
+function typeBasedKind(
+  { config, registry, report }: TimebasedJobDeps,
+  rules: ReadonlyMap<string, DocumentTypeRule>,
+): OperationKind<z.infer<typeof typeBasedPayload>> {
+  return {
     payload: typeBasedPayload,
     async execute({ documentType, after }, context) {
       // The rule as configured now: a type removed from the configuration is no longer deleted.
@@ -88,13 +94,14 @@ export function timebasedJob({ config, registry, report }: TimebasedJobDeps): Jo
       }
     },
   };
-
-  return {
-    name: TIMEBASED_JOB,
-    defaultOperation: { kind: 'default', payload: {} },
-    kinds: { default: defaultKind, 'type-based': typeBasedKind },
-  };
 }
+
+/** The rule's expiry as of `now`. */
+const expiry = (rule: DocumentTypeRule, now: Date): ExpiryRule => ({
+  documentType: rule.documentType,
+  basis: rule.basis,
+  cutoff: new Date(now.getTime() - rule.retentionDays * DAY_MS),
+});
 
 function typeBased(payload: z.infer<typeof typeBasedPayload>): Operation {
   return { kind: 'type-based', payload };

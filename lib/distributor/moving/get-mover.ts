@@ -33,72 +33,108 @@ export const GET_SHARE_MAX = 2;
  * come leaves the message unacked for the caller to close the consumer, which puts it back.
  */
 export async function moveByGet(pair: ChannelPair, request: MoveRequest, now: () => number): Promise<Moved> {
-  const { consumer, confirms } = pair;
-  let moved = 0;
-  let requeued = 0;
-  let parked = 0;
-  let work = 0;
-  /** The waits in staging of the messages moved, measured when each was taken. */
-  const waitsMs: number[] = [];
+  const run: GetRun = { pair, request, now, counts: { moved: 0, requeued: 0, parked: 0 }, waitsMs: [], work: 0 };
   let consumerClosed = false;
   const onConsumerClose = () => {
     consumerClosed = true;
   };
-  consumer.on('close', onConsumerClose);
-  const ended = (stopReason: StopReason, reusable: boolean, extra: Partial<MoveResult> = {}): Moved => {
-    consumer.off('close', onConsumerClose);
-    const clean = reusable && !consumerClosed && !confirms.closed;
-    const result = { moved, requeued, parked, stopReason, ...(request.workOf ? { work } : {}), ...extra };
-    return { result: withWaits(result, waitsMs, request), reusable: clean };
-  };
+  pair.consumer.on('close', onConsumerClose);
+  let stop: Stop | undefined;
+  while (stop === undefined) stop = await moveOne(run);
+  pair.consumer.off('close', onConsumerClose);
+  const clean = stop.reusable && !consumerClosed && !pair.confirms.closed;
+  const work = request.workOf ? { work: run.work } : {};
+  const result = { ...run.counts, stopReason: stop.stopReason, ...work, ...stop.extra };
+  return { result: withWaits(result, run.waitsMs, request), reusable: clean };
+}
 
-  while (moved + requeued + parked < request.count) {
-    if (now() >= request.deadline) return ended('deadline', true);
-    let message: GetMessage | false;
-    try {
-      message = await channelAnswer(
-        consumer,
-        consumer.get(request.source, { noAck: false }),
-        `basic.get of ${JSON.stringify(request.source)}`,
-      );
-    } catch (error) {
-      // A get on a missing queue closes the channel (404); one left unanswered puts it in doubt.
-      const stop = error instanceof BrokerTimeoutError ? 'channel-closed' : 'source-missing';
-      return ended(stop, false, { error: errorText(error) });
-    }
-    if (message === false) return ended('source-drained', true);
-    const waitMs = waitOf(message.properties.headers, now());
-    if (!takeBytes(request.byteBudget, message.content.length)) {
-      try {
-        consumer.nack(message, false, true);
-      } catch {
-        return ended('channel-closed', false);
-      }
-      return ended('target-full', true);
-    }
-    const outcome = await confirmOf(pair, request, message, Math.max(0, request.deadline - now()) + DRAIN_TIMEOUT_MS);
-    if (!outcome.confirmed && outcome.reason === 'timeout') return ended('deadline', false, { unconfirmed: 1 });
-    try {
-      if (!outcome.confirmed) {
-        giveBytes(request.byteBudget, message.content.length);
-        consumer.nack(message, false, true);
-        requeued++;
-        const error = refusalError(outcome);
-        return ended(stopOnRefusal(outcome.reason), false, error === undefined ? {} : { error });
-      }
-      consumer.ack(message);
-      if (mustPark(message, request)) parked++;
-      else {
-        moved++;
-        if (request.workOf) work += request.workOf(message);
-        if (waitMs !== undefined) waitsMs.push(waitMs);
-      }
-    } catch {
-      // The consumer closed: the broker puts the unacked message back itself.
-      return ended('channel-closed', false);
-    }
+/** A get mover's state: what it moved, requeued and parked, and the moved messages' waits in staging. */
+interface GetRun {
+  pair: ChannelPair;
+  request: MoveRequest;
+  now: () => number;
+  counts: { moved: number; requeued: number; parked: number };
+  /** The waits in staging of the messages moved, measured when each was taken. */
+  waitsMs: number[];
+  /** With `request.workOf`: the work of the messages moved. */
+  work: number;
+}
+
+/** Why the get mover stopped, and whether its channels may serve another move. */
+interface Stop {
+  stopReason: StopReason;
+  reusable: boolean;
+  extra?: Partial<MoveResult>;
+}
+
+const stopped = (stopReason: StopReason, reusable: boolean, extra: Partial<MoveResult> = {}): Stop => ({
+  stopReason,
+  reusable,
+  extra,
+});
+
+/** Gets, publishes and settles one message; a stop ends the move. */
+async function moveOne(run: GetRun): Promise<Stop | undefined> {
+  const { pair, request, now, counts } = run;
+  const { consumer } = pair;
+  if (counts.moved + counts.requeued + counts.parked >= request.count) return stopped('share-moved', true);
+  if (now() >= request.deadline) return stopped('deadline', true);
+  let message: GetMessage | false;
+  try {
+    message = await channelAnswer(
+      consumer,
+      consumer.get(request.source, { noAck: false }),
+      `basic.get of ${JSON.stringify(request.source)}`,
+    );
+  } catch (error) {
+    // A get on a missing queue closes the channel (404); one left unanswered puts it in doubt.
+    const stop = error instanceof BrokerTimeoutError ? 'channel-closed' : 'source-missing';
+    return stopped(stop, false, { error: errorText(error) });
   }
-  return ended('share-moved', true);
+  if (message === false) return stopped('source-drained', true);
+  const waitMs = waitOf(message.properties.headers, now());
+  if (!takeBytes(request.byteBudget, message.content.length)) {
+    try {
+      consumer.nack(message, false, true);
+    } catch {
+      return stopped('channel-closed', false);
+    }
+    return stopped('target-full', true);
+  }
+  const outcome = await confirmOf(pair, request, message, Math.max(0, request.deadline - now()) + DRAIN_TIMEOUT_MS);
+  if (!outcome.confirmed && outcome.reason === 'timeout') return stopped('deadline', false, { unconfirmed: 1 });
+  return settle(run, message, outcome, waitMs);
+}
+
+/** Acks a confirmed message in staging, or puts a refused one back (a refusal stops the move). */
+function settle(
+  run: GetRun,
+  message: GetMessage,
+  outcome: ConfirmOutcome,
+  waitMs: number | undefined,
+): Stop | undefined {
+  const { consumer } = run.pair;
+  const { counts, request } = run;
+  try {
+    if (!outcome.confirmed) {
+      giveBytes(request.byteBudget, message.content.length);
+      consumer.nack(message, false, true);
+      counts.requeued++;
+      const error = refusalError(outcome);
+      return stopped(stopOnRefusal(outcome.reason), false, error === undefined ? {} : { error });
+    }
+    consumer.ack(message);
+    if (mustPark(message, request)) counts.parked++;
+    else {
+      counts.moved++;
+      if (request.workOf) run.work += request.workOf(message);
+      if (waitMs !== undefined) run.waitsMs.push(waitMs);
+    }
+    return undefined;
+  } catch {
+    // The consumer closed: the broker puts the unacked message back itself.
+    return stopped('channel-closed', false);
+  }
 }
 
 /** Publishes one message and waits at most `ms` for the broker's answer (then a `timeout` outcome). */

@@ -22,6 +22,32 @@ import {
 } from './move-request';
 import { mustPark, publishMoved } from './publish-moved';
 
+/** One pump's state, shared by its steps and its consumer's callbacks. */
+interface PumpRun {
+  pair: ChannelPair;
+  request: MoveRequest;
+  now: () => number;
+  consumerTag: string;
+  counts: { received: number; moved: number; requeued: number; parked: number; unconfirmed: number };
+  /** The waits in staging of the messages moved, measured when each was delivered. */
+  waitsMs: number[];
+  /** With `request.workOf`: the work of the messages moved. */
+  work: number;
+  /** Publishes whose outcome has not come (a parked one may still wait for its queue's declare). */
+  awaiting: number;
+  lastDelivery: number;
+  stopReason?: StopReason;
+  stopError?: string;
+  cancel: { done: boolean; failed: boolean; settled: Promise<void> };
+  /** Set once the consumer stopped and the owed confirms came: acks then go one by one. */
+  ended: boolean;
+  stopped: () => void;
+  drained: () => void;
+  // Staging copies are acked in bulk (one `multiple` ack per burst of confirms), never ahead of a confirm.
+  ledger: ReturnType<typeof ackLedger<ConsumeMessage>>;
+  acksQueued: boolean;
+}
+
 /**
  * Moves up to `count` messages from `source` to the queue `target` with a consumer, without ever
  * losing one: each delivery is published to the target (publish-moved.ts) on the pair's confirm
@@ -31,169 +57,201 @@ import { mustPark, publishMoved } from './publish-moved';
  * move with a stop reason and the error. `reusable` as for moveOn (mover.ts).
  */
 export async function pump(pair: ChannelPair, request: MoveRequest, now: () => number): Promise<Moved> {
-  const { consumer, confirms } = pair;
-  const consumerTag = `fairway-distributor-${randomUUID()}`;
-  let received = 0;
-  let moved = 0;
-  let requeued = 0;
-  let parked = 0;
-  let unconfirmed = 0;
-  let work = 0;
-  /** The waits in staging of the messages moved, measured when each was delivered. */
-  const waitsMs: number[] = [];
-  /** Publishes whose outcome has not come (a parked one may still wait for its queue's declare). */
-  let awaiting = 0;
-  let lastDelivery = now();
-  let stopReason: StopReason | undefined;
-  let stopError: string | undefined;
-  let cancelFailed = false;
-  let cancelDone = false;
-  let ended = false;
   let stopped: () => void = () => undefined;
   const whenStopped = new Promise<void>((resolve) => (stopped = resolve));
-  let cancelled: Promise<void> = Promise.resolve();
-  let drained: () => void = () => undefined;
-
-  const settle = (action: () => void) => {
-    try {
-      action();
-    } catch {
-      // The channel is closed: the broker puts the unacked delivery back itself.
-    }
+  const run: PumpRun = {
+    pair,
+    request,
+    now,
+    consumerTag: `fairway-distributor-${randomUUID()}`,
+    counts: { received: 0, moved: 0, requeued: 0, parked: 0, unconfirmed: 0 },
+    waitsMs: [],
+    work: 0,
+    awaiting: 0,
+    lastDelivery: now(),
+    cancel: { done: false, failed: false, settled: Promise.resolve() },
+    ended: false,
+    stopped,
+    drained: () => undefined,
+    ledger: ackLedger<ConsumeMessage>(),
+    acksQueued: false,
   };
-  // Staging copies are acked in bulk (one `multiple` ack per burst of confirms), never ahead of a confirm.
-  const ledger = ackLedger<ConsumeMessage>();
-  let acksQueued = false;
-  const sendAcks = () => {
-    acksQueued = false;
-    const upTo = ledger.take();
-    if (upTo) settle(() => consumer.ack(upTo, true));
-  };
-  const queueAcks = () => {
-    if (acksQueued) return;
-    acksQueued = true;
-    queueMicrotask(sendAcks);
-  };
-  const stop = (reason: StopReason, error?: string) => {
-    if (stopReason) return;
-    stopReason = reason;
-    stopError = error;
-    cancelled = consumer
-      .cancel(consumerTag)
-      .then(
-        () => undefined,
-        () => {
-          cancelFailed = true;
-        },
-      )
-      .finally(() => {
-        cancelDone = true;
-      });
-    stopped();
-  };
-
-  const watchdog = setInterval(
-    () => {
-      const time = now();
-      if (time >= request.deadline) stop('deadline');
-      else if (time - lastDelivery >= request.idleStopMs) stop('source-drained');
-    },
-    Math.max(10, Math.min(250, request.idleStopMs / 4)),
-  );
-  const onConsumerClose = () => stop('channel-closed');
-  consumer.on('close', onConsumerClose);
-
-  const outcomeOf = (message: ConsumeMessage, park: boolean, waitMs?: number) => (outcome: ConfirmOutcome) => {
-    awaiting--;
-    const tag = message.fields.deliveryTag;
-    if (outcome.confirmed) {
-      if (park) parked++;
-      else {
-        moved++;
-        if (request.workOf) work += request.workOf(message);
-        if (waitMs !== undefined) waitsMs.push(waitMs);
-      }
-      if (ended) settle(() => consumer.ack(message));
-      else {
-        ledger.confirmed(tag, message);
-        queueAcks();
-      }
-    } else if (outcome.reason === 'timeout') {
-      unconfirmed++; // left unacked: closing the consumer puts it back
-    } else {
-      requeued++;
-      giveBytes(request.byteBudget, message.content.length);
-      settle(() => consumer.nack(message, false, true));
-      ledger.nacked(tag);
-      stop(stopOnRefusal(outcome.reason), refusalError(outcome));
-    }
-    if (awaiting === 0) drained();
-  };
-
-  const onDelivery = (message: ConsumeMessage | null) => {
-    if (message === null) return stop('source-missing'); // the broker cancelled us: the queue was deleted
-    const tag = message.fields.deliveryTag;
-    ledger.delivered(tag);
-    if (now() >= request.deadline) stop('deadline');
-    if (stopReason || received >= request.count) {
-      settle(() => consumer.nack(message, false, true)); // arrived after we stopped: put it back
-      ledger.nacked(tag);
-      return;
-    }
-    if (!takeBytes(request.byteBudget, message.content.length)) {
-      settle(() => consumer.nack(message, false, true));
-      ledger.nacked(tag);
-      return stop('target-full');
-    }
-    received++;
-    lastDelivery = now();
-    awaiting++;
-    const waitMs = waitOf(message.properties.headers, lastDelivery);
-    publishMoved(pair, request, message, outcomeOf(message, mustPark(message, request), waitMs));
-    if (received >= request.count) stop('share-moved');
-  };
-
-  const finish = () => {
-    clearInterval(watchdog);
-    consumer.off('close', onConsumerClose);
-  };
+  const finish = watch(run);
   try {
-    const prefetch = Math.max(1, Math.min(request.prefetch, request.count, 65535));
-    await channelAnswer(consumer, consumer.prefetch(prefetch), 'basic.qos');
-    await channelAnswer(
-      consumer,
-      consumer.consume(request.source, onDelivery, { noAck: false, consumerTag }),
-      `basic.consume of ${JSON.stringify(request.source)}`,
-    );
+    await consume(run);
   } catch (error) {
     finish();
     // A consume of a missing queue is refused (404); one left unanswered puts the channel in doubt.
     const stop = error instanceof BrokerTimeoutError ? 'channel-closed' : 'source-missing';
-    return { result: { ...nothingMoved(stop, errorText(error)), parked }, reusable: false };
+    return { result: { ...nothingMoved(stop, errorText(error)), parked: run.counts.parked }, reusable: false };
   }
-
   await whenStopped;
-  // Confirms still owed, and the cancel, get DRAIN_TIMEOUT_MS; a publish still unanswered then stays
-  // unacked (the caller closes the consumer, which puts it back).
-  const drainedAll = new Promise<void>((resolve) => {
-    drained = resolve;
-    if (awaiting === 0) resolve();
-  });
-  await waitAtMost(Promise.all([drainedAll, cancelled]), DRAIN_TIMEOUT_MS);
-  await confirms.settledWithin(0);
-  unconfirmed += awaiting; // parked publishes whose queue's declare never came back
-  // A confirm still missing holds back the bulk ack: the confirmed messages behind it are acked one by one.
-  ended = true;
-  sendAcks();
-  for (const message of ledger.heldBack()) settle(() => consumer.ack(message));
+  await drain(run);
   finish();
-  const result: MoveResult = { moved, requeued, parked, stopReason: stopReason! };
-  if (stopError !== undefined) result.error = stopError;
+  return resultOf(run);
+}
+
+/** Stops the pump on its deadline, when its source went idle, or when its consumer closed; returns the unwatch. */
+function watch(run: PumpRun): () => void {
+  const { request, pair } = run;
+  const watchdog = setInterval(
+    () => {
+      const time = run.now();
+      if (time >= request.deadline) stop(run, 'deadline');
+      else if (time - run.lastDelivery >= request.idleStopMs) stop(run, 'source-drained');
+    },
+    Math.max(10, Math.min(250, request.idleStopMs / 4)),
+  );
+  const onConsumerClose = () => stop(run, 'channel-closed');
+  pair.consumer.on('close', onConsumerClose);
+  return () => {
+    clearInterval(watchdog);
+    pair.consumer.off('close', onConsumerClose);
+  };
+}
+
+/** Sets the prefetch and starts the consumer. */
+async function consume(run: PumpRun): Promise<void> {
+  const { consumer } = run.pair;
+  const { request } = run;
+  const prefetch = Math.max(1, Math.min(request.prefetch, request.count, 65535));
+  await channelAnswer(consumer, consumer.prefetch(prefetch), 'basic.qos');
+  await channelAnswer(
+    consumer,
+    consumer.consume(request.source, (message) => onDelivery(run, message), {
+      noAck: false,
+      consumerTag: run.consumerTag,
+    }),
+    `basic.consume of ${JSON.stringify(request.source)}`,
+  );
+}
+
+function settle(action: () => void): void {
+  try {
+    action();
+  } catch {
+    // The channel is closed: the broker puts the unacked delivery back itself.
+  }
+}
+
+function sendAcks(run: PumpRun): void {
+  run.acksQueued = false;
+  const upTo = run.ledger.take();
+  if (upTo) settle(() => run.pair.consumer.ack(upTo, true));
+}
+
+function queueAcks(run: PumpRun): void {
+  if (run.acksQueued) return;
+  run.acksQueued = true;
+  queueMicrotask(() => sendAcks(run));
+}
+
+function stop(run: PumpRun, reason: StopReason, error?: string): void {
+  if (run.stopReason) return;
+  run.stopReason = reason;
+  run.stopError = error;
+  run.cancel.settled = run.pair.consumer
+    .cancel(run.consumerTag)
+    .then(
+      () => undefined,
+      () => {
+        run.cancel.failed = true;
+      },
+    )
+    .finally(() => {
+      run.cancel.done = true;
+    });
+  run.stopped();
+}
+
+function putBack(run: PumpRun, message: ConsumeMessage): void {
+  settle(() => run.pair.consumer.nack(message, false, true));
+  run.ledger.nacked(message.fields.deliveryTag);
+}
+
+function onDelivery(run: PumpRun, message: ConsumeMessage | null): void {
+  const { request, counts } = run;
+  if (message === null) {
+    stop(run, 'source-missing'); // the broker cancelled us: the queue was deleted
+    return;
+  }
+  run.ledger.delivered(message.fields.deliveryTag);
+  if (run.now() >= request.deadline) stop(run, 'deadline');
+  if (run.stopReason || counts.received >= request.count) {
+    putBack(run, message); // arrived after we stopped
+    return;
+  }
+  if (!takeBytes(request.byteBudget, message.content.length)) {
+    putBack(run, message);
+    stop(run, 'target-full');
+    return;
+  }
+  counts.received++;
+  run.lastDelivery = run.now();
+  run.awaiting++;
+  const waitMs = waitOf(message.properties.headers, run.lastDelivery);
+  const park = mustPark(message, request);
+  publishMoved(run.pair, request, message, (outcome) => onOutcome(run, message, park, outcome, waitMs));
+  if (counts.received >= request.count) stop(run, 'share-moved');
+}
+
+function onOutcome(run: PumpRun, message: ConsumeMessage, park: boolean, outcome: ConfirmOutcome, waitMs?: number) {
+  const { counts } = run;
+  run.awaiting--;
+  if (outcome.confirmed) {
+    if (park) counts.parked++;
+    else {
+      counts.moved++;
+      if (run.request.workOf) run.work += run.request.workOf(message);
+      if (waitMs !== undefined) run.waitsMs.push(waitMs);
+    }
+    if (run.ended) settle(() => run.pair.consumer.ack(message));
+    else {
+      run.ledger.confirmed(message.fields.deliveryTag, message);
+      queueAcks(run);
+    }
+  } else if (outcome.reason === 'timeout') {
+    counts.unconfirmed++; // left unacked: closing the consumer puts it back
+  } else {
+    counts.requeued++;
+    giveBytes(run.request.byteBudget, message.content.length);
+    putBack(run, message);
+    stop(run, stopOnRefusal(outcome.reason), refusalError(outcome));
+  }
+  if (run.awaiting === 0) run.drained();
+}
+
+/**
+ * Confirms still owed, and the cancel, get DRAIN_TIMEOUT_MS; a publish still unanswered then stays
+ * unacked (the caller closes the consumer, which puts it back). Then the confirmed are acked.
+ */
+async function drain(run: PumpRun): Promise<void> {
+  const drainedAll = new Promise<void>((resolve) => {
+    run.drained = resolve;
+    if (run.awaiting === 0) resolve();
+  });
+  await waitAtMost(Promise.all([drainedAll, run.cancel.settled]), DRAIN_TIMEOUT_MS);
+  await run.pair.confirms.settledWithin(0);
+  run.counts.unconfirmed += run.awaiting; // parked publishes whose queue's declare never came back
+  // A confirm still missing holds back the bulk ack: the confirmed messages behind it are acked one by one.
+  run.ended = true;
+  sendAcks(run);
+  for (const message of run.ledger.heldBack()) settle(() => run.pair.consumer.ack(message));
+}
+
+function resultOf(run: PumpRun): Moved {
+  const { moved, requeued, parked, unconfirmed } = run.counts;
+  const result: MoveResult = { moved, requeued, parked, stopReason: run.stopReason! };
+  if (run.stopError !== undefined) result.error = run.stopError;
   if (unconfirmed > 0) result.unconfirmed = unconfirmed;
-  if (request.workOf) result.work = work;
+  if (run.request.workOf) result.work = run.work;
   const clean =
-    cleanStops.includes(result.stopReason) && unconfirmed === 0 && cancelDone && !cancelFailed && !confirms.closed;
-  return { result: withWaits(result, waitsMs, request), reusable: clean };
+    cleanStops.includes(result.stopReason) &&
+    unconfirmed === 0 &&
+    run.cancel.done &&
+    !run.cancel.failed &&
+    !run.pair.confirms.closed;
+  return { result: withWaits(result, run.waitsMs, run.request), reusable: clean };
 }
 
 /** Resolves when `promise` settles or after `ms`, whichever comes first. */

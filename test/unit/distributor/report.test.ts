@@ -2,7 +2,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { PassSummary, TargetOutcome } from '../../../lib/distributor/report';
 import { noisyTenants } from '../../../lib/distributor/waits';
-import { powertoolsDistributorReport } from '../../../lib/wiring/distributor';
+import { powertoolsDistributorReport } from '../../../lib/wiring/distributor-report';
 
 const target = (name: string, outcome: TargetOutcome) => ({
   target: name,
