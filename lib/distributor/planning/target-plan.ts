@@ -132,20 +132,51 @@ export function planTarget(
   settings: TargetPlanSettings,
   weight: (queue: string) => QueueWeight,
 ): TargetPlan {
-  const configured = settings.targets[measured.target];
   let createWith: Record<string, unknown> | undefined;
   if (measured.depth === undefined) {
     if (settings.missingTarget === 'skip') return { outcome: 'target-missing' };
-    createWith = configured?.arguments ?? settings.newTargetArguments;
+    createWith = settings.targets[measured.target]?.arguments ?? settings.newTargetArguments;
   }
-  const depth = measured.depth ?? 0;
   const quietFirst = settings.quietFirst ?? keepPriorities;
+  const { plan, capacity } = targetRoom(measured, settings, quietFirst, createWith);
+  const backlog = quietFirst.movePriority === 'backlog';
+  if (capacity.capacity === 0 && !(backlog && capacity.quietCapacity > 0)) return plan;
+
+  plan.queues = stagedQueues(measured.staging, { ...settings, ...measured }, weight);
+  const planned = planShares({
+    capacity: capacity.capacity,
+    queues: plan.queues,
+    mode: settings.planner,
+    rotationCursor: measured.rotationCursor,
+    ...(measured.innerCursors ? { innerCursors: measured.innerCursors } : {}),
+    ...(byWork(settings) ? { fairBy: 'work', deficits: measured.deficits ?? {} } : {}),
+  });
+  const shares = backlog
+    ? quietFirstShares(plan, planned, capacity.quietCapacity, quietFirst, movePriorityTop(measured, createWith))
+    : planned;
+  plan.shares = shares.shares;
+  if (planned.innerCursors) plan.innerCursors = planned.innerCursors;
+  if (planned.deficits) plan.deficits = planned.deficits;
+  if (shares.rotationCursor !== undefined && shares.rotationCursor !== measured.rotationCursor) {
+    plan.rotationCursor = shares.rotationCursor;
+  }
+  return plan;
+}
+
+/** The target's limits, capacity and the plan before any share: what may move, and into how much room. */
+function targetRoom(
+  measured: TargetMeasurement,
+  settings: TargetPlanSettings,
+  quietFirst: QuietFirstSettings,
+  createWith: Record<string, unknown> | undefined,
+) {
+  const depth = measured.depth ?? 0;
   const limits = targetLimits(measured, createWith);
   const byteRoom = limits.maxLengthBytes === undefined ? undefined : bytesFree(limits.maxLengthBytes, measured, depth);
   const capacity = targetCapacity({
     queueMaxLength: limits.maxLength,
     ...(byteRoom === undefined ? {} : { bytes: { room: byteRoom, perMessage: messageBytes(measured) } }),
-    configuredMaxLength: configured?.maxLength,
+    configuredMaxLength: settings.targets[measured.target]?.maxLength,
     defaultMaxLength: settings.defaultMaxLength,
     ...(measured.kept === undefined ? {} : { kept: measured.kept }),
     depth,
@@ -163,45 +194,32 @@ export function planTarget(
     queues: [],
     shares: [],
   };
-  const backlog = quietFirst.movePriority === 'backlog';
-  if (capacity.capacity === 0 && !(backlog && capacity.quietCapacity > 0)) return plan;
+  return { plan, capacity };
+}
 
-  plan.queues = stagedQueues(measured.staging, { ...settings, ...measured }, weight);
-  let shares = planShares({
-    capacity: capacity.capacity,
-    queues: plan.queues,
-    mode: settings.planner,
-    rotationCursor: measured.rotationCursor,
-    ...(measured.innerCursors ? { innerCursors: measured.innerCursors } : {}),
-    ...(byWork(settings) ? { fairBy: 'work', deficits: measured.deficits ?? {} } : {}),
-  });
-  const carried = { innerCursors: shares.innerCursors, deficits: shares.deficits };
-  if (backlog) {
-    // Quiet queues may also fill the reserve and room below the refill threshold: their messages enter now.
-    shares = topUpQuiet(
-      plan.queues,
-      shares.shares,
-      capacity.quietCapacity,
-      quietFirst.quietBacklog,
-      shares.rotationCursor,
-    );
-    if (shares.shares.some((s) => s.share > 0)) plan.outcome = 'distributed';
-    const top = movePriorityTop(measured, createWith);
-    if (top !== undefined) {
-      plan.queues = plan.queues.map((q) => ({
-        ...q,
-        priority: backlogPriority(q.backlog, top, quietFirst.quietBacklog),
-      }));
-      shares = { ...shares, shares: stampBacklog(shares.shares, plan.queues) };
-    }
-  }
-  plan.shares = shares.shares;
-  if (carried.innerCursors) plan.innerCursors = carried.innerCursors;
-  if (carried.deficits) plan.deficits = carried.deficits;
-  if (shares.rotationCursor !== undefined && shares.rotationCursor !== measured.rotationCursor) {
-    plan.rotationCursor = shares.rotationCursor;
-  }
-  return plan;
+/**
+ * Quiet tenants first (backlog mode): quiet queues may also fill the reserve and the room below the
+ * refill threshold (their messages enter now), and with a priority top every moved message gets its
+ * tenant's backlog priority (stamped on `plan.queues` too).
+ */
+function quietFirstShares(
+  plan: TargetShares,
+  planned: { shares: PlannedShare[]; rotationCursor?: string },
+  quietCapacity: number,
+  quietFirst: QuietFirstSettings,
+  top: number | undefined,
+): { shares: PlannedShare[]; rotationCursor?: string } {
+  const shares = topUpQuiet(
+    plan.queues,
+    planned.shares,
+    quietCapacity,
+    quietFirst.quietBacklog,
+    planned.rotationCursor,
+  );
+  if (shares.shares.some((s) => s.share > 0)) plan.outcome = 'distributed';
+  if (top === undefined) return shares;
+  plan.queues = plan.queues.map((q) => ({ ...q, priority: backlogPriority(q.backlog, top, quietFirst.quietBacklog) }));
+  return { ...shares, shares: stampBacklog(shares.shares, plan.queues) };
 }
 
 /**
