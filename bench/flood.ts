@@ -27,6 +27,7 @@ type Flags =
   | 'quiet-tenants'
   | 'quiet-rate'
   | 'quiet-workflows'
+  | 'warm-queues'
   | 'workers'
   | 'slow-workers'
   | 'slow-flood'
@@ -110,6 +111,12 @@ export const floodBench: Benchmark<Flags> = {
       tiny: 1,
       full: 1,
       help: "workflows each quiet tenant's messages take in turn (a tenant spread over many: quiet is the tenant's backlog)",
+    },
+    'warm-queues': {
+      quick: 0,
+      tiny: 0,
+      full: 0,
+      help: "1: each quiet staging queue gets one unmeasured message before the flood (tenants already at work: a new queue's first message waits for the distributor's next round)",
     },
     workers: { quick: 200, tiny: 200, full: 200, help: "the workers' rate, messages per second" },
     'slow-workers': { quick: 10, tiny: 10, full: 10, help: "the slow-worker scenario's workers, messages per second" },
@@ -263,33 +270,38 @@ async function runOnce(
     ...(fairway ? { distributor: { onDemand: delivery === 'on-demand', env: options.distributorEnv } } : {}),
     progress,
   });
+  const sqs = new SqsBatches(deployment.route, { ...batches, ingress }, (error) =>
+    progress(`router threw: ${String(error)}`),
+  );
+  const event = (tenantId: string, messageId: string, workflowName = 'flow') =>
+    JSON.stringify({
+      target,
+      tenantId,
+      workflowName,
+      message: { body: '{"task":"bench"}', properties: { messageId, contentType: 'application/json' } },
+    });
+  sqs.start();
+  if (flags['warm-queues'] > 0) {
+    const warm = quiet.flatMap((tenant) => quietWorkflows.map((workflow) => ({ tenant, workflow })));
+    for (const { tenant, workflow } of warm)
+      sqs.send(`${tenant}#warm-${workflow}`, event(tenant, `${tenant}#warm-${workflow}`, workflow));
+    await warmedUp(model, target, warm.length);
+  }
   const t0 = Date.now();
   const workers = new RateWorkers(model, target, scenario.workers, t0, {
     consumers: flags.consumers,
     prefetch: flags.prefetch,
   });
   await workers.start();
-  const sqs = new SqsBatches(deployment.route, { ...batches, ingress }, (error) =>
-    progress(`router threw: ${String(error)}`),
-  );
   const sentAt = new Map<string, number>();
   const send = (tenantId: string, n: number, workflowName = 'flow') => {
     const messageId = `${tenantId}#${n}`;
     sentAt.set(messageId, Date.now());
-    sqs.send(
-      messageId,
-      JSON.stringify({
-        target,
-        tenantId,
-        workflowName,
-        message: { body: '{"task":"bench"}', properties: { messageId, contentType: 'application/json' } },
-      }),
-    );
+    sqs.send(messageId, event(tenantId, messageId, workflowName));
   };
 
   // The floods, one tenant's after another's (as floods that start a moment apart), then the quiet trickle.
   for (const tenant of noisy) for (let n = 0; n < scenario.perNoisy; n++) send(tenant, n);
-  sqs.start();
   const quietMs = flags.quiet * 1000;
   const everyMs = 1000 / flags['quiet-rate'];
   const quietIds: string[] = [];
@@ -608,4 +620,17 @@ function report(
     },
     goalsTable('flood', goals),
   ];
+}
+
+/** Waits until the warm-up's messages reached the target (their staging queues exist and were served), then purges them: they are not measured. */
+async function warmedUp(model: ChannelModel, target: string, count: number): Promise<void> {
+  const reader = new DepthReader(model);
+  const deadline = Date.now() + 60_000;
+  while ((await reader.depth(target)) < count) {
+    if (Date.now() > deadline) throw new Error(`warm-up: ${count} messages did not reach ${target} within 60 s`);
+    await sleep(50);
+  }
+  const channel = await model.createChannel();
+  await channel.purgeQueue(target);
+  await channel.close();
 }
