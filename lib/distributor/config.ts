@@ -226,7 +226,7 @@ function quietFirstEnv() {
      * `keep`: a moved message keeps the router's priority (SPEC §1). `backlog`: on a target with
      * `x-max-priority`, its priority comes from its staging queue's backlog, and quiet queues may fill the reserve.
      */
-    DISTRIBUTOR_MOVE_PRIORITY: choice(['keep', 'backlog'] as const, 'keep'),
+    DISTRIBUTOR_MOVE_PRIORITY: choice(['keep', 'backlog'] as const, 'backlog'),
   };
 }
 

@@ -81,8 +81,10 @@ export async function distributorFixture(): Promise<DistributorFixture> {
     RABBITMQ_VHOST: rabbit.vhost,
     DISTRIBUTOR_TABLE: STATE_TABLE,
     DYNAMODB_ENDPOINT: dynamo.endpoint,
-    // Off unless a test turns it on: these tests count what the planner shares out of a target's max length.
+    // Off unless a test turns them on: these tests count what the planner shares out of a target's
+    // max length, with no buffer and no quiet reserve (the seed's division).
     DISTRIBUTOR_BUFFER_HORIZON_MS: '0',
+    DISTRIBUTOR_MOVE_PRIORITY: 'keep',
   };
   const config = (overrides: Record<string, string> = {}, tuning: Partial<DistributorTuning> = {}) =>
     loadDistributorConfig({ ...env, ...overrides }, tuning);

@@ -53,8 +53,11 @@ describe('planTarget with the tenant planner', () => {
     depth: 0,
     staging,
   });
+  // The seed's division (no quiet reserve) unless a case asks for quiet tenants first.
   const settings = (extra: Record<string, string> = {}) =>
-    distributorSettings(loadDistributorConfig({ ...env, ...extra }, { refillThresholdPercent: 0 }));
+    distributorSettings(
+      loadDistributorConfig({ ...env, DISTRIBUTOR_MOVE_PRIORITY: 'keep', ...extra }, { refillThresholdPercent: 0 }),
+    );
 
   it('quiet is a tenant’s backlog over its workflows: five workflows of 3 are not quiet at a quiet backlog of 10', () => {
     const staging = [

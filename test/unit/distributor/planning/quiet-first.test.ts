@@ -132,9 +132,10 @@ describe('planTarget, quiet tenants first', () => {
     })) as TargetShares;
   };
   const backlog = { DISTRIBUTOR_MOVE_PRIORITY: 'backlog' };
+  const keep = { DISTRIBUTOR_MOVE_PRIORITY: 'keep' };
 
-  it('keep (the default): shares as before, no priority stamped, no reserve', () => {
-    const kept = plan({}, measured(0, priorityTarget));
+  it('keep (the seed’s): shares as before, no priority stamped, no reserve', () => {
+    const kept = plan(keep, measured(0, priorityTarget));
     expect(kept.shares).toEqual([
       { name: noisy, share: 997 },
       { name: quiet, share: 3 },
@@ -163,7 +164,7 @@ describe('planTarget, quiet tenants first', () => {
       { name: noisy, share: 0 },
       { name: quiet, share: 3, priority: 10 },
     ]);
-    expect(plan({}, measured(950, priorityTarget))).toMatchObject({ outcome: 'below-threshold', shares: [] });
+    expect(plan(keep, measured(950, priorityTarget))).toMatchObject({ outcome: 'below-threshold', shares: [] });
   });
 
   it('backlog: never past the max length, even for quiet messages', () => {
@@ -214,8 +215,8 @@ describe('planTarget, quiet tenants first', () => {
     expect(() => config({ [name]: value })).toThrow(name);
   });
 
-  it('the defaults', () => {
-    const defaults: QuietFirstSettings = { movePriority: 'keep', quietBacklog: 10, reservePercent: 5 };
+  it('the defaults: quiet tenants first (issue 35, part 4: the best measured behaviour)', () => {
+    const defaults: QuietFirstSettings = { movePriority: 'backlog', quietBacklog: 10, reservePercent: 5 };
     expect(quietFirstSettingsOf(config())).toEqual(defaults);
   });
 });

@@ -8,6 +8,7 @@ import {
 import { configuredWeights } from '../../../../lib/distributor/planning/weights';
 import { distributorSettings } from '../../../../lib/wiring/distributor';
 
+/** The seed's division (no quiet reserve): quiet tenants first has its cases in quiet-first.test.ts. */
 const settings = (env: Record<string, string> = {}, tuning: Partial<DistributorTuning> = {}) =>
   distributorSettings(
     loadDistributorConfig(
@@ -15,6 +16,7 @@ const settings = (env: Record<string, string> = {}, tuning: Partial<DistributorT
         DISTRIBUTOR_TABLE: 't',
         AMQP_URL: 'amqp://h',
         RABBITMQ_MANAGEMENT_URL: 'http://h',
+        DISTRIBUTOR_MOVE_PRIORITY: 'keep',
         ...env,
       },
       tuning,
