@@ -67,8 +67,10 @@ export const distributorBench: Benchmark<Flags> = {
         {
           DISTRIBUTOR_DEFAULT_MAX_LENGTH: String(messages),
           // A pass's moving cost against the raw pump: the whole backlog in one pass, as on a
-          // throughput-only target (the target buffer would keep it at a drain that no worker makes here).
+          // throughput-only target (the target buffer would keep it at a drain that no worker makes
+          // here, and quiet tenants first would keep its 5 % reserve empty: every queue is backlogged).
           DISTRIBUTOR_BUFFER_HORIZON_MS: '0',
+          DISTRIBUTOR_MOVE_PRIORITY: 'keep',
         },
         { maxPrefetch: flags.prefetch, moveConcurrency: flags.concurrency },
       ),
