@@ -1,9 +1,8 @@
 import type { z } from 'zod';
 import { DISTRIBUTOR_TUNING, distributorSettingsSchema } from '../../lib/distributor/config';
 import { targetCapacity } from '../../lib/distributor/planning/capacity';
-import { fairByOf } from '../../lib/distributor/planning/fair-by';
+import { byWork, fairByOf } from '../../lib/distributor/planning/fair-by';
 import { planShares } from '../../lib/distributor/planning/planner';
-import { byWork } from '../../lib/distributor/planning/target-plan';
 import { stagedQueues } from '../../lib/distributor/planning/tenant-backlog';
 import { controlledWeights, queueControl, type TenantControls } from '../../lib/distributor/planning/tenant-controls';
 import { weighingOf } from '../../lib/distributor/planning/weights';
@@ -115,7 +114,7 @@ export async function describeQueues(
         queues,
         mode: planner,
         ...carried,
-        ...(byWork({ fairBy }) ? { fairBy: 'work', deficits: carried.deficits ?? {} } : {}),
+        ...(byWork(fairBy) ? { fairBy: 'work', deficits: carried.deficits ?? {} } : {}),
       });
       for (const { name, share } of plan.shares) views.find((v) => v.queue === name)!.nextShare = share;
     }

@@ -66,8 +66,3 @@ export async function readStagingWaits(
   const targets = await new DynamoWaitStore(doc, table).readAll();
   return { waits: waitRows(targets), noisy: noisyRows(targets) };
 }
-
-/** The staging waits alone (the live view's). */
-export async function listStagingWaits(doc: DynamoDBDocumentClient, table: string): Promise<WaitRow[]> {
-  return (await readStagingWaits(doc, table)).waits;
-}

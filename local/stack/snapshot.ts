@@ -7,7 +7,7 @@ import { DynamoStagingRegistry } from '../../lib/staging/dynamo-staging-registry
 import { parseStagingQueueName } from '../../lib/staging/staging-names';
 import { type StagingCounts, stagingCounts } from '../cli/staging-counts';
 import { describeQueues, type QueueSettings } from '../ops/queues';
-import { listStagingWaits, type WaitRow } from '../ops/tenant-waits';
+import { readStagingWaits, type WaitRow } from '../ops/tenant-waits';
 import { listTenants } from '../ops/tenants';
 import type { DemoRegistry, RegistryFigures } from './demo-registry';
 import { perSecond, type RateWindow } from './passes';
@@ -122,9 +122,9 @@ export async function takeSnapshot(s: SnapshotSources): Promise<Snapshot> {
   const window = s.rates.span(now);
   // Processed first, staged next, sent last: a message is never counted both staged and processed.
   const processed = new Map(s.processed);
-  const [depths, waits] = await Promise.all([
+  const [depths, { waits }] = await Promise.all([
     s.depths(staging.map((q) => q.queue)),
-    listStagingWaits(s.doc, 'DistributorStateTable'),
+    readStagingWaits(s.doc, 'DistributorStateTable'),
   ]);
   const tenantNames = [...new Set([...s.traffic.keys(), ...tenants.map((t) => t.tenant)])];
   const elapsedMs = now - s.startedAt;

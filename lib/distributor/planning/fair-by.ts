@@ -7,8 +7,6 @@ import { ConfigError } from '../../platform/errors';
  */
 export type FairBy = { unit: 'messages' } | { unit: 'bytes' } | { unit: 'declared'; header: string; missing: number };
 
-export const FAIR_BY_MESSAGES: FairBy = { unit: 'messages' };
-
 const DECLARED = /^header:([^=\s]+)(?:=(.+))?$/;
 
 /** Why DISTRIBUTOR_FAIR_BY's text is not a FairBy (the cold start's check), or undefined when it is one. Pure. */
@@ -51,6 +49,9 @@ function declaredCost(value: unknown): number | undefined {
   return Number.isFinite(cost) && cost > 0 ? cost : undefined;
 }
 
+/** Shares are equal in work (bytes or a declared cost), not in messages: the planner carries deficits, the movers count work. */
+export const byWork = (fairBy: FairBy | undefined): fairBy is Exclude<FairBy, { unit: 'messages' }> =>
+  fairBy !== undefined && fairBy.unit !== 'messages';
+
 /** What the movers count of each moved message when shares are equal in work; undefined by messages. */
-export const workCounter = (fairBy: FairBy | undefined) =>
-  fairBy === undefined || fairBy.unit === 'messages' ? undefined : messageWork(fairBy);
+export const workCounter = (fairBy: FairBy | undefined) => (byWork(fairBy) ? messageWork(fairBy) : undefined);

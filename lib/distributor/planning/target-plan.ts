@@ -1,7 +1,7 @@
 import type { QueueInfo } from '../../rabbitmq/management';
 import { effectiveLengthLimits, type LengthLimits, type QueuePolicies } from '../../rabbitmq/queue-policies';
 import { type CapacityInput, targetCapacity } from './capacity';
-import type { FairBy } from './fair-by';
+import { byWork, type FairBy } from './fair-by';
 import { type PlannerMode, type PlanQueue, planShares } from './planner';
 import {
   backlogPriority,
@@ -122,10 +122,6 @@ export interface PlannedShare {
 
 export type TargetPlan = SkipMissingTarget | TargetShares;
 
-/** Shares are equal in work (bytes or a declared cost), not in messages: deficits are carried. */
-export const byWork = (settings: Pick<TargetPlanSettings, 'fairBy'>): boolean =>
-  settings.fairBy !== undefined && settings.fairBy.unit !== 'messages';
-
 /** What to do with one target this pass, from what was measured. Pure. */
 export function planTarget(
   measured: TargetMeasurement,
@@ -149,7 +145,7 @@ export function planTarget(
     mode: settings.planner,
     rotationCursor: measured.rotationCursor,
     ...(measured.innerCursors ? { innerCursors: measured.innerCursors } : {}),
-    ...(byWork(settings) ? { fairBy: 'work', deficits: measured.deficits ?? {} } : {}),
+    ...(byWork(settings.fairBy) ? { fairBy: 'work', deficits: measured.deficits ?? {} } : {}),
   });
   const shares = backlog
     ? quietFirstShares(plan, planned, capacity.quietCapacity, quietFirst, movePriorityTop(measured, createWith))

@@ -1,4 +1,4 @@
-import type { FairBy } from './fair-by';
+import { byWork, type FairBy } from './fair-by';
 import { tenantKey } from './tenant-backlog';
 import { boundedDeficit } from './tenant-shares';
 
@@ -112,7 +112,7 @@ export function rotationAfterMoves(
     ...(rotationCursor === undefined ? {} : { rotationCursor }),
     ...(innerCursors ? { innerCursors } : {}),
   };
-  if (fairBy === undefined || fairBy.unit === 'messages') return { ...cursors, ...(deficits ? { deficits } : {}) };
+  if (!byWork(fairBy)) return { ...cursors, ...(deficits ? { deficits } : {}) };
   const carry = chargeMoves(
     { ...(deficits ? { deficits } : {}), ...(measured.costs ? { costs: { ...measured.costs } } : {}) },
     moved.map((q) => ({
