@@ -86,12 +86,14 @@ describe('an execution killed while it refills a busy target', () => {
     await watching;
     expect(refilledAt).toBeDefined();
     const recoveredMs = refilledAt! - killedAt;
+    const firstMoved = firstMovedAt === undefined ? 'none seen' : `${firstMovedAt - killedAt} ms`;
     process.stdout.write(
-      `crash recovery: first message moved ${firstMovedAt! - killedAt} ms after the kill; ` +
+      `crash recovery: first message moved ${firstMoved} after the kill; ` +
         `the execution that moved it ended ${recoveredMs} ms after\n`,
     );
-    // The lease and slot lapse LEASE_MS (4 s) after their last renewal; then a first refill.
-    expect(recoveredMs).toBeLessThan(10_000);
+    // The lease and slot lapse LEASE_MS (4 s) after their last renewal, then a first refill: seconds,
+    // not the killed invocation's timeout. Half of it is the bound, so a loaded machine stays green.
+    expect(recoveredMs).toBeLessThan(REMAINING_MS / 2);
     expect(await f.depth(staging)).toBeLessThan(stagedAtKill);
     expect(maxDepth).toBeLessThanOrEqual(1000);
 

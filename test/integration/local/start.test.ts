@@ -199,9 +199,11 @@ describe('npm start --headless (bounded run of the whole local stack)', () => {
     expect(withWait.length).toBeGreaterThan(0);
     for (const t of withWait) {
       // The view states the wait's age to a second; the store keeps one measurement for 10 s or more.
+      // The same measurement is what is compared (its time within 1 s): the readings' window is only
+      // generous, for a loaded machine where each CLI run takes seconds.
       const measuredAt = takenAt - t.waitAgeSeconds! * 1000;
       const seen = readings
-        .filter((r) => Math.abs(r.at - takenAt) <= 15_000)
+        .filter((r) => Math.abs(r.at - takenAt) <= 30_000)
         .flatMap((r) =>
           r.waits
             .filter((w) => w.tenant === t.tenant && Math.abs(Date.parse(w.measuredAt) - measuredAt) <= 1_000)
