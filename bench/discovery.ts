@@ -9,7 +9,7 @@ import { startDynamo } from '../local/embedded-dynamo';
 import { publishConfirmed } from './lib/amqp';
 import { type Benchmark, ratio } from './lib/benchmark';
 import { countingFetch } from './lib/counters';
-import { benchDistributor } from './lib/distributor';
+import { benchDistributor, WHOLE_BACKLOG_PASS } from './lib/distributor';
 import { holding, waitForListing } from './lib/listing';
 import { median, type Table, timed } from './lib/report';
 import { seededRandom } from './lib/scenarios';
@@ -61,10 +61,8 @@ export const discoveryBench: Benchmark<Flags> = {
           RABBITMQ_VHOST: vhost.vhost,
           DISTRIBUTOR_TABLE: 'DistributorStateTable',
           DYNAMODB_ENDPOINT: dynamo.endpoint,
-          // One pass moves every staged message (what this bench checks before it counts requests): no
-          // target buffer (a target without a drain rate starts shallow) and no quiet reserve.
-          DISTRIBUTOR_BUFFER_HORIZON_MS: '0',
-          DISTRIBUTOR_MOVE_PRIORITY: 'keep',
+          // One pass moves every staged message: what this bench checks before it counts requests.
+          ...WHOLE_BACKLOG_PASS,
         }),
         progress,
         counter.fetch,

@@ -4,7 +4,12 @@ import { ManagementClient } from '../lib/rabbitmq/management';
 import type { PassRequestEvent } from '../lib/work-board/pass-trigger';
 import { type Outgoing, publishConfirmed, rawPump, taskMessage } from './lib/amqp';
 import type { Benchmark } from './lib/benchmark';
-import { benchDistributor, benchDistributorConfig, DISTRIBUTOR_TIMEOUT_MS } from './lib/distributor';
+import {
+  benchDistributor,
+  benchDistributorConfig,
+  DISTRIBUTOR_TIMEOUT_MS,
+  WHOLE_BACKLOG_PASS,
+} from './lib/distributor';
 import { delayedVhost, startBenchDynamo } from './lib/hops';
 import { holding, waitForListing } from './lib/listing';
 import { goalsTable, median, roundRatios, timed } from './lib/report';
@@ -66,11 +71,8 @@ export const distributorBench: Benchmark<Flags> = {
         dynamo.endpoint,
         {
           DISTRIBUTOR_DEFAULT_MAX_LENGTH: String(messages),
-          // A pass's moving cost against the raw pump: the whole backlog in one pass, as on a
-          // throughput-only target (the target buffer would keep it at a drain that no worker makes
-          // here, and quiet tenants first would keep its 5 % reserve empty: every queue is backlogged).
-          DISTRIBUTOR_BUFFER_HORIZON_MS: '0',
-          DISTRIBUTOR_MOVE_PRIORITY: 'keep',
+          // A pass's moving cost against the raw pump: the whole backlog in one pass.
+          ...WHOLE_BACKLOG_PASS,
         },
         { maxPrefetch: flags.prefetch, moveConcurrency: flags.concurrency },
       ),

@@ -2,7 +2,12 @@ import { connect } from 'amqplib';
 import { ManagementClient } from '../lib/rabbitmq/management';
 import { publishConfirmed } from './lib/amqp';
 import type { Benchmark } from './lib/benchmark';
-import { benchDistributor, benchDistributorConfig, DISTRIBUTOR_TIMEOUT_MS } from './lib/distributor';
+import {
+  benchDistributor,
+  benchDistributorConfig,
+  DISTRIBUTOR_TIMEOUT_MS,
+  WHOLE_BACKLOG_PASS,
+} from './lib/distributor';
 import { delayedVhost, startBenchDynamo } from './lib/hops';
 import { waitForListing } from './lib/listing';
 import { goalsTable, type Row, timed } from './lib/report';
@@ -48,6 +53,7 @@ export const scaleBench: Benchmark<Flags> = {
             const distributor = benchDistributor(
               benchDistributorConfig(vhost, dynamo.endpoint, {
                 DISTRIBUTOR_DEFAULT_MAX_LENGTH: String(2 * flags.queues),
+                ...WHOLE_BACKLOG_PASS,
               }),
               progress,
             );

@@ -5,6 +5,13 @@ import type { BenchVhost } from './services';
 /** The deployed distributor's timeout (serverless.yml): what a pass gets as its remaining time. */
 export const DISTRIBUTOR_TIMEOUT_MS = 60_000;
 
+/**
+ * A pass that moves every staged message into the room, as on a throughput-only target: no target
+ * buffer (it keeps a target at a drain these benches' workers do not make, and starts shallow on a
+ * target without a rate) and no quiet reserve (quiet tenants first would keep 5 % of the room empty).
+ */
+export const WHOLE_BACKLOG_PASS = { DISTRIBUTOR_BUFFER_HORIZON_MS: '0', DISTRIBUTOR_MOVE_PRIORITY: 'keep' };
+
 /** The distributor's configuration on a bench vhost and DynamoDB endpoint: the defaults but for `settings` and `tuning`. */
 export function benchDistributorConfig(
   vhost: BenchVhost,
