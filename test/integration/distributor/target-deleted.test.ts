@@ -35,7 +35,7 @@ describe('a target deleted during a pass', () => {
     expect(target.queues.some((q) => q.stopReason === 'target-missing')).toBe(true);
     expect(target.moved).toBeLessThan(total);
     // A closed mover channel's unacked messages go back to staging inside the broker, after the pass
-    // returns (RabbitMQ 4.0 can answer a depth read first): drain once all of them are ready again.
+    // returns (suspected on RabbitMQ 4.0: a depth read answered first): drain once all of them are ready again.
     // A lost message keeps the sum short and fails here, naming what is missing.
     await eventually(
       async () => {
