@@ -1,6 +1,6 @@
 import { RE2JS } from 're2js';
 import { z } from 'zod';
-import { type Env, parseEnv, setting } from '../platform/config/env';
+import { type Env, parseEnv, setting } from '../platform/config';
 import {
   checkVhostRule,
   directRoutingSettings,

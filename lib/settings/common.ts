@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import type { DynamoClientSettings } from '../platform/aws/dynamo';
-import { setting } from '../platform/config/env';
-import { urlProblem } from '../platform/config/url';
+import type { DynamoClientSettings } from '../platform/aws';
+import { setting, urlProblem } from '../platform/config';
 import { amqpVhost } from '../rabbitmq/amqp-url';
 import { isDotSegment } from '../rabbitmq/api-path';
 
@@ -87,7 +86,7 @@ export const passRequestSettingsOf = (config: PassRequestConfig, graceMs = REQUE
 
 export type DynamoConfig = z.infer<z.ZodObject<typeof dynamoSettings>>;
 
-/** The DynamoDB client's settings (lib/platform/aws/dynamo.ts) from a function's configuration. */
+/** The DynamoDB client's settings (lib/platform/aws.ts) from a function's configuration. */
 export const dynamoClientSettings = (config: DynamoConfig): DynamoClientSettings => ({
   region: config.AWS_REGION,
   endpoint: config.DYNAMODB_ENDPOINT,

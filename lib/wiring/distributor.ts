@@ -18,8 +18,8 @@ import { DynamoTenantControlStore } from '../distributor/stores/tenant-control-s
 import { DynamoTunedLengthStore } from '../distributor/stores/tuned-length-store';
 import { DynamoWaitStore } from '../distributor/stores/wait-store';
 import { type Warn, warningReport } from '../distributor/warning-report';
-import { documentClient } from '../platform/aws/dynamo';
-import { rabbitmqConnections } from '../platform/secrets/connections';
+import { documentClient } from '../platform/aws';
+import { rabbitmqConnections } from '../platform/secrets';
 import { amqpUser } from '../rabbitmq/amqp-url';
 import { AmqpSession } from '../rabbitmq/connection';
 import { ManagementClient, type QueueInfo } from '../rabbitmq/management';

@@ -1,8 +1,8 @@
 import type { Context } from 'aws-lambda';
-import type { Env } from '../platform/config/env';
-import { type FunctionCore, functionHandler } from '../platform/runtime/lambda';
-import type { Observability } from '../platform/runtime/observability';
-import type { SecretConnection } from '../platform/secrets/connections';
+import type { Env } from '../platform/config';
+import type { Observability } from '../platform/runtime';
+import { type FunctionCore, functionHandler } from '../platform/runtime';
+import type { SecretConnection } from '../platform/secrets';
 import { withSecrets } from './with-secrets';
 
 /** What a part's composition root (lib/<part>/service.ts) gives the one Lambda wiring of functions/. */
@@ -25,7 +25,7 @@ export type LambdaFunction<E, R> = ((event: E, context: Context) => Promise<R>) 
  * connection URLs checked and the configuration read at cold start (a ConfigError stops the
  * container before any event), the credentials taken from Secrets Manager where configured and
  * picked up again after a rotation (lib/wiring/with-secrets.ts), the core built once per container
- * inside the shared logging and metrics middlewares (lib/platform/runtime/lambda.ts).
+ * inside the shared logging and metrics middlewares (lib/platform/runtime.ts).
  */
 export function lambdaFunction<C, E, R>(
   definition: FunctionDefinition<C, E, R>,

@@ -1,9 +1,9 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { documentClient } from '../platform/aws/dynamo';
+import { documentClient } from '../platform/aws';
 import { errorText } from '../platform/errors';
-import type { Observability } from '../platform/runtime/observability';
-import { rabbitmqConnections } from '../platform/secrets/connections';
+import type { Observability } from '../platform/runtime';
+import { rabbitmqConnections } from '../platform/secrets';
 import { amqpUser } from '../rabbitmq/amqp-url';
 import { AmqpSession } from '../rabbitmq/connection';
 import { ManagementClient } from '../rabbitmq/management';

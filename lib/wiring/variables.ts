@@ -1,4 +1,4 @@
-import type { Env } from '../platform/config/env';
+import type { Env } from '../platform/config';
 import { ConfigError } from '../platform/errors';
 import { knownVariables } from './known-variables';
 import { REMOVED_IN, REMOVED_VARIABLES } from './removed-variables';

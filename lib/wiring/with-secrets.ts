@@ -1,12 +1,12 @@
 import type { Context } from 'aws-lambda';
-import type { Env } from '../platform/config/env';
+import type { Env } from '../platform/config';
 import {
   checkConnections,
   resolveConnections,
   type SecretConnection,
+  SecretCredentials,
   usesSecrets,
-} from '../platform/secrets/connections';
-import { SecretCredentials } from '../platform/secrets/secret-credentials';
+} from '../platform/secrets';
 import { checkVariableNames } from './variables';
 
 export type Handler<E, R> = ((event: E, context: Context) => Promise<R>) & { close?: () => Promise<void> };

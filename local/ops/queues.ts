@@ -7,7 +7,7 @@ import { stagedQueues } from '../../lib/distributor/planning/tenant-backlog';
 import { controlledWeights, queueControl, type TenantControls } from '../../lib/distributor/planning/tenant-controls';
 import { weighingOf } from '../../lib/distributor/planning/weights';
 import { type RotationStore, rotationToPlan } from '../../lib/distributor/stores/rotation-store';
-import { type Env, parseEnv } from '../../lib/platform/config/env';
+import { type Env, parseEnv } from '../../lib/platform/config';
 import type { QueueInfo } from '../../lib/rabbitmq/management';
 import { parseStagingQueueName } from '../../lib/staging/staging-names';
 

@@ -2,7 +2,7 @@ import { Pool } from 'pg';
 import { z } from 'zod';
 import { repositoryJobSchema } from '../../lib/cleanup/jobs/config';
 import { quoteIdentifier } from '../../lib/cleanup/postgres/identifier';
-import { type Env, parseEnv } from '../../lib/platform/config/env';
+import { type Env, parseEnv } from '../../lib/platform/config';
 import { DatabaseError, FairwayError } from '../../lib/platform/errors';
 import { POSTGRES_TIMEOUT_DEFAULT_SECONDS } from '../../lib/platform/network-bounds';
 import { amqpUser } from '../../lib/rabbitmq/amqp-url';

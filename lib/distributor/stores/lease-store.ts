@@ -1,13 +1,13 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
-import { isConditionFailure } from '../../platform/aws/dynamo';
 import {
   type DocumentPort,
+  isConditionFailure,
   isServerFault,
   retryingThrottled,
   throttlingBackOff,
   withBackOff,
-} from '../../platform/aws/dynamo-faults';
+} from '../../platform/aws';
 import { FairwayError } from '../../platform/errors';
 
 /**

@@ -1,7 +1,6 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
-import { isConditionFailure } from '../../platform/aws/dynamo';
-import { type DocumentPort, retryingThrottled } from '../../platform/aws/dynamo-faults';
+import { type DocumentPort, isConditionFailure, retryingThrottled } from '../../platform/aws';
 import { FairwayError } from '../../platform/errors';
 
 /** What a target's plan carries from pass to pass (docs/distributor.md "Plan"). */

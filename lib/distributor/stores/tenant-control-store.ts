@@ -1,6 +1,6 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
-import { isConditionFailure } from '../../platform/aws/dynamo';
+import { isConditionFailure } from '../../platform/aws';
 import { FairwayError } from '../../platform/errors';
 import { weightValue } from '../config';
 import type { TenantControl, TenantControlStore, TenantControls } from '../planning/tenant-controls';

@@ -1,8 +1,8 @@
 import { cleanupJobNames } from '../../../lib/cleanup/jobs';
 import { loadDistributorConfig } from '../../../lib/distributor/config';
-import type { Env } from '../../../lib/platform/config/env';
+import type { Env } from '../../../lib/platform/config';
 import { ConfigError, errorText } from '../../../lib/platform/errors';
-import { databaseConnections, rabbitmqConnections } from '../../../lib/platform/secrets/connections';
+import { databaseConnections, rabbitmqConnections } from '../../../lib/platform/secrets';
 import { loadRouterConfig } from '../../../lib/routing/config';
 import { loadCleanupFunctionConfig } from '../../../lib/wiring/cleanup';
 import { loadAtColdStart } from '../../../lib/wiring/with-secrets';

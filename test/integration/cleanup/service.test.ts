@@ -3,8 +3,7 @@ import { type CleanupConfig, type EngineTuning, loadCleanupConfig } from '../../
 import { seededRandom } from '../../../lib/cleanup/engine/random';
 import { cleanupJobNames } from '../../../lib/cleanup/jobs';
 import { createStepRunner } from '../../../lib/cleanup/step-runner';
-import { lambdaHandler } from '../../../lib/platform/runtime/lambda';
-import { createObservability } from '../../../lib/platform/runtime/observability';
+import { createObservability, lambdaHandler } from '../../../lib/platform/runtime';
 import {
   cleanupJob,
   createCleanupReport,

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { lambdaHandler } from '../../../lib/platform/runtime/lambda';
-import { createObservability } from '../../../lib/platform/runtime/observability';
+import { createObservability, lambdaHandler } from '../../../lib/platform/runtime';
 import { STAGED_AT_HEADER, takeStagedAt } from '../../../lib/staging/staged-at';
 import { createRouterService } from '../../../lib/wiring/router';
 import { fixturePath } from '../../fixtures';

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { loadCleanupConfig } from '../../../lib/cleanup/config';
-import type { Env } from '../../../lib/platform/config/env';
+import type { Env } from '../../../lib/platform/config';
 import { ConfigError, errorText } from '../../../lib/platform/errors';
-import { checkConnections, databaseConnections, rabbitmqConnections } from '../../../lib/platform/secrets/connections';
+import { checkConnections, databaseConnections, rabbitmqConnections } from '../../../lib/platform/secrets';
 import { redactUrl } from '../../../lib/rabbitmq/redact';
 import { loadRouterConfig } from '../../../lib/routing/config';
 

@@ -1,10 +1,14 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { Context } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
-import type { Env } from '../../../lib/platform/config/env';
+import type { Env } from '../../../lib/platform/config';
 import { BrokerError, ConfigError, ManagementApiError } from '../../../lib/platform/errors';
-import { checkConnections, databaseConnections, rabbitmqConnections } from '../../../lib/platform/secrets/connections';
-import { SecretCredentials } from '../../../lib/platform/secrets/secret-credentials';
+import {
+  checkConnections,
+  databaseConnections,
+  rabbitmqConnections,
+  SecretCredentials,
+} from '../../../lib/platform/secrets';
 import { type Handler, isAuthenticationFailure, withSecrets } from '../../../lib/wiring/with-secrets';
 
 const secretsManager = mockClient(SecretsManagerClient);
