@@ -1,6 +1,6 @@
 import type { ConfirmChannel } from 'amqplib';
 import { errorText } from '../platform/errors';
-import { closeWithin } from '../rabbitmq/close';
+import { closeWithin } from '../rabbitmq/connection';
 import { keptLengths } from './kept-length';
 import type { TargetGroup } from './planning/discovery';
 import type { MoveCostModel } from './planning/move-costs';

@@ -22,7 +22,7 @@ export const setting = {
   text: () => z.preprocess(blankAsMissing, z.string({ error: 'is required' })),
   optionalText: () => z.preprocess(blankAsMissing, z.string().optional()),
   textOr: (fallback: string) => z.preprocess(blankAsMissing, z.string().default(fallback)),
-  /** A URL with one of `schemes` (e.g. `['postgres', 'postgresql']`) and a host (lib/platform/config/url.ts); the value is never quoted. */
+  /** A URL with one of `schemes` (e.g. `['postgres', 'postgresql']`) and a host (`urlProblem`, below); the value is never quoted. */
   url: (schemes: readonly string[]) =>
     z.preprocess(blankAsMissing, z.string({ error: 'is required' }).superRefine(urlOf(schemes))),
   optionalUrl: (schemes: readonly string[]) =>

@@ -1,8 +1,8 @@
 import type { ConfirmChannel } from 'amqplib';
 import { InvalidEventError } from '../platform/errors';
-import { putInDoubt } from '../rabbitmq/answer-within';
 import { publishIsolatingRefusals } from '../rabbitmq/confirms';
 import type { AmqpSession } from '../rabbitmq/connection';
+import { putInDoubt } from '../rabbitmq/connection';
 import { stampedForSizing, stampStagedAt } from '../staging/staged-at';
 import { headerTableIssues } from './amqp-limits';
 import { dropFailed, type Failed, type Pending } from './pending';

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { DynamoClientSettings } from '../platform/aws';
 import { setting, urlProblem } from '../platform/config';
-import { amqpVhost } from '../rabbitmq/amqp-url';
-import { isDotSegment } from '../rabbitmq/api-path';
+import { isDotSegment } from '../rabbitmq/management';
+import { amqpVhost } from '../rabbitmq/urls';
 
 /** Where the AWS SDK sends DynamoDB calls; an endpoint is set only for local or embedded DynamoDB. */
 export const dynamoSettings = {

@@ -1,5 +1,5 @@
 import { InvalidEventError } from '../platform/errors';
-import { isDotSegment } from '../rabbitmq/api-path';
+import { isDotSegment } from '../rabbitmq/management';
 
 /**
  * Staging queue names (SPEC §2): `target»/tenant/workflow`, the reference implementation's

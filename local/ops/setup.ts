@@ -5,7 +5,7 @@ import { quoteIdentifier } from '../../lib/cleanup/postgres/identifier';
 import { type Env, parseEnv } from '../../lib/platform/config';
 import { DatabaseError, FairwayError } from '../../lib/platform/errors';
 import { POSTGRES_TIMEOUT_DEFAULT_SECONDS } from '../../lib/platform/network-bounds';
-import { amqpUser } from '../../lib/rabbitmq/amqp-url';
+import { amqpUser } from '../../lib/rabbitmq/urls';
 import { postgresSettings, rabbitSettings } from '../../lib/settings/common';
 import { brokerPermissions, setPermissionsCommand } from './doctor/broker';
 import { type ExpectedIndex, missingIndexes, nxrgStatements } from './nxrg-ddl';

@@ -5,7 +5,7 @@ import type { TenantControl } from '../../lib/distributor/planning/tenant-contro
 import { type ControlChange, DynamoTenantControlStore } from '../../lib/distributor/stores/tenant-control-store';
 import { type Env, parseEnv } from '../../lib/platform/config';
 import { InvalidEventError } from '../../lib/platform/errors';
-import { isDotSegment } from '../../lib/rabbitmq/api-path';
+import { isDotSegment } from '../../lib/rabbitmq/management';
 import {
   DIRECT_ROUTING_WINDOWS,
   directRoutingSettings,

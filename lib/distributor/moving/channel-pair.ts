@@ -1,6 +1,6 @@
 import type { ConfirmChannel } from 'amqplib';
-import { closeWithin } from '../../rabbitmq/close';
 import { ConfirmTracker } from '../../rabbitmq/confirms';
+import { closeWithin } from '../../rabbitmq/connection';
 
 /** Opens a confirm channel on the pass's connection (AmqpSession.openConfirmChannel). */
 export type OpenChannel = () => Promise<ConfirmChannel>;

@@ -1,7 +1,7 @@
 import type { GetMessage } from 'amqplib';
 import { BrokerError, BrokerTimeoutError, errorText } from '../../platform/errors';
-import { channelAnswer } from '../../rabbitmq/answer-within';
 import type { ConfirmOutcome } from '../../rabbitmq/confirms';
+import { channelAnswer } from '../../rabbitmq/connection';
 import { waitOf } from '../waits';
 import type { ChannelPair } from './channel-pair';
 import {

@@ -1,7 +1,7 @@
 import type { ConfirmChannel, Message, MessageProperties, Options } from 'amqplib';
-import { channelAnswer } from '../../rabbitmq/answer-within';
-import { brokerError } from '../../rabbitmq/broker-error';
 import type { ConfirmOutcome } from '../../rabbitmq/confirms';
+import { channelAnswer } from '../../rabbitmq/connection';
+import { brokerError } from '../../rabbitmq/reply-codes';
 import { parkingQueueName } from '../../staging/parking-names';
 import { takeStagedAt } from '../../staging/staged-at';
 import type { ChannelPair } from './channel-pair';

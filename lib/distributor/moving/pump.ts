@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { ConsumeMessage } from 'amqplib';
 import { BrokerTimeoutError, errorText } from '../../platform/errors';
-import { channelAnswer } from '../../rabbitmq/answer-within';
 import type { ConfirmOutcome } from '../../rabbitmq/confirms';
+import { channelAnswer } from '../../rabbitmq/connection';
 import { waitOf } from '../waits';
 import { ackLedger } from './ack-ledger';
 import type { ChannelPair } from './channel-pair';

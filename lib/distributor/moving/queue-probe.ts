@@ -1,5 +1,4 @@
-import { channelAnswer } from '../../rabbitmq/answer-within';
-import { closeWithin } from '../../rabbitmq/close';
+import { channelAnswer, closeWithin } from '../../rabbitmq/connection';
 import type { OpenChannel } from './channel-pair';
 
 /** Declares a missing target: durable, with the given arguments. */

@@ -1,7 +1,6 @@
-import { channelAnswer } from '../../rabbitmq/answer-within';
-import { brokerError } from '../../rabbitmq/broker-error';
 import type { AmqpSession } from '../../rabbitmq/connection';
-import { ReplyCode } from '../../rabbitmq/reply-codes';
+import { channelAnswer } from '../../rabbitmq/connection';
+import { brokerError, ReplyCode } from '../../rabbitmq/reply-codes';
 import type { QueueDeleter } from './reaper';
 
 /**

@@ -7,8 +7,8 @@ import { DynamoLeaseStore, type LeaseStore } from '../../../lib/distributor/stor
 import { DynamoRotationStore } from '../../../lib/distributor/stores/rotation-store';
 import { DynamoTenantControlStore } from '../../../lib/distributor/stores/tenant-control-store';
 import { DynamoTunedLengthStore } from '../../../lib/distributor/stores/tuned-length-store';
-import { amqpUser } from '../../../lib/rabbitmq/amqp-url';
 import { ManagementClient } from '../../../lib/rabbitmq/management';
+import { amqpUser } from '../../../lib/rabbitmq/urls';
 import { directRoutingDefaults } from '../../../lib/settings/common';
 import { distributorSettings, runModelSettings, warningReport } from '../../../lib/wiring/distributor';
 import { type RequestWork, workRequester } from '../../../lib/work-board/requester';

@@ -4,8 +4,8 @@ import { DynamoLeaseStore } from '../../../lib/distributor/stores/lease-store';
 import { DynamoRotationStore } from '../../../lib/distributor/stores/rotation-store';
 import { DynamoTenantControlStore } from '../../../lib/distributor/stores/tenant-control-store';
 import { DynamoTunedLengthStore } from '../../../lib/distributor/stores/tuned-length-store';
-import { amqpUser } from '../../../lib/rabbitmq/amqp-url';
 import { ManagementClient } from '../../../lib/rabbitmq/management';
+import { amqpUser } from '../../../lib/rabbitmq/urls';
 import { distributorSettings, warningReport } from '../../../lib/wiring/distributor';
 import { type DistributorFixture, STATE_TABLE, scenario, tally } from './fixture';
 

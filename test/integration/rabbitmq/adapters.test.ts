@@ -1,6 +1,6 @@
 import { AmqpSession } from '../../../lib/rabbitmq/connection';
 import { ManagementClient } from '../../../lib/rabbitmq/management';
-import { redactUrl } from '../../../lib/rabbitmq/redact';
+import { redactUrl } from '../../../lib/rabbitmq/urls';
 import { eventually } from '../../harness/eventually';
 import { createTestVhost, type TestVhost } from '../../harness/rabbit';
 

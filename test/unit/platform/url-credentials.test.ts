@@ -3,7 +3,7 @@ import { loadCleanupConfig } from '../../../lib/cleanup/config';
 import type { Env } from '../../../lib/platform/config';
 import { ConfigError, errorText } from '../../../lib/platform/errors';
 import { checkConnections, databaseConnections, rabbitmqConnections } from '../../../lib/platform/secrets';
-import { redactUrl } from '../../../lib/rabbitmq/redact';
+import { redactUrl } from '../../../lib/rabbitmq/urls';
 import { loadRouterConfig } from '../../../lib/routing/config';
 
 /**

@@ -1,5 +1,5 @@
-import { managementPath } from '../../../../lib/rabbitmq/api-path';
 import { AmqpSession } from '../../../../lib/rabbitmq/connection';
+import { managementPath } from '../../../../lib/rabbitmq/management';
 import { parkingQueueName } from '../../../../lib/staging/parking-names';
 import { uniqueName } from '../../../harness/services';
 import { type DistributorFixture, distributorFixture } from '../fixture';
