@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AmqpSession } from '../rabbitmq/connection';
-import { DynamoStagingRegistry } from '../staging/dynamo-staging-registry';
 import type { StagingRegistry } from '../staging/staging-registry';
+import { DynamoStagingRegistry } from '../staging/staging-registry';
 import type { ReapIdleStagingQueues } from './backstop';
 import type { DistributorConfig } from './config';
 import { backstopReaper } from './reaping/backstop-reaper';

@@ -18,7 +18,7 @@ import { createRouter } from '../routing/router';
 import type { RouterSettings } from '../routing/settings';
 import { CachedStagingQueues } from '../routing/staging-queues';
 import { directRoutingOf, dynamoClientSettings, passRequestSettingsOf } from '../settings/common';
-import { DynamoStagingRegistry } from '../staging/dynamo-staging-registry';
+import { DynamoStagingRegistry } from '../staging/staging-registry';
 import { passRequests } from '../work-board/adapters';
 import { lambdaPassTrigger } from '../work-board/lambda-pass-trigger';
 import { DynamoWorkBoard } from '../work-board/work-board-store';

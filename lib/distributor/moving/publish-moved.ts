@@ -2,8 +2,8 @@ import type { ConfirmChannel, Message, MessageProperties, Options } from 'amqpli
 import type { ConfirmOutcome } from '../../rabbitmq/confirms';
 import { channelAnswer } from '../../rabbitmq/connection';
 import { brokerError } from '../../rabbitmq/reply-codes';
-import { parkingQueueName } from '../../staging/parking-names';
 import { takeStagedAt } from '../../staging/staged-at';
+import { parkingQueueName } from '../../staging/staging-names';
 import type { ChannelPair } from './channel-pair';
 import type { MoveRequest } from './move-request';
 

@@ -5,8 +5,7 @@ import { AMQP_BOUNDS } from '../../../lib/platform/network-bounds';
 import { answeredWithin, channelAnswer, closeWithin } from '../../../lib/rabbitmq/connection';
 import { managementPath } from '../../../lib/rabbitmq/management';
 import { amqpUser, amqpVhost, redactUrl } from '../../../lib/rabbitmq/urls';
-import { parkingQueueName } from '../../../lib/staging/parking-names';
-import { STAGING_SEPARATOR } from '../../../lib/staging/staging-names';
+import { parkingQueueName, STAGING_SEPARATOR } from '../../../lib/staging/staging-names';
 import { type Check, fail, ok, skipped } from './check';
 import { managementGet } from './management';
 

@@ -9,7 +9,7 @@ import {
   rabbitmqConnections,
   SecretCredentials,
 } from '../../../lib/platform/secrets';
-import { type Handler, isAuthenticationFailure, withSecrets } from '../../../lib/wiring/with-secrets';
+import { type Handler, isAuthenticationFailure, withSecrets } from '../../../lib/wiring/lambda-function';
 
 const secretsManager = mockClient(SecretsManagerClient);
 const ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:fairway/prod/rabbitmq-AbCdEf';

@@ -1,6 +1,6 @@
 import { AmqpSession } from '../../../../lib/rabbitmq/connection';
 import { managementPath } from '../../../../lib/rabbitmq/management';
-import { parkingQueueName } from '../../../../lib/staging/parking-names';
+import { parkingQueueName } from '../../../../lib/staging/staging-names';
 import { uniqueName } from '../../../harness/services';
 import { type DistributorFixture, distributorFixture } from '../fixture';
 

@@ -4,7 +4,7 @@ import { amqpQueueDeleter } from '../../../../lib/distributor/reaping/queue-dele
 import { type ReaperDeps, reapStagingQueues } from '../../../../lib/distributor/reaping/reaper';
 import { AmqpSession } from '../../../../lib/rabbitmq/connection';
 import { ManagementClient } from '../../../../lib/rabbitmq/management';
-import { DynamoStagingRegistry } from '../../../../lib/staging/dynamo-staging-registry';
+import { DynamoStagingRegistry } from '../../../../lib/staging/staging-registry';
 import { createRouterService } from '../../../../lib/wiring/router';
 import { type EmbeddedDynamo, startDynamo } from '../../../harness/dynamo';
 import { createTestVhost, type TestVhost } from '../../../harness/rabbit';
