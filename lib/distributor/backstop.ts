@@ -20,7 +20,7 @@ export function stagingQueuesByTarget(listing: readonly QueueInfo[]): StagingQue
 
 /**
  * The reaper of idle staging queues (docs/router.md "Staging-queue lifecycle",
- * reaping/backstop-reaper.ts), given each backstop listing grouped by target.
+ * reaping/reaper.ts `backstopReaper`), given each backstop listing grouped by target.
  */
 export type ReapIdleStagingQueues = (byTarget: StagingQueuesByTarget, nowMs: number) => Promise<void>;
 

@@ -4,8 +4,12 @@ import { targetCapacity } from '../../lib/distributor/planning/capacity';
 import { byWork, fairByOf } from '../../lib/distributor/planning/fair-by';
 import { planShares } from '../../lib/distributor/planning/planner';
 import { stagedQueues } from '../../lib/distributor/planning/tenant-backlog';
-import { controlledWeights, queueControl, type TenantControls } from '../../lib/distributor/planning/tenant-controls';
-import { weighingOf } from '../../lib/distributor/planning/weights';
+import {
+  controlledWeights,
+  queueControl,
+  type TenantControls,
+  weighingOf,
+} from '../../lib/distributor/planning/weights';
 import { type RotationStore, rotationToPlan } from '../../lib/distributor/stores/rotation-store';
 import { type Env, parseEnv } from '../../lib/platform/config';
 import type { QueueInfo } from '../../lib/rabbitmq/management';

@@ -1,9 +1,8 @@
 import { quietFirstSettingsOf } from '../../../lib/distributor/config';
 import { createDistributor } from '../../../lib/distributor/pass';
 import { DynamoLeaseStore } from '../../../lib/distributor/stores/lease-store';
-import { DynamoRotationStore } from '../../../lib/distributor/stores/rotation-store';
+import { DynamoRotationStore, DynamoTunedLengthStore } from '../../../lib/distributor/stores/rotation-store';
 import { DynamoTenantControlStore } from '../../../lib/distributor/stores/tenant-control-store';
-import { DynamoTunedLengthStore } from '../../../lib/distributor/stores/tuned-length-store';
 import { ManagementClient } from '../../../lib/rabbitmq/management';
 import { amqpUser } from '../../../lib/rabbitmq/urls';
 import { distributorSettings, warningReport } from '../../../lib/wiring/distributor';

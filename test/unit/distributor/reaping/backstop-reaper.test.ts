@@ -1,5 +1,5 @@
 import { stagingQueuesByTarget } from '../../../../lib/distributor/backstop';
-import { backstopReaper } from '../../../../lib/distributor/reaping/backstop-reaper';
+import { backstopReaper } from '../../../../lib/distributor/reaping/reaper';
 import type { QueueInfo } from '../../../../lib/rabbitmq/management';
 import type { ReapingRegistry, StagingQueueRecord } from '../../../../lib/staging/staging-registry';
 
