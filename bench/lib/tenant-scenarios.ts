@@ -1,6 +1,6 @@
-import type { FairBy } from '../../lib/distributor/planning/fair-by';
 import { type PlanInput, type PlannerMode, planShares } from '../../lib/distributor/planning/planner';
 import { chargeMoves, stagedQueues, tenantKey, type WorkCarry } from '../../lib/distributor/planning/tenant-backlog';
+import type { FairBy } from '../../lib/distributor/planning/weights';
 import { jainIndex } from './fairness-metrics';
 
 /**

@@ -12,10 +12,9 @@ import {
   stagingLifecycleSettings,
 } from '../settings/common';
 import type { BufferSettings } from './planning/buffer';
-import { fairByError } from './planning/fair-by';
 import type { FollowUpSettings } from './planning/follow-up';
 import type { TargetPlanSettings } from './planning/target-plan';
-import { WEIGHT_DECIMALS, type WeightRule } from './planning/weights';
+import { fairByError, WEIGHT_DECIMALS, type WeightRule } from './planning/weights';
 
 const queueArguments = z.record(z.string(), z.unknown());
 
@@ -126,7 +125,7 @@ export const distributorSettingsSchema = z.object({
       .default('tenant'),
   ),
   /**
-   * What tenants' shares are equal in (`tenant` planner, planning/fair-by.ts): `messages`, `bytes`
+   * What tenants' shares are equal in (`tenant` planner, planning/weights.ts `fairByOf`): `messages`, `bytes`
    * (a message weighs its body size), or `header:<name>[=<cost>]` (the cost the producer declares in
    * that header; a message without a positive number there costs <cost>, 1 when not given).
    */

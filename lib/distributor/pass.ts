@@ -3,8 +3,8 @@ import type { QueueInfo } from '../rabbitmq/management';
 import type { QueuePolicies } from '../rabbitmq/queue-policies';
 import { channelSlots, concurrencyLimit } from './moving/channels';
 import { moveCostModel } from './planning/budget';
-import { groupByTarget, type TargetGroup } from './planning/discovery';
 import { followUpDelay } from './planning/follow-up';
+import { groupByTarget, type TargetGroup } from './planning/tenant-backlog';
 import {
   controlledWeights,
   someQueueMayWeighZero,

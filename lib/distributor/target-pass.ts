@@ -3,7 +3,7 @@ import { errorText } from '../platform/errors';
 import { closeWithin } from '../rabbitmq/connection';
 import { keptLengths } from './kept-length';
 import type { MoveCostModel } from './planning/budget';
-import type { TargetGroup } from './planning/discovery';
+import type { TargetGroup } from './planning/tenant-backlog';
 import type { TargetSummary } from './report';
 import { LEASE_MS, leaseTaker } from './stores/lease-store';
 import { rotationToPlan, rotationToStore } from './stores/rotation-store';

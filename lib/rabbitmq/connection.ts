@@ -1,8 +1,8 @@
 import { type Channel, type ChannelModel, type ConfirmChannel, connect } from 'amqplib';
+import { redactUrl } from '../platform/config';
 import { BrokerError, BrokerTimeoutError } from '../platform/errors';
 import { AMQP_BOUNDS } from '../platform/network-bounds';
 import { brokerError } from './reply-codes';
-import { redactUrl } from './urls';
 
 /**
  * One AMQP connection per Lambda container, opened on first use. When the broker closes it

@@ -1,8 +1,8 @@
 import { z } from 'zod';
+import { redactUrl } from '../platform/config';
 import { ManagementApiError } from '../platform/errors';
 import { MANAGEMENT_API_TIMEOUT_MS } from '../platform/network-bounds';
 import type { Policy, QueuePolicies } from './queue-policies';
-import { redactUrl } from './urls';
 
 /** The queue fields Fairway reads from the management API. */
 export interface QueueInfo {

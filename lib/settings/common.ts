@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import type { DynamoClientSettings } from '../platform/aws';
-import { setting, urlProblem } from '../platform/config';
+import { amqpVhost, setting, urlProblem } from '../platform/config';
 import { isDotSegment } from '../rabbitmq/management';
-import { amqpVhost } from '../rabbitmq/urls';
 
 /** Where the AWS SDK sends DynamoDB calls; an endpoint is set only for local or embedded DynamoDB. */
 export const dynamoSettings = {

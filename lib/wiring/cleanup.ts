@@ -21,10 +21,9 @@ import { createStepRunner } from '../cleanup/step-runner';
 import { documentClient } from '../platform/aws';
 import type { Env } from '../platform/config';
 import { errorText } from '../platform/errors';
-import type { Observability } from '../platform/runtime';
 import { databaseConnections } from '../platform/secrets';
 import { dynamoClientSettings } from '../settings/common';
-import type { FunctionDefinition } from './lambda-function';
+import type { FunctionDefinition, Observability } from './lambda-function';
 
 /**
  * Deleted ids per log line: a range of 10,000 UUIDs is about 390 KB of JSON, over CloudWatch Logs'

@@ -2,7 +2,7 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { DistributorReport, PassSummary, TargetSummary } from '../distributor/report';
 import { waitReport } from '../distributor/waits';
 import { errorText } from '../platform/errors';
-import type { Observability } from '../platform/runtime';
+import type { Observability } from './lambda-function';
 
 /**
  * Warnings to the function's logger; each pass as one structured log line (every target and

@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import type { ReapIdleStagingQueues } from '../distributor/backstop';
+import { amqpQueueDeleter, backstopReaper } from '../distributor/backstop';
 import {
   type DistributorConfig,
   type DistributorSettings,
@@ -12,8 +13,7 @@ import { invocationRunner, type RunInvocation } from '../distributor/execution';
 import type { TuningDeps } from '../distributor/kept-length';
 import type { OpenChannel } from '../distributor/moving/channels';
 import { createDistributor, type Distributor } from '../distributor/pass';
-import { fairByOf } from '../distributor/planning/fair-by';
-import { amqpQueueDeleter, backstopReaper } from '../distributor/reaping/reaper';
+import { fairByOf } from '../distributor/planning/weights';
 import type { DistributorReport, ExecutionSummary } from '../distributor/report';
 import { stagingSource } from '../distributor/staging-source';
 import { DynamoLeaseStore } from '../distributor/stores/lease-store';
@@ -21,11 +21,11 @@ import { DynamoRotationStore, DynamoTunedLengthStore } from '../distributor/stor
 import { DynamoTenantControlStore } from '../distributor/stores/tenant-control-store';
 import { DynamoWaitStore } from '../distributor/stores/wait-store';
 import { documentClient } from '../platform/aws';
+import { amqpUser } from '../platform/config';
 import { rabbitmqConnections } from '../platform/secrets';
 import { AmqpSession } from '../rabbitmq/connection';
 import { ManagementClient, type QueueInfo } from '../rabbitmq/management';
 import type { QueuePolicies } from '../rabbitmq/queue-policies';
-import { amqpUser } from '../rabbitmq/urls';
 import { directRoutingOf, dynamoClientSettings, passRequestSettingsOf } from '../settings/common';
 import { DynamoStagingRegistry, type StagingRegistry } from '../staging/staging-registry';
 import { lambdaPassTrigger } from '../work-board/lambda-pass-trigger';

@@ -1,13 +1,12 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { documentClient } from '../platform/aws';
+import { amqpUser } from '../platform/config';
 import { errorText } from '../platform/errors';
-import type { Observability } from '../platform/runtime';
 import { rabbitmqConnections } from '../platform/secrets';
 import { AmqpSession } from '../rabbitmq/connection';
 import { ManagementClient } from '../rabbitmq/management';
 import { readyCounts } from '../rabbitmq/ready-counts';
-import { amqpUser } from '../rabbitmq/urls';
 import type { RouterConfig } from '../routing/config';
 import { loadRouterConfig, skipWindowMsOf } from '../routing/config';
 import { DirectGrants } from '../routing/direct-grants';
@@ -22,7 +21,7 @@ import { DynamoStagingRegistry } from '../staging/staging-registry';
 import { passRequests } from '../work-board/adapters';
 import { lambdaPassTrigger } from '../work-board/lambda-pass-trigger';
 import { DynamoWorkBoard } from '../work-board/work-board-store';
-import type { FunctionDefinition } from './lambda-function';
+import type { FunctionDefinition, Observability } from './lambda-function';
 
 /**
  * The router's composition root, the one file of the part that touches Powertools: it builds the

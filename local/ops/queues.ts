@@ -1,11 +1,12 @@
 import type { z } from 'zod';
 import { DISTRIBUTOR_TUNING, distributorSettingsSchema } from '../../lib/distributor/config';
 import { targetCapacity } from '../../lib/distributor/planning/capacity';
-import { byWork, fairByOf } from '../../lib/distributor/planning/fair-by';
 import { planShares } from '../../lib/distributor/planning/planner';
 import { stagedQueues } from '../../lib/distributor/planning/tenant-backlog';
 import {
+  byWork,
   controlledWeights,
+  fairByOf,
   queueControl,
   type TenantControls,
   weighingOf,

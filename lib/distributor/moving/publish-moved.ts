@@ -2,8 +2,7 @@ import type { ConfirmChannel, Message, MessageProperties, Options } from 'amqpli
 import type { ConfirmOutcome } from '../../rabbitmq/confirms';
 import { channelAnswer } from '../../rabbitmq/connection';
 import { brokerError } from '../../rabbitmq/reply-codes';
-import { takeStagedAt } from '../../staging/staged-at';
-import { parkingQueueName } from '../../staging/staging-names';
+import { parkingQueueName, takeStagedAt } from '../../staging/staging-names';
 import type { ChannelPair } from './channels';
 import type { MoveRequest } from './move-request';
 

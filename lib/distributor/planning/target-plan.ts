@@ -2,7 +2,6 @@ import type { QueueInfo } from '../../rabbitmq/management';
 import { effectiveLengthLimits, type LengthLimits, type QueuePolicies } from '../../rabbitmq/queue-policies';
 import type { TunedTargetSettings } from './capacity';
 import { type CapacityInput, targetCapacity } from './capacity';
-import { byWork, type FairBy } from './fair-by';
 import {
   backlogPriority,
   keepPriorities,
@@ -16,6 +15,7 @@ import {
 } from './planner';
 import { stagedQueues } from './tenant-backlog';
 import type { QueueWeight } from './weights';
+import { byWork, type FairBy } from './weights';
 
 /** What the distributor knows of one target from its configuration (DISTRIBUTOR_TARGETS). */
 export interface TargetSettings {

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { type ChannelModel, type ConfirmChannel, connect } from 'amqplib';
+import { amqpUser, amqpVhost, redactUrl } from '../../../lib/platform/config';
 import { errorText } from '../../../lib/platform/errors';
 import { AMQP_BOUNDS } from '../../../lib/platform/network-bounds';
 import { answeredWithin, channelAnswer, closeWithin } from '../../../lib/rabbitmq/connection';
 import { managementPath } from '../../../lib/rabbitmq/management';
-import { amqpUser, amqpVhost, redactUrl } from '../../../lib/rabbitmq/urls';
 import { parkingQueueName, STAGING_SEPARATOR } from '../../../lib/staging/staging-names';
 import { type Check, fail, ok, skipped } from './check';
 import { managementGet } from './management';

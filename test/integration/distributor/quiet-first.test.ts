@@ -3,8 +3,8 @@ import { createDistributor } from '../../../lib/distributor/pass';
 import { DynamoLeaseStore } from '../../../lib/distributor/stores/lease-store';
 import { DynamoRotationStore, DynamoTunedLengthStore } from '../../../lib/distributor/stores/rotation-store';
 import { DynamoTenantControlStore } from '../../../lib/distributor/stores/tenant-control-store';
+import { amqpUser } from '../../../lib/platform/config';
 import { ManagementClient } from '../../../lib/rabbitmq/management';
-import { amqpUser } from '../../../lib/rabbitmq/urls';
 import { distributorSettings, warningReport } from '../../../lib/wiring/distributor';
 import { type DistributorFixture, STATE_TABLE, scenario, tally } from './fixture';
 

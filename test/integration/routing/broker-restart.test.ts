@@ -1,5 +1,5 @@
 import { connect } from 'amqplib';
-import { createObservability, lambdaHandler } from '../../../lib/platform/runtime';
+import { createObservability, lambdaHandler } from '../../../lib/wiring/lambda-function';
 import { createRouterService } from '../../../lib/wiring/router';
 import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
 import { eventually } from '../../harness/eventually';

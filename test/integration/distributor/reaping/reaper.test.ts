@@ -1,6 +1,6 @@
 import { type Channel, type ChannelModel, connect, type GetMessage } from 'amqplib';
 import type { SQSRecord } from 'aws-lambda';
-import { amqpQueueDeleter, type ReaperDeps, reapStagingQueues } from '../../../../lib/distributor/reaping/reaper';
+import { amqpQueueDeleter, type ReaperDeps, reapStagingQueues } from '../../../../lib/distributor/backstop';
 import { AmqpSession } from '../../../../lib/rabbitmq/connection';
 import { ManagementClient } from '../../../../lib/rabbitmq/management';
 import { DynamoStagingRegistry } from '../../../../lib/staging/staging-registry';

@@ -1,9 +1,9 @@
 import { loadDistributorConfig } from '../../../../lib/distributor/config';
-import { fairByOf } from '../../../../lib/distributor/planning/fair-by';
 import { planTarget, type TargetShares } from '../../../../lib/distributor/planning/target-plan';
 import {
   configuredWeights,
   controlledWeights,
+  fairByOf,
   levelWeightsOf,
   weighingOf,
 } from '../../../../lib/distributor/planning/weights';

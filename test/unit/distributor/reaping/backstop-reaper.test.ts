@@ -1,5 +1,4 @@
-import { stagingQueuesByTarget } from '../../../../lib/distributor/backstop';
-import { backstopReaper } from '../../../../lib/distributor/reaping/reaper';
+import { backstopReaper, stagingQueuesByTarget } from '../../../../lib/distributor/backstop';
 import type { QueueInfo } from '../../../../lib/rabbitmq/management';
 import type { ReapingRegistry, StagingQueueRecord } from '../../../../lib/staging/staging-registry';
 

@@ -1,4 +1,4 @@
-import { type ListedStagingQueue, planReaping } from '../../../../lib/distributor/reaping/reap-rule';
+import { type ListedStagingQueue, planReaping } from '../../../../lib/distributor/backstop';
 import type { StagingQueueRecord } from '../../../../lib/staging/staging-registry';
 import { REAPING_MARK_STALE_MS } from '../../../../lib/staging/staging-registry';
 

@@ -1,4 +1,4 @@
-import { type QueueDeleter, reapStagingQueues } from '../../../../lib/distributor/reaping/reaper';
+import { type QueueDeleter, reapStagingQueues } from '../../../../lib/distributor/backstop';
 import {
   REAP_DELETE_WITHIN_MS,
   type ReapingRegistry,
