@@ -1,7 +1,7 @@
 import { connect } from 'amqplib';
 import { loadDistributorConfig } from '../lib/distributor/config';
-import { groupByTarget } from '../lib/distributor/planning/discovery';
 import { planTarget } from '../lib/distributor/planning/target-plan';
+import { groupByTarget } from '../lib/distributor/planning/tenant-backlog';
 import { configuredWeights } from '../lib/distributor/planning/weights';
 import { ManagementClient, type QueueInfo } from '../lib/rabbitmq/management';
 import { distributorSettings } from '../lib/wiring/distributor';

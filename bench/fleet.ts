@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type ChannelModel, connect } from 'amqplib';
-import { managementPath } from '../lib/rabbitmq/api-path';
-import { ManagementClient } from '../lib/rabbitmq/management';
+import { ManagementClient, managementPath } from '../lib/rabbitmq/management';
 import { type RouterConfig, skipWindowMsOf } from '../lib/routing/config';
 import { routerSettings } from '../lib/wiring/router';
 import { paramResolver } from '../local/service';

@@ -5,7 +5,7 @@ import type { Context } from 'aws-lambda';
  * module loads (cold start), so set the environment first and load only what you invoke.
  */
 export type Handler = ((event: unknown, context: Context) => Promise<unknown>) & {
-  /** Ends the handler's connections and pools (each function's handler has one, lib/wiring/with-secrets.ts). */
+  /** Ends the handler's connections and pools (each function's handler has one, lib/wiring/lambda-function.ts). */
   close?: () => Promise<void>;
 };
 

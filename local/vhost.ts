@@ -1,4 +1,4 @@
-import { managementPath } from '../lib/rabbitmq/api-path';
+import { managementPath } from '../lib/rabbitmq/management';
 import { managementApi } from './management-api';
 
 /** A RabbitMQ vhost of its own, for the local stack, a test file or a benchmark. */

@@ -1,5 +1,5 @@
 import type { ChannelModel, ConfirmChannel, ConsumeMessage, Options } from 'amqplib';
-import { ackLedger } from '../../lib/distributor/moving/ack-ledger';
+import { ackLedger } from '../../lib/distributor/moving/publish-moved';
 
 export interface Outgoing {
   queue: string;

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import type { Env } from '../../lib/platform/config/env';
+import type { Env } from '../../lib/platform/config';
 import { projectRoot } from '../../local/paths';
 import { paramResolver, serviceFunctions } from '../../local/service';
 

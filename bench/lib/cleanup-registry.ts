@@ -4,7 +4,7 @@ import { seededRandom } from '../../lib/cleanup/engine/random';
 import type { DocumentPort } from '../../lib/cleanup/engine/stack-store';
 import type { CleanupJobName } from '../../lib/cleanup/jobs';
 import { createStepRunner } from '../../lib/cleanup/step-runner';
-import type { Env } from '../../lib/platform/config/env';
+import type { Env } from '../../lib/platform/config';
 import { type CleanupTuning, cleanupJob, loadStepSettings } from '../../lib/wiring/cleanup';
 import { DEFAULT_DOCUMENT_TYPES, generateRegistry } from '../../test/harness/cleanup-registry';
 import { createBenchSchema } from './services';

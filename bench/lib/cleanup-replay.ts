@@ -5,7 +5,7 @@ import { JOB_TUNING } from '../../lib/cleanup/jobs/config';
 import { REPOSITORY_JOB } from '../../lib/cleanup/jobs/repository';
 import { STATUS90_JOB } from '../../lib/cleanup/jobs/status90';
 import { TIMEBASED_JOB } from '../../lib/cleanup/jobs/timebased';
-import type { Env } from '../../lib/platform/config/env';
+import type { Env } from '../../lib/platform/config';
 import { dynamoItemBytes } from '../../test/harness/dynamo-item-size';
 import type { DeployedCleanup } from './cleanup-deployed';
 import { jobEnv, NOW, type Registry, retentionOf, stepper } from './cleanup-registry';

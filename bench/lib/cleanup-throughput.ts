@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
 import { chunk } from '../../lib/cleanup/jobs/deletions';
 import { TIMEBASED_JOB } from '../../lib/cleanup/jobs/timebased';
-import type { Env } from '../../lib/platform/config/env';
+import type { Env } from '../../lib/platform/config';
 import { DEFAULT_DOCUMENT_TYPES } from '../../test/harness/cleanup-registry';
 import { jobEnv, NOW, type Registry, retentionOf, stepper } from './cleanup-registry';
 import { startBenchDynamo } from './hops';

@@ -1,13 +1,12 @@
-import type { FairBy } from '../../lib/distributor/planning/fair-by';
 import { type PlanInput, type PlannerMode, planShares } from '../../lib/distributor/planning/planner';
-import { stagedQueues, tenantKey } from '../../lib/distributor/planning/tenant-backlog';
-import { chargeMoves, type WorkCarry } from '../../lib/distributor/planning/work-charge';
+import { chargeMoves, stagedQueues, tenantKey, type WorkCarry } from '../../lib/distributor/planning/tenant-backlog';
+import type { FairBy } from '../../lib/distributor/planning/weights';
 import { jainIndex } from './fairness-metrics';
 
 /**
  * A planner as a run compares them: the mode, and (tenant mode) what shares are equal in: messages,
  * work known before the plan (bytes, as listed), or work declared by each message and learned from
- * the moves (the planner starts knowing no cost; planning/work-charge.ts).
+ * the moves (the planner starts knowing no cost; planning/tenant-backlog.ts).
  */
 export interface PlannerChoice {
   mode: PlannerMode;

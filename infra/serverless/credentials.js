@@ -10,7 +10,7 @@ const isUrlLike = (name, value) =>
 /**
  * Whether `value` looks like it holds credentials, whatever its shape: any `@` (user information,
  * or where a mistyped URL left it) or a password in its query (`?password=`, which pg reads).
- * lib/platform/secrets/connections.ts applies the same rule at cold start.
+ * lib/platform/secrets.ts applies the same rule at cold start.
  */
 const looksLikeCredentials = (value) => value.includes('@') || /[?&;](password|passwd|pwd)=/i.test(value);
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type Env, parseEnv, setting } from '../platform/config/env';
+import { type Env, parseEnv, setting } from '../platform/config';
 import { POSTGRES_TIMEOUT_DEFAULT_SECONDS } from '../platform/network-bounds';
 import { dynamoSettings, postgresSettings } from '../settings/common';
 

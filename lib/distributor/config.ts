@@ -1,6 +1,6 @@
 import { RE2JS } from 're2js';
 import { z } from 'zod';
-import { type Env, parseEnv, setting } from '../platform/config/env';
+import { type Env, parseEnv, setting } from '../platform/config';
 import {
   checkVhostRule,
   directRoutingSettings,
@@ -11,10 +11,10 @@ import {
   SHARED_TUNING,
   stagingLifecycleSettings,
 } from '../settings/common';
-import { fairByError } from './planning/fair-by';
-
-/** Weights have at most this many decimals; the distributor's planner works in whole thousandths. */
-export const WEIGHT_DECIMALS = 3;
+import type { BufferSettings } from './planning/buffer';
+import type { FollowUpSettings } from './planning/follow-up';
+import type { TargetPlanSettings } from './planning/target-plan';
+import { fairByError, WEIGHT_DECIMALS, type WeightRule } from './planning/weights';
 
 const queueArguments = z.record(z.string(), z.unknown());
 
@@ -125,7 +125,7 @@ export const distributorSettingsSchema = z.object({
       .default('tenant'),
   ),
   /**
-   * What tenants' shares are equal in (`tenant` planner, planning/fair-by.ts): `messages`, `bytes`
+   * What tenants' shares are equal in (`tenant` planner, planning/weights.ts `fairByOf`): `messages`, `bytes`
    * (a message weighs its body size), or `header:<name>[=<cost>]` (the cost the producer declares in
    * that header; a message without a positive number there costs <cost>, 1 when not given).
    */
@@ -230,7 +230,7 @@ function quietFirstEnv() {
   };
 }
 
-/** Quiet tenants first's settings as the planner reads them (planning/quiet-first.ts QuietFirstSettings). */
+/** Quiet tenants first's settings as the planner reads them (QuietFirstSettings in planning/planner.ts). */
 export const quietFirstSettingsOf = (config: DistributorConfig) => ({
   movePriority: config.DISTRIBUTOR_MOVE_PRIORITY,
   quietBacklog: config.tuning.quietBacklog,
@@ -242,3 +242,39 @@ export const loadDistributorConfig = (env: Env, tuning: Partial<DistributorTunin
   ...parseEnv(distributorConfigSchema, env),
   tuning: { ...DISTRIBUTOR_TUNING, ...tuning },
 });
+
+/**
+ * The distributor's settings as its code reads them, translated once from the configuration by
+ * the composition root (service.ts `distributorSettings`); no environment-variable name below it.
+ */
+export interface DistributorSettings extends TargetPlanSettings, FollowUpSettings {
+  /** Weight rules by staging queue name (planning/weights.ts). */
+  weights: readonly WeightRule[];
+  /** How many staging queues move at the same time within a pass. */
+  moveConcurrency: number;
+  /** Upper bound of a mover's prefetch (it is also never more than the queue's share). */
+  maxPrefetch: number;
+  /** The pass stops moving this long before the invocation's timeout. */
+  safetyMarginMs: number;
+  /** A mover that received nothing for this long stops (its queue was drained by someone else). */
+  idleStopMs: number;
+  /** Targets a pass works on at once (each takes its lease first, so lease requests are bounded too). */
+  targetConcurrency: number;
+  /** The target buffer (planning/buffer.ts), for every target whose settings do not turn it off. */
+  buffer: BufferSettings;
+}
+
+/** How executions follow the work board (docs/distributor.md "Run model"). */
+export interface RunModelSettings {
+  /** Executions in flight at most, whatever the number of busy targets. */
+  maxExecutions: number;
+  /** With nothing due now, an execution waits for a target due within this long, and ends otherwise. */
+  waitBoundMs: number;
+  /** While it waits, it reads the board this often (requests written meanwhile are served then). */
+  boardPollMs: number;
+  /** The backstop lists the vhost at most this often over every execution. */
+  backstopIntervalMs: number;
+  /** A target's registry read and shape serve the container's later passes this long. */
+  stagingCacheMs: number;
+  safetyMarginMs: number;
+}

@@ -3,11 +3,11 @@ import { type DistributorEvent, type PassTrigger, WORK_EVENT } from '../work-boa
 import { type Board, dueTargets, isDue, liveSlots, nextDueAt, type Served } from '../work-board/work-board';
 import type { DynamoWorkBoard } from '../work-board/work-board-store';
 import { type BackstopDeps, runBackstop } from './backstop';
+import type { RunModelSettings } from './config';
 import { roundGrants } from './execution-grants';
 import type { Distributor, DistributorSession } from './pass';
-import { lingerMs } from './planning/linger';
+import { lingerMs } from './planning/follow-up';
 import type { DistributorReport, ExecutionSummary, PassSummary } from './report';
-import type { RunModelSettings } from './settings';
 import { LEASE_MS, LEASE_RENEW_MS } from './stores/lease-store';
 
 /** A round is not started with less time than this before the pass deadline: a successor takes it. */
@@ -60,7 +60,7 @@ interface Run {
  * One distributor execution (docs/distributor.md "Run model"): claims a slot (none free: ends at
  * once), then serves every due target of the work board, least recently served first, round after
  * round, until nothing is due within the wait bound (nor a request within what leaving would cost
- * its leases, planning/linger.ts) or its time runs out; it leaves only when no request can be
+ * its leases, lingerMs in planning/follow-up.ts) or its time runs out; it leaves only when no request can be
  * stranded. Leases are held for the execution's life.
  */
 export async function runExecution(deps: ExecutionDeps, remainingMs: number): Promise<ExecutionSummary> {

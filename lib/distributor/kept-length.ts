@@ -1,10 +1,9 @@
+import type { DistributorSettings } from './config';
 import { bufferDepth, type Drain, nextDrain } from './planning/buffer';
-import { untunedMaxLength } from './planning/capacity';
+import { tuneLength, untunedMaxLength } from './planning/capacity';
 import { type TargetMeasurement, targetLimits } from './planning/target-plan';
-import { tuneLength } from './planning/tuned-length';
 import type { DistributorReport } from './report';
-import type { DistributorSettings } from './settings';
-import type { TunedLengthStore } from './stores/tuned-length-store';
+import type { TunedLengthStore } from './stores/rotation-store';
 
 /** Where tuned targets' rates come from and their lengths are kept. */
 export interface TuningDeps {

@@ -1,18 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import type { QueueInfo } from '../rabbitmq/management';
 import type { QueuePolicies } from '../rabbitmq/queue-policies';
-import { channelSlots } from './moving/channel-slots';
-import { concurrencyLimit } from './moving/concurrency';
-import { groupByTarget, type TargetGroup } from './planning/discovery';
+import { channelSlots, concurrencyLimit } from './moving/channels';
+import { moveCostModel } from './planning/budget';
 import { followUpDelay } from './planning/follow-up';
-import { moveCostModel } from './planning/move-costs';
+import { groupByTarget, type TargetGroup } from './planning/tenant-backlog';
 import {
   controlledWeights,
   someQueueMayWeighZero,
   type TenantControlStore,
   type TenantControls,
-} from './planning/tenant-controls';
-import { weighingOf } from './planning/weights';
+  weighingOf,
+} from './planning/weights';
 import type { PassSummary, TargetSummary } from './report';
 import type { StagingSource } from './staging-source';
 import { targetPass } from './target-pass';

@@ -1,7 +1,7 @@
 import type { QueueInfo } from '../rabbitmq/management';
 import type { QueuePolicies } from '../rabbitmq/queue-policies';
 import type { StagingRegistry } from '../staging/staging-registry';
-import type { TargetGroup } from './planning/discovery';
+import type { TargetGroup } from './planning/tenant-backlog';
 
 /**
  * Where a pass over named targets finds their staging queues and their own shape, without listing

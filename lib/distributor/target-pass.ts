@@ -1,15 +1,14 @@
 import type { ConfirmChannel } from 'amqplib';
 import { errorText } from '../platform/errors';
-import { closeWithin } from '../rabbitmq/close';
+import { closeWithin } from '../rabbitmq/connection';
 import { keptLengths } from './kept-length';
-import type { TargetGroup } from './planning/discovery';
-import type { MoveCostModel } from './planning/move-costs';
+import type { MoveCostModel } from './planning/budget';
+import type { TargetGroup } from './planning/tenant-backlog';
 import type { TargetSummary } from './report';
-import { LEASE_MS } from './stores/lease-store';
+import { LEASE_MS, leaseTaker } from './stores/lease-store';
 import { rotationToPlan, rotationToStore } from './stores/rotation-store';
-import { leaseTaker } from './target-lease';
+import { waitRecorder } from './stores/wait-store';
 import { type Pass, type Refilled, refill, type Stint, type TargetPassDeps, type TargetTools } from './target-refill';
-import { waitRecorder } from './wait-recorder';
 import { waitFigures } from './waits';
 
 /** A busy target is refilled this long a round at most; then the board and tenant controls are read again. */

@@ -1,5 +1,4 @@
-import { takeStagedAt } from '../staging/staged-at';
-import { parseStagingQueueName } from '../staging/staging-names';
+import { parseStagingQueueName, takeStagedAt } from '../staging/staging-names';
 
 /** The wait in staging of the messages one move (or one target's moves) took, in ms. */
 export interface WaitFigures {

@@ -1,8 +1,7 @@
 import type { ConfirmChannel, Message, Options } from 'amqplib';
 import { BrokerError, BrokerTimeoutError } from '../platform/errors';
-import { brokerError } from './broker-error';
-import { closeWithin } from './close';
-import { describeReplyCode, isChannelException } from './reply-codes';
+import { closeWithin } from './connection';
+import { brokerError, describeReplyCode, isChannelException } from './reply-codes';
 
 /** A message for one queue, published through the default exchange with `mandatory` set. */
 export interface Publication {

@@ -1,8 +1,6 @@
 import type { ConfirmChannel } from 'amqplib';
-import { channelAnswer } from './answer-within';
-import { brokerError } from './broker-error';
-import { closeWithin } from './close';
-import { ReplyCode } from './reply-codes';
+import { channelAnswer, closeWithin } from './connection';
+import { brokerError, ReplyCode } from './reply-codes';
 
 /** Channels reading depths at once: enough to hide the round trip, few enough for the broker. */
 export const DEPTH_READ_CHANNELS = 8;

@@ -1,3 +1,5 @@
+import { BrokerError } from '../platform/errors';
+
 /**
  * The AMQP 0-9-1 reply codes (the spec's constants, as RabbitMQ sends them in channel.close,
  * connection.close and basic.return), by name. Code compares against these, never a bare number.
@@ -44,4 +46,14 @@ export function isChannelException(code: number | undefined): boolean {
     code === ReplyCode.RESOURCE_LOCKED ||
     code === ReplyCode.PRECONDITION_FAILED
   );
+}
+
+/**
+ * An amqplib failure as a BrokerError that keeps the broker's reply code (amqplib puts it in `code`
+ * when the server closed the channel or connection). A BrokerError is passed on as it is.
+ */
+export function brokerError(message: string, cause: unknown): BrokerError {
+  if (cause instanceof BrokerError) return cause;
+  const code = (cause as { code?: unknown } | null | undefined)?.code;
+  return new BrokerError(message, { cause, replyCode: typeof code === 'number' ? code : undefined });
 }

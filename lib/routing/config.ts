@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type Env, parseEnv, setting } from '../platform/config/env';
+import { type Env, parseEnv, setting } from '../platform/config';
 import {
   checkVhostRule,
   directRoutingSettings,

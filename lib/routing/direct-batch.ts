@@ -1,4 +1,4 @@
-import { isInDoubt } from '../rabbitmq/answer-within';
+import { isInDoubt } from '../rabbitmq/connection';
 import { readFresh } from '../work-board/grants';
 import type { DirectGrants } from './direct-grants';
 import { dropFailed, type Pending } from './pending';

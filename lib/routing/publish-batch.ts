@@ -1,9 +1,9 @@
 import type { ConfirmChannel } from 'amqplib';
 import { InvalidEventError } from '../platform/errors';
-import { putInDoubt } from '../rabbitmq/answer-within';
 import { publishIsolatingRefusals } from '../rabbitmq/confirms';
 import type { AmqpSession } from '../rabbitmq/connection';
-import { stampedForSizing, stampStagedAt } from '../staging/staged-at';
+import { putInDoubt } from '../rabbitmq/connection';
+import { stampedForSizing, stampStagedAt } from '../staging/staging-names';
 import { headerTableIssues } from './amqp-limits';
 import { dropFailed, type Failed, type Pending } from './pending';
 import { failureOf, type RecordFailure } from './record-failures';
@@ -123,7 +123,7 @@ export async function ensureStagingQueues(stagingQueues: StagingQueues, pending:
 
 /**
  * A staged copy's headers: stamped with when it was staged, from which the distributor measures its
- * wait and which it takes off (lib/staging/staged-at.ts). A table the stamp would push past AMQP's
+ * wait and which it takes off (lib/staging/staging-names.ts). A table the stamp would push past AMQP's
  * encoding limit stays as the sender sent it: the message is routed, its wait is not measured.
  */
 function stagedHeaders(headers: Record<string, unknown> | undefined, at: number) {

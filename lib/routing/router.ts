@@ -1,7 +1,7 @@
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { InvalidEventError } from '../platform/errors';
-import { putInDoubt } from '../rabbitmq/answer-within';
 import type { AmqpSession } from '../rabbitmq/connection';
+import { putInDoubt } from '../rabbitmq/connection';
 import { userIdRefusal } from '../rabbitmq/publish-refusals';
 import { defaultMutators, type QueueNameMutator, stagingDestination } from '../staging/staging-names';
 import type { RequestWork } from '../work-board/requester';

@@ -1,12 +1,10 @@
 import type { Options } from 'amqplib';
 import { BrokerError, BrokerTimeoutError, InvalidEventError } from '../platform/errors';
-import { channelAnswer } from '../rabbitmq/answer-within';
-import { brokerError } from '../rabbitmq/broker-error';
-import { closeWithin } from '../rabbitmq/close';
 import type { AmqpSession } from '../rabbitmq/connection';
+import { channelAnswer, closeWithin } from '../rabbitmq/connection';
 import type { ManagementClient, QueueInfo } from '../rabbitmq/management';
 import type { QueueToResolve } from '../rabbitmq/queue-policies';
-import { ReplyCode } from '../rabbitmq/reply-codes';
+import { brokerError, ReplyCode } from '../rabbitmq/reply-codes';
 import type { StagingRegistry } from '../staging/staging-registry';
 import type { StagingPriorities, TargetSettings } from './settings';
 import { STAGING_OVERFLOW, StagingLimits } from './staging-limits';

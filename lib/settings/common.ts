@@ -1,9 +1,7 @@
 import { z } from 'zod';
-import type { DynamoClientSettings } from '../platform/aws/dynamo';
-import { setting } from '../platform/config/env';
-import { urlProblem } from '../platform/config/url';
-import { amqpVhost } from '../rabbitmq/amqp-url';
-import { isDotSegment } from '../rabbitmq/api-path';
+import type { DynamoClientSettings } from '../platform/aws';
+import { amqpVhost, setting, urlProblem } from '../platform/config';
+import { isDotSegment } from '../rabbitmq/management';
 
 /** Where the AWS SDK sends DynamoDB calls; an endpoint is set only for local or embedded DynamoDB. */
 export const dynamoSettings = {
@@ -87,7 +85,7 @@ export const passRequestSettingsOf = (config: PassRequestConfig, graceMs = REQUE
 
 export type DynamoConfig = z.infer<z.ZodObject<typeof dynamoSettings>>;
 
-/** The DynamoDB client's settings (lib/platform/aws/dynamo.ts) from a function's configuration. */
+/** The DynamoDB client's settings (lib/platform/aws.ts) from a function's configuration. */
 export const dynamoClientSettings = (config: DynamoConfig): DynamoClientSettings => ({
   region: config.AWS_REGION,
   endpoint: config.DYNAMODB_ENDPOINT,

@@ -18,13 +18,12 @@ import { TIMEBASED_JOB } from '../cleanup/jobs/timebased';
 import type { CleanupReport, JobReport } from '../cleanup/report';
 import type { DatabaseSettings, JobSettings, StepSettings } from '../cleanup/settings';
 import { createStepRunner } from '../cleanup/step-runner';
-import { documentClient } from '../platform/aws/dynamo';
-import type { Env } from '../platform/config/env';
+import { documentClient } from '../platform/aws';
+import type { Env } from '../platform/config';
 import { errorText } from '../platform/errors';
-import type { Observability } from '../platform/runtime/observability';
-import { databaseConnections } from '../platform/secrets/connections';
+import { databaseConnections } from '../platform/secrets';
 import { dynamoClientSettings } from '../settings/common';
-import type { FunctionDefinition } from './lambda-function';
+import type { FunctionDefinition, Observability } from './lambda-function';
 
 /**
  * Deleted ids per log line: a range of 10,000 UUIDs is about 390 KB of JSON, over CloudWatch Logs'

@@ -1,35 +1,37 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import type { ReapIdleStagingQueues } from '../distributor/backstop';
-import type { DistributorConfig } from '../distributor/config';
-import { loadDistributorConfig, quietFirstSettingsOf } from '../distributor/config';
+import { amqpQueueDeleter, backstopReaper } from '../distributor/backstop';
+import {
+  type DistributorConfig,
+  type DistributorSettings,
+  loadDistributorConfig,
+  quietFirstSettingsOf,
+  type RunModelSettings,
+} from '../distributor/config';
 import { invocationRunner, type RunInvocation } from '../distributor/execution';
 import type { TuningDeps } from '../distributor/kept-length';
-import type { OpenChannel } from '../distributor/moving/channel-pair';
+import type { OpenChannel } from '../distributor/moving/channels';
 import { createDistributor, type Distributor } from '../distributor/pass';
-import { fairByOf } from '../distributor/planning/fair-by';
+import { fairByOf } from '../distributor/planning/weights';
 import type { DistributorReport, ExecutionSummary } from '../distributor/report';
-import type { DistributorSettings, RunModelSettings } from '../distributor/settings';
-import { stagingAdapters } from '../distributor/staging-adapters';
 import { stagingSource } from '../distributor/staging-source';
 import { DynamoLeaseStore } from '../distributor/stores/lease-store';
-import { DynamoRotationStore } from '../distributor/stores/rotation-store';
+import { DynamoRotationStore, DynamoTunedLengthStore } from '../distributor/stores/rotation-store';
 import { DynamoTenantControlStore } from '../distributor/stores/tenant-control-store';
-import { DynamoTunedLengthStore } from '../distributor/stores/tuned-length-store';
 import { DynamoWaitStore } from '../distributor/stores/wait-store';
-import { type Warn, warningReport } from '../distributor/warning-report';
-import { documentClient } from '../platform/aws/dynamo';
-import { rabbitmqConnections } from '../platform/secrets/connections';
-import { amqpUser } from '../rabbitmq/amqp-url';
+import { documentClient } from '../platform/aws';
+import { amqpUser } from '../platform/config';
+import { rabbitmqConnections } from '../platform/secrets';
 import { AmqpSession } from '../rabbitmq/connection';
 import { ManagementClient, type QueueInfo } from '../rabbitmq/management';
 import type { QueuePolicies } from '../rabbitmq/queue-policies';
 import { directRoutingOf, dynamoClientSettings, passRequestSettingsOf } from '../settings/common';
-import type { StagingRegistry } from '../staging/staging-registry';
+import { DynamoStagingRegistry, type StagingRegistry } from '../staging/staging-registry';
 import { lambdaPassTrigger } from '../work-board/lambda-pass-trigger';
 import { type DistributorEvent, type PassTrigger, parseDistributorEvent } from '../work-board/pass-trigger';
 import { DynamoWorkBoard } from '../work-board/work-board-store';
-import { powertoolsDistributorReport } from './distributor-report';
+import { powertoolsDistributorReport, type Warn, warningReport } from './distributor-report';
 import type { FunctionDefinition } from './lambda-function';
 
 /**
@@ -49,7 +51,7 @@ export interface DistributorAdapters {
   getQueue: (name: string) => Promise<QueueInfo | undefined>;
   /** The staging-queue registry (lib/staging/staging-registry.ts); without it, passes over named targets list the vhost. */
   registry?: StagingRegistry;
-  /** The backstop's reaper of idle staging queues (staging-adapters.ts); without it nothing is reaped. */
+  /** The backstop's reaper of idle staging queues (`stagingAdapters`, below); without it nothing is reaped. */
   reapIdleStagingQueues?: ReapIdleStagingQueues;
   /** The management API's policies and operator policies of the vhost. */
   listPolicies: () => Promise<QueuePolicies>;
@@ -219,3 +221,34 @@ export const distributorFunction: FunctionDefinition<
     return { handle: distributorInvocation(service), close: service.close };
   },
 };
+
+/** The reaper's hold on a target: a reap of at most 100 queues, each a mark, a delete and a record delete. */
+const REAPER_LEASE_MS = 60_000;
+
+/**
+ * The staging-queue registry the passes read (STAGING_TABLE) and the backstop's reaper over it; a
+ * registry given instead (a bench's) is read alone and nothing is reaped. No STAGING_TABLE: passes
+ * over named targets list the vhost, as before the registry.
+ */
+export function stagingAdapters(
+  config: DistributorConfig,
+  doc: DynamoDBDocumentClient,
+  amqp: Pick<AmqpSession, 'sharedChannel'>,
+  report: DistributorReport,
+  given?: StagingRegistry,
+): { registry?: StagingRegistry; reapIdleStagingQueues?: ReapIdleStagingQueues } {
+  if (given) return { registry: given };
+  if (!config.STAGING_TABLE) return {};
+  const registry = new DynamoStagingRegistry(doc, config.STAGING_TABLE);
+  return {
+    registry,
+    reapIdleStagingQueues: backstopReaper({
+      registry,
+      queues: amqpQueueDeleter(amqp),
+      leases: new DynamoLeaseStore(doc, config.DISTRIBUTOR_TABLE),
+      reapAfterMs: config.tuning.reapAfterMs,
+      leaseMs: REAPER_LEASE_MS,
+      report,
+    }),
+  };
+}

@@ -1,10 +1,9 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { documentClient } from '../platform/aws/dynamo';
+import { documentClient } from '../platform/aws';
+import { amqpUser } from '../platform/config';
 import { errorText } from '../platform/errors';
-import type { Observability } from '../platform/runtime/observability';
-import { rabbitmqConnections } from '../platform/secrets/connections';
-import { amqpUser } from '../rabbitmq/amqp-url';
+import { rabbitmqConnections } from '../platform/secrets';
 import { AmqpSession } from '../rabbitmq/connection';
 import { ManagementClient } from '../rabbitmq/management';
 import { readyCounts } from '../rabbitmq/ready-counts';
@@ -18,11 +17,11 @@ import { createRouter } from '../routing/router';
 import type { RouterSettings } from '../routing/settings';
 import { CachedStagingQueues } from '../routing/staging-queues';
 import { directRoutingOf, dynamoClientSettings, passRequestSettingsOf } from '../settings/common';
-import { DynamoStagingRegistry } from '../staging/dynamo-staging-registry';
+import { DynamoStagingRegistry } from '../staging/staging-registry';
 import { passRequests } from '../work-board/adapters';
 import { lambdaPassTrigger } from '../work-board/lambda-pass-trigger';
 import { DynamoWorkBoard } from '../work-board/work-board-store';
-import type { FunctionDefinition } from './lambda-function';
+import type { FunctionDefinition, Observability } from './lambda-function';
 
 /**
  * The router's composition root, the one file of the part that touches Powertools: it builds the

@@ -1,5 +1,5 @@
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
-import { namingFailures } from '../platform/aws/bounded-client';
+import { namingFailures } from '../platform/aws';
 import { FairwayError } from '../platform/errors';
 import { awsCallBoundMs, awsClientOptions, LAMBDA_INVOKE_BOUNDS } from '../platform/network-bounds';
 import type { PassTrigger, WorkEvent } from './pass-trigger';

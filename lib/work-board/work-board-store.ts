@@ -1,6 +1,5 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { isConditionFailure } from '../platform/aws/dynamo';
-import { type DocumentPort, retryingThrottled } from '../platform/aws/dynamo-faults';
+import { type DocumentPort, isConditionFailure, retryingThrottled } from '../platform/aws';
 import { TargetClauses } from './target-clauses';
 import { type Board, MAX_SLOTS, parseBoard, type Served, WORK_BOARD_KEY } from './work-board';
 

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import type { Env } from '../../lib/platform/config/env';
+import type { Env } from '../../lib/platform/config';
 import { ConfigError, errorText } from '../../lib/platform/errors';
 import { type Command, suggestion, UsageError } from './command';
 import { dlqCommand } from './commands/dlq';

@@ -1,5 +1,5 @@
 import type { ParseArgsConfig } from 'node:util';
-import type { Env } from '../../lib/platform/config/env';
+import type { Env } from '../../lib/platform/config';
 import { closest, editDistance } from '../../lib/wiring/variables';
 import type { Table } from './output';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type Env, parseEnv } from '../../lib/platform/config/env';
+import { type Env, parseEnv } from '../../lib/platform/config';
 import { stagingLifecycleSettings } from '../../lib/settings/common';
 import { parseStagingQueueName } from '../../lib/staging/staging-names';
 import type { ReapingRegistry } from '../../lib/staging/staging-registry';

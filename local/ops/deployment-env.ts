@@ -1,4 +1,4 @@
-import type { Env } from '../../lib/platform/config/env';
+import type { Env } from '../../lib/platform/config';
 import { stageEnvironment } from '../service';
 
 /**

@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { documentClient } from '../../lib/platform/aws/dynamo';
-import type { Env } from '../../lib/platform/config/env';
+import { documentClient } from '../../lib/platform/aws';
+import type { Env } from '../../lib/platform/config';
 import { type DynamoConfig, dynamoClientSettings } from '../../lib/settings/common';
 
 /** The functions' document client, with credentials taken from `env` (the CLI's) when it has them. */

@@ -1,13 +1,18 @@
 import type { z } from 'zod';
 import { DISTRIBUTOR_TUNING, distributorSettingsSchema } from '../../lib/distributor/config';
 import { targetCapacity } from '../../lib/distributor/planning/capacity';
-import { byWork, fairByOf } from '../../lib/distributor/planning/fair-by';
 import { planShares } from '../../lib/distributor/planning/planner';
 import { stagedQueues } from '../../lib/distributor/planning/tenant-backlog';
-import { controlledWeights, queueControl, type TenantControls } from '../../lib/distributor/planning/tenant-controls';
-import { weighingOf } from '../../lib/distributor/planning/weights';
+import {
+  byWork,
+  controlledWeights,
+  fairByOf,
+  queueControl,
+  type TenantControls,
+  weighingOf,
+} from '../../lib/distributor/planning/weights';
 import { type RotationStore, rotationToPlan } from '../../lib/distributor/stores/rotation-store';
-import { type Env, parseEnv } from '../../lib/platform/config/env';
+import { type Env, parseEnv } from '../../lib/platform/config';
 import type { QueueInfo } from '../../lib/rabbitmq/management';
 import { parseStagingQueueName } from '../../lib/staging/staging-names';
 

@@ -1,11 +1,11 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import { distributorSettingsSchema, weightValue } from '../../lib/distributor/config';
-import type { TenantControl } from '../../lib/distributor/planning/tenant-controls';
+import type { TenantControl } from '../../lib/distributor/planning/weights';
 import { type ControlChange, DynamoTenantControlStore } from '../../lib/distributor/stores/tenant-control-store';
-import { type Env, parseEnv } from '../../lib/platform/config/env';
+import { type Env, parseEnv } from '../../lib/platform/config';
 import { InvalidEventError } from '../../lib/platform/errors';
-import { isDotSegment } from '../../lib/rabbitmq/api-path';
+import { isDotSegment } from '../../lib/rabbitmq/management';
 import {
   DIRECT_ROUTING_WINDOWS,
   directRoutingSettings,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type Env, parseEnv } from '../../lib/platform/config/env';
+import { type Env, parseEnv } from '../../lib/platform/config';
 import { ManagementClient } from '../../lib/rabbitmq/management';
 import { DynamoTenantCounterStore } from '../../lib/routing/priority/counter-store';
 import { defaultRules } from '../../lib/routing/priority/rules';

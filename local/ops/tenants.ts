@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
-import { type Env, parseEnv } from '../../lib/platform/config/env';
+import { type Env, parseEnv } from '../../lib/platform/config';
 import { routerConfigSchema } from '../../lib/routing/config';
 import { DynamoTenantCounterStore } from '../../lib/routing/priority/counter-store';
 import { isExpired, levelOf, type TenantPriorityRules } from '../../lib/routing/priority/rules';

@@ -1,5 +1,5 @@
 import { connect } from 'amqplib';
-import { redactUrl } from '../../lib/rabbitmq/redact';
+import { redactUrl } from '../../lib/platform/config';
 import { managementApi } from '../management-api';
 import { createVhost, type Vhost } from '../vhost';
 

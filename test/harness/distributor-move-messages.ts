@@ -1,4 +1,4 @@
-import { closeChannelPair, type OpenChannel, openChannelPair } from '../../lib/distributor/moving/channel-pair';
+import { closeChannelPair, type OpenChannel, openChannelPair } from '../../lib/distributor/moving/channels';
 import { type MoveRequest, type MoveResult, nothingMoved } from '../../lib/distributor/moving/move-request';
 import { moveOn } from '../../lib/distributor/moving/mover';
 import { errorText } from '../../lib/platform/errors';

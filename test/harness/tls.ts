@@ -4,7 +4,7 @@ import { request } from 'node:https';
 import { promisify } from 'node:util';
 import { type ChannelModel, connect } from 'amqplib';
 import { Pool } from 'pg';
-import { managementPath } from '../../lib/rabbitmq/api-path';
+import { managementPath } from '../../lib/rabbitmq/management';
 import { managementApi } from '../../local/management-api';
 import { createVhost, type Vhost } from '../../local/vhost';
 import { type ServiceName, serviceUnavailable, tlsServices, uniqueName } from './services';

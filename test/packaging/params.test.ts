@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { knownVariables } from '../../lib/wiring/known-variables';
+import { knownVariables } from '../../lib/wiring/variables';
 import { root } from './package';
 
 /**

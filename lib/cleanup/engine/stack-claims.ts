@@ -1,6 +1,5 @@
 import { DeleteCommand, PutCommand, UpdateCommand, type UpdateCommandOutput } from '@aws-sdk/lib-dynamodb';
-import { isConditionFailure } from '../../platform/aws/dynamo';
-import { isServerFault, throttlingBackOff, withBackOff } from '../../platform/aws/dynamo-faults';
+import { isConditionFailure, isServerFault, throttlingBackOff, withBackOff } from '../../platform/aws';
 import type { EncodedOperation } from './codec';
 import { fillKey } from './keys';
 import { conditionally, type StackItems, truncate } from './stack-items';

@@ -1,7 +1,6 @@
 import { GetCommand, QueryCommand, type QueryCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { z } from 'zod';
-import { isConditionFailure } from '../../platform/aws/dynamo';
-import { type DocumentPort, retryingThrottled } from '../../platform/aws/dynamo-faults';
+import { type DocumentPort, isConditionFailure, retryingThrottled } from '../../platform/aws';
 import { stackPartition } from './keys';
 import { parseItem } from './stack-record';
 

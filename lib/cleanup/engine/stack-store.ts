@@ -1,4 +1,4 @@
-import type { DocumentPort } from '../../platform/aws/dynamo-faults';
+import type { DocumentPort } from '../../platform/aws';
 import { DeadLetters } from './dead-letters';
 import { StackClaims } from './stack-claims';
 import { StackItems } from './stack-items';

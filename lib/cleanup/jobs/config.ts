@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type Env, setting } from '../../platform/config/env';
+import { type Env, setting } from '../../platform/config';
 import { ConfigError } from '../../platform/errors';
 import { type NxrgNames, nxrgNamesSchema } from '../nxrg/names';
 import { openxdsNamesSchema } from '../openxds/names';

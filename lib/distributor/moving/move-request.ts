@@ -23,7 +23,7 @@ export interface MoveRequest {
   byteBudget?: ByteBudget;
   /** The target's measured waits (ms) this pass, shared by its movers: each adds those of the messages it moved. */
   waitsMs?: number[];
-  /** Fair by work: the work a moved message brings (planning/fair-by.ts `messageWork`), summed in `MoveResult.work`. */
+  /** Fair by work: the work a moved message brings (planning/weights.ts `messageWork`), summed in `MoveResult.work`. */
   workOf?: (message: Message) => number;
 }
 
@@ -73,7 +73,7 @@ export interface MoveResult {
    */
   unconfirmed?: number;
   error?: string;
-  /** The wait in staging of the moved messages that carried the router's stamp (lib/staging/staged-at.ts). */
+  /** The wait in staging of the moved messages that carried the router's stamp (lib/staging/staging-names.ts). */
   wait?: WaitFigures;
   /** With `MoveRequest.workOf`: the work of the messages moved. */
   work?: number;

@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { ConsumeMessage } from 'amqplib';
 import { BrokerTimeoutError, errorText } from '../../platform/errors';
-import { channelAnswer } from '../../rabbitmq/answer-within';
 import type { ConfirmOutcome } from '../../rabbitmq/confirms';
+import { channelAnswer } from '../../rabbitmq/connection';
 import { waitOf } from '../waits';
-import { ackLedger } from './ack-ledger';
-import type { ChannelPair } from './channel-pair';
+import type { ChannelPair } from './channels';
 import {
   cleanStops,
   DRAIN_TIMEOUT_MS,
@@ -20,7 +19,7 @@ import {
   takeBytes,
   withWaits,
 } from './move-request';
-import { mustPark, publishMoved } from './publish-moved';
+import { ackLedger, mustPark, publishMoved } from './publish-moved';
 
 /** One pump's state, shared by its steps and its consumer's callbacks. */
 interface PumpRun {
@@ -52,7 +51,7 @@ interface PumpRun {
  * Moves up to `count` messages from `source` to the queue `target` with a consumer, without ever
  * losing one: each delivery is published to the target (publish-moved.ts) on the pair's confirm
  * channel, and the staging copy is acked only once the broker confirmed the publish (in bulk, see
- * ack-ledger.ts); a return or a nack puts it back. Publishes are pipelined up to `prefetch`. A
+ * ackLedger in publish-moved.ts); a return or a nack puts it back. Publishes are pipelined up to `prefetch`. A
  * crash between confirm and ack leaves a duplicate, never a gap. Never rejects: a failure ends the
  * move with a stop reason and the error. `reusable` as for moveOn (mover.ts).
  */

@@ -1,7 +1,5 @@
-import { WEIGHT_DECIMALS } from '../config';
-import type { PlanQueue } from './plan-queue';
-import { tenantShares } from './tenant-shares';
-import { byName, waterFill } from './water-fill';
+import { byName, type PlanQueue, tenantShares, waterFill } from './tenant-shares';
+import { WEIGHT_DECIMALS } from './weights';
 
 /**
  * `tenant`: a target's room is shared among tenants, then each tenant's part among its queues.
@@ -42,7 +40,7 @@ export interface Plan {
 /**
  * Divides a target's capacity among its staging queues. Pure.
  *
- * `queue`: weighted max-min fairness by water-filling (water-fill.ts). `tenant`: the same among
+ * `queue`: weighted max-min fairness by water-filling (waterFill in tenant-shares.ts). `tenant`: the same among
  * tenants, then within each tenant's part among its queues (tenant-shares.ts). `reference`: each
  * non-empty queue gets ceil(capacity / N) capped at its depth; the total can exceed capacity and
  * unused shares stay idle.
@@ -93,3 +91,75 @@ function validate(queue: PlanQueue): void {
 const thousandths = (weight: number) => Math.round(weight * 10 ** WEIGHT_DECIMALS);
 
 export type { PlanQueue };
+
+/**
+ * Quiet tenants first (docs/distributor.md): the priority a moved message gets from its staging
+ * queue's exact backlog, and the reserve of a target's room that only quiet queues may fill.
+ */
+export interface QuietFirstSettings {
+  /**
+   * `keep`: every moved message keeps the priority the router stamped (SPEC §1's counter).
+   * `backlog`: on a target with `x-max-priority`, a moved message's priority comes from its
+   * staging queue's backlog, and quiet queues may fill the reserve.
+   */
+  movePriority: 'keep' | 'backlog';
+  /** A staging queue holding at most this many messages is quiet: top priority, and the reserve. */
+  quietBacklog: number;
+  /** This percentage of the target's max length only quiet queues may fill (backlog mode). */
+  reservePercent: number;
+}
+
+export const keepPriorities: QuietFirstSettings = { movePriority: 'keep', quietBacklog: 10, reservePercent: 0 };
+
+/** A target's highest priority: its `x-max-priority` (1–255), else undefined (the target orders none). */
+export function targetTopPriority(args: Record<string, unknown> | undefined): number | undefined {
+  const top = args?.['x-max-priority'];
+  return typeof top === 'number' && Number.isInteger(top) && top >= 1 && top <= 255 ? top : undefined;
+}
+
+/**
+ * The priority for a message moved from a staging queue holding `backlog` messages: `top` up to
+ * `quietBacklog` (a quiet tenant), `top − 1` up to BUSY_FACTOR times that (a tenant with a short
+ * queue, still ahead of a flood), `top − 2` above. Three bands, not one per doubling: noisy queues
+ * whose backlogs straddled a band edge were served unequally inside the target (the flood bench's
+ * five noisy tenants: Jain 0.9665 in a 10 s window with a band per doubling); two bands let a quiet
+ * queue that briefly held more than `quietBacklog` fall in with the flood (quiet p99 5.2 s). Pure.
+ */
+export function backlogPriority(backlog: number, top: number, quietBacklog: number): number {
+  if (backlog <= quietBacklog) return top;
+  return Math.max(0, backlog <= BUSY_FACTOR * quietBacklog ? top - 1 : top - 2);
+}
+
+/** Up to this many times the quiet backlog, a queue is short rather than flooding. */
+export const BUSY_FACTOR = 16;
+
+/** The percentage of a target's max length only quiet queues may fill: none unless in backlog mode. */
+export const reservePercent = (settings: QuietFirstSettings): number =>
+  settings.movePriority === 'backlog' ? settings.reservePercent : 0;
+
+/**
+ * Tops up the shares of quiet tenants' queues (weight > 0, tenant's backlog ≤ quietBacklog) from `room` left after the
+ * fair plan (the reserve, and room below the refill threshold): they get the rest of what they hold,
+ * water-filled among them when it does not all fit. Never more than `room` in all. Pure.
+ */
+export function topUpQuiet(
+  queues: readonly (PlanQueue & { backlog: number })[],
+  shares: readonly { name: string; share: number }[],
+  room: number,
+  quietBacklog: number,
+  rotationCursor?: string,
+): { shares: { name: string; share: number }[]; rotationCursor?: string } {
+  const planned = new Map(shares.map((s) => [s.name, s.share]));
+  const left = room - shares.reduce((n, s) => n + s.share, 0);
+  const wanting = queues
+    .filter((q) => q.weight > 0 && q.backlog <= quietBacklog)
+    .map((q) => ({ ...q, depth: q.depth - (planned.get(q.name) ?? 0) }))
+    .filter((q) => q.depth > 0);
+  if (left <= 0 || wanting.length === 0) return { shares: [...shares], rotationCursor };
+  const extra = planShares({ capacity: left, queues: wanting, mode: 'queue', rotationCursor });
+  for (const { name, share } of extra.shares) planned.set(name, (planned.get(name) ?? 0) + share);
+  return {
+    shares: [...planned].map(([name, share]) => ({ name, share })).sort((a, b) => (a.name < b.name ? -1 : 1)),
+    rotationCursor: extra.rotationCursor,
+  };
+}

@@ -1,19 +1,21 @@
 import type { QueueInfo } from '../../rabbitmq/management';
 import { effectiveLengthLimits, type LengthLimits, type QueuePolicies } from '../../rabbitmq/queue-policies';
+import type { TunedTargetSettings } from './capacity';
 import { type CapacityInput, targetCapacity } from './capacity';
-import { byWork, type FairBy } from './fair-by';
-import { type PlannerMode, type PlanQueue, planShares } from './planner';
 import {
   backlogPriority,
   keepPriorities,
+  type PlannerMode,
+  type PlanQueue,
+  planShares,
   type QuietFirstSettings,
   reservePercent,
   targetTopPriority,
   topUpQuiet,
-} from './quiet-first';
+} from './planner';
 import { stagedQueues } from './tenant-backlog';
-import type { TunedTargetSettings } from './tuned-length';
 import type { QueueWeight } from './weights';
+import { byWork, type FairBy } from './weights';
 
 /** What the distributor knows of one target from its configuration (DISTRIBUTOR_TARGETS). */
 export interface TargetSettings {
@@ -40,7 +42,7 @@ export interface TargetPlanSettings {
   missingTarget: 'skip' | 'create';
   /** Arguments of a created target, unless its TargetSettings name some. */
   newTargetArguments: Record<string, unknown>;
-  /** Quiet tenants first (planning/quiet-first.ts); absent: every message keeps its priority, no reserve. */
+  /** Quiet tenants first (planning/planner.ts); absent: every message keeps its priority, no reserve. */
   quietFirst?: QuietFirstSettings;
 }
 

@@ -1,5 +1,9 @@
 import { RE2JS } from 're2js';
+import { ConfigError } from '../../platform/errors';
 import { DISCRIMINATOR_SEPARATOR, parseStagingQueueName, STAGING_SEPARATOR } from '../../staging/staging-names';
+
+/** Weights have at most this many decimals; the distributor's planner works in whole thousandths. */
+export const WEIGHT_DECIMALS = 3;
 
 /**
  * A weight rule: `pattern` is a glob that must match the whole staging queue name; `regex` is a
@@ -127,3 +131,158 @@ function globToRegex(pattern: string): RE2JS {
     .join('.*');
   return RE2JS.compile(source);
 }
+
+/** What an operator set at run time for a tenant or one of its workflows (`fairway tenants`). */
+export interface TenantControl {
+  /** The distributor moves nothing from the matching staging queues; their messages stay where they are. */
+  paused?: boolean;
+  /** Overrides the configured weight rules (0–1000, as DISTRIBUTOR_WEIGHTS). */
+  weight?: number;
+}
+
+/**
+ * Controls by key: `tenant`, or `tenant/workflow` for one workflow of a tenant. Read only own keys
+ * (`controlOf`): a tenant may be called `__proto__` or `constructor`.
+ */
+export type TenantControls = Readonly<Record<string, TenantControl>>;
+
+/** The control set for `key`, if any: never a property the record inherits. */
+export const controlOf = (controls: TenantControls, key: string): TenantControl | undefined =>
+  Object.hasOwn(controls, key) ? controls[key] : undefined;
+
+/** Reads the controls once per pass; the CLI writes them. */
+export interface TenantControlStore {
+  /** The controls in force; an entry that is not well formed is left out. Rejects when none can be read. */
+  read(): Promise<TenantControls>;
+}
+
+/** What applies to one staging queue: its paused flag and the control's weight, if any. */
+export interface QueueControl {
+  paused: boolean;
+  weight?: number;
+}
+
+/**
+ * The controls that apply to a staging queue `target»/tenant[/workflow…]`: the workflow's key is
+ * more specific than the tenant's, so its weight wins; a pause of either pauses the queue. A
+ * tenant-less queue `target»/workflow` reads as tenant `workflow` (the name cannot tell them apart).
+ */
+export function queueControl(controls: TenantControls, queueName: string): QueueControl {
+  const parts = parseStagingQueueName(queueName);
+  if (!parts?.tenant) return { paused: false };
+  const tenant = controlOf(controls, parts.tenant);
+  const workflow = parts.workflow === undefined ? undefined : controlOf(controls, `${parts.tenant}/${parts.workflow}`);
+  const weight = workflow?.weight ?? tenant?.weight;
+  return {
+    paused: Boolean(tenant?.paused || workflow?.paused),
+    ...(weight === undefined ? {} : { weight }),
+  };
+}
+
+/**
+ * The weight a pass plans with: 0 for a paused queue (it gets no share and the others share its
+ * room), else the control's weight, else the configured rules'.
+ */
+export function controlledWeight(
+  configured: (queueName: string) => number,
+  controls: TenantControls,
+): (queueName: string) => number {
+  return (queueName) => {
+    const control = queueControl(controls, queueName);
+    if (control.paused) return 0;
+    return control.weight ?? configured(queueName);
+  };
+}
+
+/**
+ * The weights a pass plans with at every level: `controlledWeight` for the queue's own; at the two
+ * levels a tenant's control weighs (or pauses) the tenant and a workflow's control the workflow
+ * within its tenant, each over the configured rules of its level.
+ */
+export function controlledWeights(configured: Weighing, controls: TenantControls): (queueName: string) => QueueWeight {
+  const queue = controlledWeight(configured.queue, controls);
+  return (queueName) => {
+    const parts = parseStagingQueueName(queueName);
+    const tenant = parts?.tenant === undefined ? undefined : controlOf(controls, parts.tenant);
+    const workflow =
+      parts?.tenant === undefined || parts.workflow === undefined
+        ? undefined
+        : controlOf(controls, `${parts.tenant}/${parts.workflow}`);
+    const levels = configured.levels(queueName);
+    return {
+      queue: queue(queueName),
+      tenant: tenant?.paused ? 0 : (tenant?.weight ?? levels.tenant),
+      workflow: workflow?.paused ? 0 : (workflow?.weight ?? levels.workflow),
+    };
+  };
+}
+
+/**
+ * Whether a staging queue, one no pass has seen yet included, may weigh 0 under these rules and
+ * controls: a control pauses a tenant or workflow or weighs it 0, or a configured rule weighs 0.
+ * Fail closed, for the grant rule: a tenant's first staging queue on a target may not exist when
+ * the pass measures the target, and its first messages would then go direct, past the pause.
+ */
+export function someQueueMayWeighZero(rules: readonly WeightRule[], controls: TenantControls): boolean {
+  return rules.some((rule) => rule.weight === 0) || Object.values(controls).some(weighsZero);
+}
+
+/** Whether a control (or a change to one) gives its staging queues no share: paused, or weight 0. */
+export const weighsZero = (control: { paused?: boolean; weight?: number | null }): boolean =>
+  control.paused === true || control.weight === 0;
+
+/**
+ * What tenants' shares are equal in (DISTRIBUTOR_FAIR_BY, docs/distributor.md "Fair by work"):
+ * messages; bytes (a message weighs its body size); or a cost the producers declare in a header
+ * (a positive number; a message without one weighs `missing`).
+ */
+export type FairBy = { unit: 'messages' } | { unit: 'bytes' } | { unit: 'declared'; header: string; missing: number };
+
+const DECLARED = /^header:([^=\s]+)(?:=(.+))?$/;
+
+/** Why DISTRIBUTOR_FAIR_BY's text is not a FairBy (the cold start's check), or undefined when it is one. Pure. */
+export function fairByError(text: string): string | undefined {
+  const parsed = parseFairBy(text);
+  return 'error' in parsed ? parsed.error : undefined;
+}
+
+/** DISTRIBUTOR_FAIR_BY's text as a FairBy; a text fairByError refuses throws a ConfigError. */
+export function fairByOf(text: string): FairBy {
+  const parsed = parseFairBy(text);
+  if ('error' in parsed) throw new ConfigError([`DISTRIBUTOR_FAIR_BY ${parsed.error}`]);
+  return parsed;
+}
+
+function parseFairBy(text: string): FairBy | { error: string } {
+  if (text === 'messages' || text === 'bytes') return { unit: text };
+  const declared = DECLARED.exec(text);
+  if (!declared) return { error: 'must be messages, bytes, or header:<name>[=<cost of a message without it>]' };
+  const missing = declared[2] === undefined ? 1 : Number(declared[2]);
+  if (!Number.isFinite(missing) || missing <= 0) {
+    return { error: `the cost after "=" must be a positive number (got ${JSON.stringify(declared[2])})` };
+  }
+  return { unit: 'declared', header: declared[1]!, missing };
+}
+
+/** The work one message brings in the unit: 1, its body bytes, or its declared cost. Pure. */
+export const messageWork =
+  (fairBy: FairBy) =>
+  (message: { content: { length: number }; properties: { headers?: Record<string, unknown> } }): number => {
+    if (fairBy.unit === 'messages') return 1;
+    if (fairBy.unit === 'bytes') return message.content.length;
+    return declaredCost(message.properties.headers?.[fairBy.header]) ?? fairBy.missing;
+  };
+
+/** A header's value as a cost: a positive finite number, or a string of one (AMQP clients send both). */
+function declaredCost(value: unknown): number | undefined {
+  const cost =
+    typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
+  return Number.isFinite(cost) && cost > 0 ? cost : undefined;
+}
+
+/** Shares are equal in work (bytes or a declared cost), not in messages: the planner carries deficits, the movers count work. */
+export const byWork = (fairBy: FairBy | undefined): fairBy is Exclude<FairBy, { unit: 'messages' }> =>
+  fairBy !== undefined && fairBy.unit !== 'messages';
+
+/** What the movers count of each moved message when shares are equal in work; undefined by messages. */
+export const workCounter = (fairBy: FairBy | undefined) => (byWork(fairBy) ? messageWork(fairBy) : undefined);

@@ -1,9 +1,9 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
-import { isConditionFailure } from '../../platform/aws/dynamo';
+import { isConditionFailure } from '../../platform/aws';
 import { FairwayError } from '../../platform/errors';
 import { weightValue } from '../config';
-import type { TenantControl, TenantControlStore, TenantControls } from '../planning/tenant-controls';
+import type { TenantControl, TenantControlStore, TenantControls } from '../planning/weights';
 
 /** One item of DISTRIBUTOR_TABLE holds every control, so a pass reads them all in one consistent read. */
 export const TENANT_CONTROLS_KEY = 'tenant-controls';

@@ -7,8 +7,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
-import { isConditionFailure } from '../../platform/aws/dynamo';
-import { type DocumentPort, retryingThrottled } from '../../platform/aws/dynamo-faults';
+import { type DocumentPort, isConditionFailure, retryingThrottled } from '../../platform/aws';
 import { FairwayError } from '../../platform/errors';
 import { type CheckResult, countsFrom, type TenantPriorityRules, type TenantState } from './rules';
 

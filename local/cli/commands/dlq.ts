@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { z } from 'zod';
-import { namingFailures } from '../../../lib/platform/aws/bounded-client';
-import { parseEnv, setting } from '../../../lib/platform/config/env';
+import { namingFailures } from '../../../lib/platform/aws';
+import { parseEnv, setting } from '../../../lib/platform/config';
 import { awsClientOptions, CLI_AWS_BOUNDS } from '../../../lib/platform/network-bounds';
 import { projectRoot } from '../../paths';
 import { listDeadLetters, matches, redriveDeadLetters, resolveQueues } from '../../sqs/dead-letters';

@@ -1,7 +1,7 @@
 import { DynamoRotationStore } from '../../../lib/distributor/stores/rotation-store';
 import { DynamoTenantControlStore } from '../../../lib/distributor/stores/tenant-control-store';
 import { ManagementClient } from '../../../lib/rabbitmq/management';
-import { DynamoStagingRegistry } from '../../../lib/staging/dynamo-staging-registry';
+import { DynamoStagingRegistry } from '../../../lib/staging/staging-registry';
 import { commandEnv } from '../../ops/deployment-env';
 import { cliDocumentClient } from '../../ops/dynamo';
 import { describeQueues, loadQueueSettings } from '../../ops/queues';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { cleanupConfigSchema } from '../../../lib/cleanup/config';
 import { type CleanupJobName, cleanupJobNames } from '../../../lib/cleanup/jobs';
 import { createCleanupOperator } from '../../../lib/cleanup/operator';
-import { parseEnv } from '../../../lib/platform/config/env';
+import { parseEnv } from '../../../lib/platform/config';
 import { dynamoSettings } from '../../../lib/settings/common';
 import { commandEnv } from '../../ops/deployment-env';
 import { cliDocumentClient } from '../../ops/dynamo';

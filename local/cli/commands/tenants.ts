@@ -1,4 +1,4 @@
-import { weighsZero } from '../../../lib/distributor/planning/tenant-controls';
+import { weighsZero } from '../../../lib/distributor/planning/weights';
 import { NOISY_TENANTS_PER_TARGET } from '../../../lib/distributor/waits';
 import { commandEnv } from '../../ops/deployment-env';
 import { cliDocumentClient } from '../../ops/dynamo';

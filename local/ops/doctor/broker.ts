@@ -1,14 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { type ChannelModel, type ConfirmChannel, connect } from 'amqplib';
+import { amqpUser, amqpVhost, redactUrl } from '../../../lib/platform/config';
 import { errorText } from '../../../lib/platform/errors';
 import { AMQP_BOUNDS } from '../../../lib/platform/network-bounds';
-import { amqpUser, amqpVhost } from '../../../lib/rabbitmq/amqp-url';
-import { answeredWithin, channelAnswer } from '../../../lib/rabbitmq/answer-within';
-import { managementPath } from '../../../lib/rabbitmq/api-path';
-import { closeWithin } from '../../../lib/rabbitmq/close';
-import { redactUrl } from '../../../lib/rabbitmq/redact';
-import { parkingQueueName } from '../../../lib/staging/parking-names';
-import { STAGING_SEPARATOR } from '../../../lib/staging/staging-names';
+import { answeredWithin, channelAnswer, closeWithin } from '../../../lib/rabbitmq/connection';
+import { managementPath } from '../../../lib/rabbitmq/management';
+import { parkingQueueName, STAGING_SEPARATOR } from '../../../lib/staging/staging-names';
 import { type Check, fail, ok, skipped } from './check';
 import { managementGet } from './management';
 

@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
 import { buildJob } from '../../../lib/cleanup/jobs';
 import type { NxrgNames } from '../../../lib/cleanup/nxrg/names';
-import type { Env } from '../../../lib/platform/config/env';
+import type { Env } from '../../../lib/platform/config';
 import { ConfigError, DatabaseError, errorText } from '../../../lib/platform/errors';
 import type { CleanupFunctionConfig } from '../../../lib/wiring/cleanup';
 import { databaseSettings, jobDatabases } from '../../../lib/wiring/cleanup';

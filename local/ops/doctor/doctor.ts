@@ -1,4 +1,4 @@
-import type { Env } from '../../../lib/platform/config/env';
+import type { Env } from '../../../lib/platform/config';
 import { deploymentEnv } from '../deployment-env';
 import { checkBroker } from './broker';
 import type { Check } from './check';

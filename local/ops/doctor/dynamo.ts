@@ -1,6 +1,6 @@
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { z } from 'zod';
-import { type Env, parseEnv } from '../../../lib/platform/config/env';
+import { type Env, parseEnv } from '../../../lib/platform/config';
 import { errorText } from '../../../lib/platform/errors';
 import { dynamoSettings } from '../../../lib/settings/common';
 import { tableDefinitions } from '../../dynamo-tables';

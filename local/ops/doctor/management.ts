@@ -1,4 +1,4 @@
-import { redactUrl } from '../../../lib/rabbitmq/redact';
+import { redactUrl } from '../../../lib/platform/config';
 
 export type ManagementAnswer = { status: number; body: unknown } | { status: 'unreachable'; reason: string };
 

@@ -1,7 +1,7 @@
 import { DescribeRuleCommand, EventBridgeClient, ListRuleNamesByTargetCommand } from '@aws-sdk/client-eventbridge';
 import { GetFunctionCommand, LambdaClient } from '@aws-sdk/client-lambda';
-import { namingFailures } from '../../../lib/platform/aws/bounded-client';
-import type { Env } from '../../../lib/platform/config/env';
+import { namingFailures } from '../../../lib/platform/aws';
+import type { Env } from '../../../lib/platform/config';
 import { errorText } from '../../../lib/platform/errors';
 import { awsClientOptions, CLI_AWS_BOUNDS } from '../../../lib/platform/network-bounds';
 import { serviceFunctions } from '../../service';

@@ -1,12 +1,14 @@
-import type { Env } from '../../../lib/platform/config/env';
+import type { Env } from '../../../lib/platform/config';
 import { errorText } from '../../../lib/platform/errors';
 import { CLI_AWS_BOUNDS } from '../../../lib/platform/network-bounds';
-import { databaseConnections, rabbitmqConnections, withCredentials } from '../../../lib/platform/secrets/connections';
 import {
   type Credentials,
+  databaseConnections,
+  rabbitmqConnections,
   SecretCredentials,
   secretsManagerClient,
-} from '../../../lib/platform/secrets/secret-credentials';
+  withCredentials,
+} from '../../../lib/platform/secrets';
 import { type Check, fail, ok } from './check';
 
 /**

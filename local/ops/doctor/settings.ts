@@ -1,16 +1,16 @@
 import { cleanupJobNames } from '../../../lib/cleanup/jobs';
 import { loadDistributorConfig } from '../../../lib/distributor/config';
-import type { Env } from '../../../lib/platform/config/env';
+import type { Env } from '../../../lib/platform/config';
 import { ConfigError, errorText } from '../../../lib/platform/errors';
-import { databaseConnections, rabbitmqConnections } from '../../../lib/platform/secrets/connections';
+import { databaseConnections, rabbitmqConnections } from '../../../lib/platform/secrets';
 import { loadRouterConfig } from '../../../lib/routing/config';
 import { loadCleanupFunctionConfig } from '../../../lib/wiring/cleanup';
-import { loadAtColdStart } from '../../../lib/wiring/with-secrets';
+import { loadAtColdStart } from '../../../lib/wiring/lambda-function';
 import { type Check, fail, ok } from './check';
 
 /**
  * Each function's configuration as its cold start reads it (the same variable-name, connection and
- * configuration checks: lib/wiring/with-secrets.ts), from the doctor's environment. A function whose configuration fails is named with every
+ * configuration checks: lib/wiring/lambda-function.ts), from the doctor's environment. A function whose configuration fails is named with every
  * problem; the live checks that need it are then skipped.
  */
 export function loadConfigurations(env: Env) {

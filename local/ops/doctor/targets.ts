@@ -1,4 +1,4 @@
-import { managementPath } from '../../../lib/rabbitmq/api-path';
+import { managementPath } from '../../../lib/rabbitmq/management';
 import { parseStagingQueueName } from '../../../lib/staging/staging-names';
 import { type Check, fail, ok, skipped } from './check';
 import { managementGet } from './management';

@@ -3,8 +3,6 @@ import { type CleanupConfig, type EngineTuning, loadCleanupConfig } from '../../
 import { seededRandom } from '../../../lib/cleanup/engine/random';
 import { cleanupJobNames } from '../../../lib/cleanup/jobs';
 import { createStepRunner } from '../../../lib/cleanup/step-runner';
-import { lambdaHandler } from '../../../lib/platform/runtime/lambda';
-import { createObservability } from '../../../lib/platform/runtime/observability';
 import {
   cleanupJob,
   createCleanupReport,
@@ -12,6 +10,7 @@ import {
   jobDatabases,
   stepSettings,
 } from '../../../lib/wiring/cleanup';
+import { createObservability, lambdaHandler } from '../../../lib/wiring/lambda-function';
 import { Recorder, testJob, useDynamo } from '../../harness/cleanup-test-job';
 
 const context = {

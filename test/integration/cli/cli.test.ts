@@ -5,7 +5,7 @@ import { type ChannelModel, connect } from 'amqplib';
 import { z } from 'zod';
 import { createCleanupEngine } from '../../../lib/cleanup/engine/engine';
 import { DynamoWaitStore } from '../../../lib/distributor/stores/wait-store';
-import { managementPath } from '../../../lib/rabbitmq/api-path';
+import { managementPath } from '../../../lib/rabbitmq/management';
 import { DynamoTenantCounterStore } from '../../../lib/routing/priority/counter-store';
 import { defaultRules } from '../../../lib/routing/priority/rules';
 import { DIRECT_ROUTING_WINDOWS } from '../../../lib/settings/common';

@@ -1,7 +1,7 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { connect } from 'amqplib';
 import { mockClient } from 'aws-sdk-client-mock';
-import { managementPath } from '../../../lib/rabbitmq/api-path';
+import { managementPath } from '../../../lib/rabbitmq/management';
 import { runCli } from '../../../local/cli/cli';
 import { type EmbeddedDynamo, startDynamo } from '../../../local/embedded-dynamo';
 import { brokerPermissions } from '../../../local/ops/doctor/broker';

@@ -1,7 +1,7 @@
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { loadDistributorConfig } from '../../../lib/distributor/config';
 import type { ExecutionSummary } from '../../../lib/distributor/report';
-import type { Env } from '../../../lib/platform/config/env';
+import type { Env } from '../../../lib/platform/config';
 import { distributorFunction } from '../../../lib/wiring/distributor';
 import { lambdaFunction } from '../../../lib/wiring/lambda-function';
 import { type DistributorFixture, distributorFixture } from './fixture';

@@ -1,10 +1,9 @@
 import { quietFirstSettingsOf } from '../../../lib/distributor/config';
 import { createDistributor } from '../../../lib/distributor/pass';
 import { DynamoLeaseStore } from '../../../lib/distributor/stores/lease-store';
-import { DynamoRotationStore } from '../../../lib/distributor/stores/rotation-store';
+import { DynamoRotationStore, DynamoTunedLengthStore } from '../../../lib/distributor/stores/rotation-store';
 import { DynamoTenantControlStore } from '../../../lib/distributor/stores/tenant-control-store';
-import { DynamoTunedLengthStore } from '../../../lib/distributor/stores/tuned-length-store';
-import { amqpUser } from '../../../lib/rabbitmq/amqp-url';
+import { amqpUser } from '../../../lib/platform/config';
 import { ManagementClient } from '../../../lib/rabbitmq/management';
 import { distributorSettings, warningReport } from '../../../lib/wiring/distributor';
 import { type DistributorFixture, STATE_TABLE, scenario, tally } from './fixture';

@@ -1,4 +1,4 @@
-import { managementPath } from '../../../lib/rabbitmq/api-path';
+import { managementPath } from '../../../lib/rabbitmq/management';
 import { WORK_EVENT } from '../../../lib/work-board/pass-trigger';
 import { DynamoWorkBoard } from '../../../lib/work-board/work-board-store';
 import { type DistributorFixture, STATE_TABLE, scenario } from './fixture';

@@ -1,5 +1,5 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient } from '../../../lib/platform/aws/dynamo';
+import { documentClient } from '../../../lib/platform/aws';
 import { AwsServiceError, errorText } from '../../../lib/platform/errors';
 import { awsCallBoundMs, DYNAMODB_BOUNDS } from '../../../lib/platform/network-bounds';
 import { blackHole, endingOf, type TcpServer } from '../../harness/black-hole';

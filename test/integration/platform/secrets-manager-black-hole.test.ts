@@ -1,5 +1,5 @@
 import { errorText } from '../../../lib/platform/errors';
-import { SecretCredentials, SecretError } from '../../../lib/platform/secrets/secret-credentials';
+import { SecretCredentials, SecretError } from '../../../lib/platform/secrets';
 import { blackHole, endingOf, type TcpServer } from '../../harness/black-hole';
 
 /** The router's timeout (serverless.yml), the shortest of the functions that read secrets. */

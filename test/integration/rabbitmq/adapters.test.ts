@@ -1,6 +1,6 @@
+import { redactUrl } from '../../../lib/platform/config';
 import { AmqpSession } from '../../../lib/rabbitmq/connection';
 import { ManagementClient } from '../../../lib/rabbitmq/management';
-import { redactUrl } from '../../../lib/rabbitmq/redact';
 import { eventually } from '../../harness/eventually';
 import { createTestVhost, type TestVhost } from '../../harness/rabbit';
 

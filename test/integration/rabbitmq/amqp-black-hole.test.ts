@@ -1,10 +1,8 @@
 import type { ConfirmChannel } from 'amqplib';
 import { BrokerError, BrokerTimeoutError, errorText } from '../../../lib/platform/errors';
 import { AMQP_BOUNDS } from '../../../lib/platform/network-bounds';
-import { channelAnswer, isInDoubt } from '../../../lib/rabbitmq/answer-within';
-import { closeWithin } from '../../../lib/rabbitmq/close';
 import { type ConfirmOutcome, publishAndConfirm } from '../../../lib/rabbitmq/confirms';
-import { AmqpSession } from '../../../lib/rabbitmq/connection';
+import { AmqpSession, channelAnswer, closeWithin, isInDoubt } from '../../../lib/rabbitmq/connection';
 import { blackHole, endingOf, type StallingProxy, stallingProxy, type TcpServer } from '../../harness/black-hole';
 import { createTestVhost, type TestVhost } from '../../harness/rabbit';
 

@@ -1,7 +1,6 @@
 import { type Channel, type ChannelModel, connect } from 'amqplib';
-import { closeWithin } from '../../../lib/rabbitmq/close';
 import { type ConfirmOutcome, publishAndConfirm, publishIsolatingRefusals } from '../../../lib/rabbitmq/confirms';
-import { AmqpSession } from '../../../lib/rabbitmq/connection';
+import { AmqpSession, closeWithin } from '../../../lib/rabbitmq/connection';
 import { createTestVhost, type TestVhost } from '../../harness/rabbit';
 
 /** The AMQP toolkit's publish-and-confirm against a real broker: each outcome as RabbitMQ gives it. */

@@ -1,5 +1,5 @@
 import { BatchFailedError } from '../../../lib/platform/errors';
-import { managementPath } from '../../../lib/rabbitmq/api-path';
+import { managementPath } from '../../../lib/rabbitmq/management';
 import { event, type RouterTestBed, sqsEvent, sqsRecord, startRouterTestBed } from '../../harness/routing-events';
 
 /**

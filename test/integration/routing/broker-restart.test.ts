@@ -1,6 +1,5 @@
 import { connect } from 'amqplib';
-import { lambdaHandler } from '../../../lib/platform/runtime/lambda';
-import { createObservability } from '../../../lib/platform/runtime/observability';
+import { createObservability, lambdaHandler } from '../../../lib/wiring/lambda-function';
 import { createRouterService } from '../../../lib/wiring/router';
 import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
 import { eventually } from '../../harness/eventually';

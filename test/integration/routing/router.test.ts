@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { lambdaHandler } from '../../../lib/platform/runtime/lambda';
-import { createObservability } from '../../../lib/platform/runtime/observability';
-import { STAGED_AT_HEADER, takeStagedAt } from '../../../lib/staging/staged-at';
+import { STAGED_AT_HEADER, takeStagedAt } from '../../../lib/staging/staging-names';
+import { createObservability, lambdaHandler } from '../../../lib/wiring/lambda-function';
 import { createRouterService } from '../../../lib/wiring/router';
 import { fixturePath } from '../../fixtures';
 import {

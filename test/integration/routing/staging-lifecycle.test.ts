@@ -1,4 +1,4 @@
-import { DynamoStagingRegistry } from '../../../lib/staging/dynamo-staging-registry';
+import { DynamoStagingRegistry } from '../../../lib/staging/staging-registry';
 import { event, type RouterTestBed, sqsEvent, sqsRecord, startRouterTestBed } from '../../harness/routing-events';
 
 /**

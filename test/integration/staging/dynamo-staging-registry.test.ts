@@ -1,7 +1,6 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { FairwayError } from '../../../lib/platform/errors';
-import { DynamoStagingRegistry } from '../../../lib/staging/dynamo-staging-registry';
-import { REAPING_MARK_STALE_MS } from '../../../lib/staging/staging-registry';
+import { DynamoStagingRegistry, REAPING_MARK_STALE_MS } from '../../../lib/staging/staging-registry';
 import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
 
 const TABLE = 'StagingQueuesTable';

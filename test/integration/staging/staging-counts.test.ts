@@ -1,4 +1,4 @@
-import { DynamoStagingRegistry } from '../../../lib/staging/dynamo-staging-registry';
+import { DynamoStagingRegistry } from '../../../lib/staging/staging-registry';
 import { stagingCounts, stagingTableOf } from '../../../local/cli/staging-counts';
 import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
 

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { Context } from 'aws-lambda';
 import { ConfigError } from '../../../lib/platform/errors';
-import { managementPath } from '../../../lib/rabbitmq/api-path';
+import { managementPath } from '../../../lib/rabbitmq/management';
 import { readyCountsOn } from '../../../lib/rabbitmq/ready-counts';
 import { loadRouterConfig } from '../../../lib/routing/config';
 import { distributorFunction } from '../../../lib/wiring/distributor';

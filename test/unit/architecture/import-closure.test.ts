@@ -5,14 +5,12 @@ const root = join(__dirname, '../../..');
 
 /**
  * The files of a pass's bundle: functions/distributor.ts and what it imports, transitively (type
- * imports included: a reader follows them too). Issue 35 aims at 50. 102 on main, with the cleanup
- * settings (through the variable-name check) and the router's work requester (through the pass
- * trigger's adapters) in it; 96 after, 97 once the distributor's Powertools report took a file of
- * its own (wiring/distributor-report.ts); 100 with the declared cost (planning/fair-by.ts,
- * planning/work-charge.ts) and the removed variables' refusals (wiring/removed-variables.ts). It
- * may shrink, not grow.
+ * imports included: a reader follows them too). Issue 35 aims at 50. 100 before the folds of one
+ * concept split over several files (docs/DESIGN.md "Files: one per concept"); 55 after. What keeps
+ * it above 50 are files under other work at the time (the work board's seven, the buffer beside
+ * kept-length) and files at the 300-line cap. It may shrink, not grow.
  */
-const CEILING = 100;
+const CEILING = 55;
 
 function closure(graph: ReadonlyMap<string, readonly string[]>, start: string): Set<string> {
   const seen = new Set<string>();

@@ -1,10 +1,9 @@
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { namingFailures } from '../../../lib/platform/aws/bounded-client';
-import { documentClient } from '../../../lib/platform/aws/dynamo';
+import { documentClient, namingFailures } from '../../../lib/platform/aws';
 import { CLI_AWS_BOUNDS } from '../../../lib/platform/network-bounds';
-import { secretsManagerClient } from '../../../lib/platform/secrets/secret-credentials';
+import { secretsManagerClient } from '../../../lib/platform/secrets';
 
 /**
  * Issue 38, item 5: with tracing on, only the handler's segment reached X-Ray; no AWS SDK client was

@@ -17,8 +17,8 @@ jest.mock('pg', () => {
   };
 });
 
-jest.mock('../../../lib/platform/aws/dynamo', () => {
-  const actual = jest.requireActual('../../../lib/platform/aws/dynamo');
+jest.mock('../../../lib/platform/aws', () => {
+  const actual = jest.requireActual('../../../lib/platform/aws');
   return {
     ...actual,
     documentClient: (...args: unknown[]) => {

@@ -1,6 +1,6 @@
 import { withWaits } from '../../../lib/distributor/moving/move-request';
 import { longestWaits, type WaitFigures, waitFigures, waitOf, waitReport } from '../../../lib/distributor/waits';
-import { STAGED_AT_HEADER, stampStagedAt } from '../../../lib/staging/staged-at';
+import { STAGED_AT_HEADER, stampStagedAt } from '../../../lib/staging/staging-names';
 
 describe('waitOf (a message taken from staging at a time)', () => {
   it.each<[string, Record<string, unknown> | undefined, number | undefined]>([

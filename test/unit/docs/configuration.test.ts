@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { z } from 'zod';
 import { ConfigError } from '../../../lib/platform/errors';
-import { REMOVED_VARIABLES } from '../../../lib/wiring/removed-variables';
+import { REMOVED_VARIABLES } from '../../../lib/wiring/variables';
 import { loadConfigModules } from '../../harness/config-modules';
 
 /**

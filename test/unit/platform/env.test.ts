@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { loadCleanupConfig } from '../../../lib/cleanup/config';
-import { parseEnv, setting } from '../../../lib/platform/config/env';
+import { parseEnv, setting } from '../../../lib/platform/config';
 import { ConfigError } from '../../../lib/platform/errors';
 import { loadRouterConfig } from '../../../lib/routing/config';
 

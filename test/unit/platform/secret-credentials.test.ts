@@ -6,11 +6,7 @@ import {
 } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
 import { errorText } from '../../../lib/platform/errors';
-import {
-  SECRET_MAX_AGE_SECONDS,
-  SecretCredentials,
-  SecretError,
-} from '../../../lib/platform/secrets/secret-credentials';
+import { SECRET_MAX_AGE_SECONDS, SecretCredentials, SecretError } from '../../../lib/platform/secrets';
 
 // Secrets Manager cannot be made to rotate, vanish or refuse on demand here: a stand-in answers.
 const secretsManager = mockClient(SecretsManagerClient);

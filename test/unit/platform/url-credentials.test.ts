@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { loadCleanupConfig } from '../../../lib/cleanup/config';
-import type { Env } from '../../../lib/platform/config/env';
+import type { Env } from '../../../lib/platform/config';
+import { redactUrl } from '../../../lib/platform/config';
 import { ConfigError, errorText } from '../../../lib/platform/errors';
-import { checkConnections, databaseConnections, rabbitmqConnections } from '../../../lib/platform/secrets/connections';
-import { redactUrl } from '../../../lib/rabbitmq/redact';
+import { checkConnections, databaseConnections, rabbitmqConnections } from '../../../lib/platform/secrets';
 import { loadRouterConfig } from '../../../lib/routing/config';
 
 /**

@@ -1,4 +1,4 @@
-import { controlledWeight, someQueueMayWeighZero } from '../../../lib/distributor/planning/tenant-controls';
+import { controlledWeight, someQueueMayWeighZero } from '../../../lib/distributor/planning/weights';
 import { DirectGrants, GRANT_REUSE_FRACTION, UNGRANTED_RECHECK_MS } from '../../../lib/routing/direct-grants';
 import { directChoice, type GrantRead, grantedTargets } from '../../../lib/routing/direct-routes';
 import { directRoutingDefaults } from '../../../lib/settings/common';

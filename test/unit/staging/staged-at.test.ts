@@ -1,4 +1,4 @@
-import { STAGED_AT_HEADER, stampedForSizing, stampStagedAt, takeStagedAt } from '../../../lib/staging/staged-at';
+import { STAGED_AT_HEADER, stampedForSizing, stampStagedAt, takeStagedAt } from '../../../lib/staging/staging-names';
 
 /** The stamp as amqplib encodes and decodes it: a table with `at` an AMQP timestamp field. */
 const stamp = (at: number, sent?: { value: unknown }) => ({

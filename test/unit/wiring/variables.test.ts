@@ -2,9 +2,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from '../../../lib/platform/errors';
-import { knownVariables } from '../../../lib/wiring/known-variables';
-import { REMOVED_VARIABLES } from '../../../lib/wiring/removed-variables';
-import { checkVariableNames, closest, editDistance, FAIRWAY_PREFIXES } from '../../../lib/wiring/variables';
+import {
+  checkVariableNames,
+  closest,
+  editDistance,
+  FAIRWAY_PREFIXES,
+  knownVariables,
+  REMOVED_VARIABLES,
+} from '../../../lib/wiring/variables';
 import { functionEnvironment } from '../../../local/stack/environment';
 import { loadConfigModules } from '../../harness/config-modules';
 
@@ -100,7 +105,7 @@ describe('a variable a release removed (issue 35)', () => {
 });
 
 describe('the known variables', () => {
-  it('are every setting of every schema of the config modules (lib/wiring/known-variables.ts lists them)', async () => {
+  it('are every setting of every schema of the config modules (lib/wiring/variables.ts lists them)', async () => {
     const read = new Set<string>();
     for (const exports of Object.values(await loadConfigModules(root))) {
       for (const value of Object.values(exports)) {

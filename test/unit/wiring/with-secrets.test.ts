@@ -1,11 +1,15 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { Context } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
-import type { Env } from '../../../lib/platform/config/env';
+import type { Env } from '../../../lib/platform/config';
 import { BrokerError, ConfigError, ManagementApiError } from '../../../lib/platform/errors';
-import { checkConnections, databaseConnections, rabbitmqConnections } from '../../../lib/platform/secrets/connections';
-import { SecretCredentials } from '../../../lib/platform/secrets/secret-credentials';
-import { type Handler, isAuthenticationFailure, withSecrets } from '../../../lib/wiring/with-secrets';
+import {
+  checkConnections,
+  databaseConnections,
+  rabbitmqConnections,
+  SecretCredentials,
+} from '../../../lib/platform/secrets';
+import { type Handler, isAuthenticationFailure, withSecrets } from '../../../lib/wiring/lambda-function';
 
 const secretsManager = mockClient(SecretsManagerClient);
 const ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:fairway/prod/rabbitmq-AbCdEf';

@@ -1,5 +1,5 @@
 import type { ConfirmChannel } from 'amqplib';
-import { channelSlots } from '../../../../lib/distributor/moving/channel-slots';
+import { channelSlots } from '../../../../lib/distributor/moving/channels';
 import { moveOn } from '../../../../lib/distributor/moving/mover';
 import { testMoveRequest } from '../../../harness/distributor-move-messages';
 import { type DistributorFixture, distributorFixture } from '../fixture';

@@ -1,7 +1,7 @@
 import type { GetMessage } from 'amqplib';
 import { DynamoWaitStore } from '../../../../lib/distributor/stores/wait-store';
 import { ManagementClient } from '../../../../lib/rabbitmq/management';
-import { STAGED_AT_HEADER, stampStagedAt } from '../../../../lib/staging/staged-at';
+import { STAGED_AT_HEADER, stampStagedAt } from '../../../../lib/staging/staging-names';
 import { buildDistributor, warningReport } from '../../../../lib/wiring/distributor';
 import { testMove } from '../../../harness/distributor-move-messages';
 import { type DistributorFixture, distributorFixture, STATE_TABLE, scenario } from '../fixture';

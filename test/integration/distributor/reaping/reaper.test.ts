@@ -1,10 +1,9 @@
 import { type Channel, type ChannelModel, connect, type GetMessage } from 'amqplib';
 import type { SQSRecord } from 'aws-lambda';
-import { amqpQueueDeleter } from '../../../../lib/distributor/reaping/queue-deleter';
-import { type ReaperDeps, reapStagingQueues } from '../../../../lib/distributor/reaping/reaper';
+import { amqpQueueDeleter, type ReaperDeps, reapStagingQueues } from '../../../../lib/distributor/backstop';
 import { AmqpSession } from '../../../../lib/rabbitmq/connection';
 import { ManagementClient } from '../../../../lib/rabbitmq/management';
-import { DynamoStagingRegistry } from '../../../../lib/staging/dynamo-staging-registry';
+import { DynamoStagingRegistry } from '../../../../lib/staging/staging-registry';
 import { createRouterService } from '../../../../lib/wiring/router';
 import { type EmbeddedDynamo, startDynamo } from '../../../harness/dynamo';
 import { createTestVhost, type TestVhost } from '../../../harness/rabbit';

@@ -1,4 +1,4 @@
-import { ackLedger } from '../../../../lib/distributor/moving/ack-ledger';
+import { ackLedger } from '../../../../lib/distributor/moving/publish-moved';
 
 describe('ackLedger', () => {
   it('hands out the highest tag of a settled run, once', () => {

@@ -1,4 +1,4 @@
-import { concurrencyLimit } from '../../../../lib/distributor/moving/concurrency';
+import { concurrencyLimit } from '../../../../lib/distributor/moving/channels';
 
 describe('concurrencyLimit', () => {
   it('never runs more than the bound at once, runs every task, and keeps their results', async () => {

@@ -1,4 +1,4 @@
-import { groupByTarget } from '../../../../lib/distributor/planning/discovery';
+import { groupByTarget } from '../../../../lib/distributor/planning/tenant-backlog';
 import { weightOf } from '../../../../lib/distributor/planning/weights';
 import type { QueueInfo } from '../../../../lib/rabbitmq/management';
 

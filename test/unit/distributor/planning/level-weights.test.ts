@@ -1,8 +1,12 @@
 import { loadDistributorConfig } from '../../../../lib/distributor/config';
-import { fairByOf } from '../../../../lib/distributor/planning/fair-by';
 import { planTarget, type TargetShares } from '../../../../lib/distributor/planning/target-plan';
-import { controlledWeights } from '../../../../lib/distributor/planning/tenant-controls';
-import { configuredWeights, levelWeightsOf, weighingOf } from '../../../../lib/distributor/planning/weights';
+import {
+  configuredWeights,
+  controlledWeights,
+  fairByOf,
+  levelWeightsOf,
+  weighingOf,
+} from '../../../../lib/distributor/planning/weights';
 import { rotationToPlan, rotationToStore } from '../../../../lib/distributor/stores/rotation-store';
 import { distributorSettings } from '../../../../lib/wiring/distributor';
 

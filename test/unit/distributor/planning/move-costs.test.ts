@@ -4,7 +4,7 @@ import {
   LEARNING_RATE,
   moveCostModel,
   PER_QUEUE_SHARE_MAX,
-} from '../../../../lib/distributor/planning/move-costs';
+} from '../../../../lib/distributor/planning/budget';
 
 describe('moveCostModel (the learned cost of moves)', () => {
   it('starts at the cautious guess, with the slots it was given', () => {

@@ -9,7 +9,7 @@ import {
   type QuietFirstSettings,
   targetTopPriority,
   topUpQuiet,
-} from '../../../../lib/distributor/planning/quiet-first';
+} from '../../../../lib/distributor/planning/planner';
 import {
   planTarget,
   type TargetMeasurement,

@@ -1,4 +1,4 @@
-import { rotateAfter } from '../../../../lib/distributor/planning/rotation-order';
+import { rotateAfter } from '../../../../lib/distributor/planning/tenant-shares';
 
 const names = (...list: string[]) => list.map((name) => ({ name }));
 

@@ -1,9 +1,5 @@
-import {
-  controlledWeight,
-  queueControl,
-  someQueueMayWeighZero,
-} from '../../../../lib/distributor/planning/tenant-controls';
-import { type TunedLengthSettings, tuneLength } from '../../../../lib/distributor/planning/tuned-length';
+import { type TunedLengthSettings, tuneLength } from '../../../../lib/distributor/planning/capacity';
+import { controlledWeight, queueControl, someQueueMayWeighZero } from '../../../../lib/distributor/planning/weights';
 
 const settings: TunedLengthSettings = {
   goalSeconds: 10,

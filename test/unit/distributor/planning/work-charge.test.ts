@@ -1,8 +1,12 @@
 import fc from 'fast-check';
-import { type FairBy, messageWork } from '../../../../lib/distributor/planning/fair-by';
 import { planShares } from '../../../../lib/distributor/planning/planner';
-import { stagedQueues, tenantKey } from '../../../../lib/distributor/planning/tenant-backlog';
-import { chargeMoves, type MovedShare } from '../../../../lib/distributor/planning/work-charge';
+import {
+  chargeMoves,
+  type MovedShare,
+  stagedQueues,
+  tenantKey,
+} from '../../../../lib/distributor/planning/tenant-backlog';
+import { type FairBy, messageWork } from '../../../../lib/distributor/planning/weights';
 
 const declared: FairBy = { unit: 'declared', header: 'x-cost', missing: 2 };
 const message = (bytes: number, headers?: Record<string, unknown>) => ({

@@ -1,4 +1,4 @@
-import { createObservability } from '../../../lib/platform/runtime/observability';
+import { createObservability } from '../../../lib/wiring/lambda-function';
 
 const namespaceOf = () => {
   const { metrics } = createObservability('test');

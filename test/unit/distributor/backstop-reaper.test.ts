@@ -1,7 +1,6 @@
-import { stagingQueuesByTarget } from '../../../../lib/distributor/backstop';
-import { backstopReaper } from '../../../../lib/distributor/reaping/backstop-reaper';
-import type { QueueInfo } from '../../../../lib/rabbitmq/management';
-import type { ReapingRegistry, StagingQueueRecord } from '../../../../lib/staging/staging-registry';
+import { backstopReaper, stagingQueuesByTarget } from '../../../lib/distributor/backstop';
+import type { QueueInfo } from '../../../lib/rabbitmq/management';
+import type { ReapingRegistry, StagingQueueRecord } from '../../../lib/staging/staging-registry';
 
 const HOUR = 3_600_000;
 const NOW = 100 * HOUR;

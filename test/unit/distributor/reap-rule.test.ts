@@ -1,6 +1,6 @@
-import { type ListedStagingQueue, planReaping } from '../../../../lib/distributor/reaping/reap-rule';
-import type { StagingQueueRecord } from '../../../../lib/staging/staging-registry';
-import { REAPING_MARK_STALE_MS } from '../../../../lib/staging/staging-registry';
+import { type ListedStagingQueue, planReaping } from '../../../lib/distributor/backstop';
+import type { StagingQueueRecord } from '../../../lib/staging/staging-registry';
+import { REAPING_MARK_STALE_MS } from '../../../lib/staging/staging-registry';
 
 const HOUR = 3_600_000;
 const now = 10 * HOUR;

@@ -1,9 +1,9 @@
-import { type QueueDeleter, reapStagingQueues } from '../../../../lib/distributor/reaping/reaper';
+import { type QueueDeleter, reapStagingQueues } from '../../../lib/distributor/backstop';
 import {
   REAP_DELETE_WITHIN_MS,
   type ReapingRegistry,
   type StagingQueueRecord,
-} from '../../../../lib/staging/staging-registry';
+} from '../../../lib/staging/staging-registry';
 
 const HOUR = 3_600_000;
 const NOW = 100 * HOUR;
