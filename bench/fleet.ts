@@ -493,6 +493,8 @@ async function steadyWrites(
 const LIGHT_WARM_UP_SECONDS = 20;
 /** The seed's behaviour (SPEC §2: every message staged), the light load's second run (docs/router.md "Direct routing"). */
 const OFF_ENV = { DIRECT_ROUTING: 'off' };
+/** What serverless.yml gives the distributor by default: the param's mode and the router's concurrency (here the bench's). */
+const AS_DEPLOYED_DISTRIBUTOR_ENV = { DIRECT_ROUTING: `${param('directRouting')}:${ROUTER_CONCURRENCY}` };
 
 /**
  * 10 msg/s from 5 tenants: US$ per million messages beside the plain path, run twice on the same
@@ -556,7 +558,7 @@ async function lightLoad(stack: Stack, flags: Record<Flags, number>, progress: (
           'in both paths (the same queue and batches) and left out of both. GB-s at 512 MB (serverless.yml memorySize), ' +
           'each invocation rounded up to the millisecond.',
         `Each run deploys afresh on a target of its own and routes for ${off.warmUpSeconds} s before its window opens (counts reset then), ` +
-          "so the rows are steady state; the plain path replays the window's batches. `default`: no setting beyond the bench's own; `off`: DIRECT_ROUTING=off for both functions.",
+          `so the rows are steady state; the plain path replays the window's batches. \`default\`: what serverless.yml sets when no param is given (the distributor's DIRECT_ROUTING carries the router concurrency, here the bench's ${ROUTER_CONCURRENCY}); \`off\`: DIRECT_ROUTING=off for both functions.`,
         note(byDefault),
         note(off),
       ],
@@ -612,8 +614,9 @@ async function lightRun(
   await workers.start();
   try {
     await stack.dynamo.reset();
-    const env = mode === 'off' ? OFF_ENV : {};
-    const fleet = await stack.deploy({ schedule: true, routerEnv: env, distributorEnv: env }, progress);
+    const routerEnv = mode === 'off' ? OFF_ENV : {};
+    const distributorEnv = mode === 'off' ? OFF_ENV : AS_DEPLOYED_DISTRIBUTOR_ENV;
+    const fleet = await stack.deploy({ schedule: true, routerEnv, distributorEnv }, progress);
     const tenants = Array.from({ length: 5 }, (_, i) => `light${i}`);
     let next = 0;
     const perWindow = Math.round((10 * WINDOW_MS) / 1000);

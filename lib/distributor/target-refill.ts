@@ -1,7 +1,6 @@
 import type { ConfirmChannel } from 'amqplib';
 import type { QueuePolicies } from '../rabbitmq/queue-policies';
 import { readyCounts, readyCountsOn } from '../rabbitmq/ready-counts';
-import { grantable } from '../work-board/grants';
 import type { keptLengths, TuningDeps } from './kept-length';
 import type { OpenChannel } from './moving/channel-pair';
 import type { ChannelSlots } from './moving/channel-slots';
@@ -121,11 +120,12 @@ export async function refill(tools: TargetTools, stint: Stint, depths?: ConfirmC
 function targetFigures(plan: Exclude<TargetPlan, { outcome: 'target-missing' }>, pass: Pass): Partial<TargetSummary> {
   return {
     maxLength: plan.maxLength,
+    ...(plan.limits.maxLength === undefined ? {} : { lengthLimit: plan.limits.maxLength }),
     ...(plan.limits.maxLengthBytes === undefined ? {} : { maxLengthBytes: plan.limits.maxLengthBytes }),
     overflow: plan.limits.overflow,
     depth: plan.depth,
     capacity: plan.capacity,
-    grantable: grantable(plan.limits, pass.grantsWithheld),
+    grantsWithheld: pass.grantsWithheld,
     outcome: plan.outcome,
   };
 }

@@ -316,7 +316,7 @@ describe('runExecution: grants for direct routing (docs/distributor.md "Direct r
     readMs: 1_000,
     publishMs: 1_000,
   };
-  const grantable: Partial<TargetSummary> = { grantable: true, maxLength: 1_000 };
+  const grantable: Partial<TargetSummary> = { grantsWithheld: false, overflow: 'drop-head', maxLength: 1_000 };
 
   it("grants a target its pass left with nothing staged, in the round's one write", async () => {
     const w = world({ direct });
@@ -333,7 +333,8 @@ describe('runExecution: grants for direct routing (docs/distributor.md "Direct r
 
   it.each<[string, Partial<TargetSummary>, DirectRoutingSettings]>([
     ['work left staged', { ...grantable, dueInMs: 1_000 }, direct],
-    ['a target whose limits may drop a message', { ...grantable, grantable: false }, direct],
+    ['a target whose limits may drop a message', { ...grantable, lengthLimit: 100 }, direct],
+    ['grants withheld by the pass', { ...grantable, grantsWithheld: true }, direct],
     ['a failed pass', { ...grantable, outcome: 'failed', error: 'boom' }, direct],
     ['below the refill threshold', { ...grantable, outcome: 'below-threshold' }, direct],
     ['a soft capacity not above the max depth', { ...grantable, maxLength: 20 }, direct],
