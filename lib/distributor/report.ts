@@ -106,6 +106,8 @@ export interface TargetSummary {
   outcome: TargetOutcome;
   created: boolean;
   maxLength?: number;
+  /** What the target is filled to without a buffer or a tuned length: its limit, configured or default max length. */
+  untunedMaxLength?: number;
   /** The target's effective `max-length`, when it has one (its broker limit; `maxLength` is what the pass fills it to). */
   lengthLimit?: number;
   /** The target's effective `max-length-bytes`, when it has one. */

@@ -8,6 +8,7 @@ import type { ByteBudget } from './moving/move-request';
 import { moveShares } from './moving/move-shares';
 import { createQueue } from './moving/queue-probe';
 import { fitToBudget } from './planning/budget';
+import { untunedMaxLength } from './planning/capacity';
 import type { TargetGroup } from './planning/discovery';
 import { workCounter } from './planning/fair-by';
 import type { MoveCostModel } from './planning/move-costs';
@@ -101,7 +102,11 @@ export async function refill(tools: TargetTools, stint: Stint, depths?: ConfirmC
   const planned = planTarget({ ...measured, ...(length ? { kept: length } : {}) }, deps.settings, pass.weight);
   const plan = fitPlan(tools, planned, measured, pass);
   if (plan.outcome === 'target-missing') return 'target-missing';
-  if (first) Object.assign(summary, { staged, ...targetFigures(plan, pass) });
+  if (first)
+    Object.assign(summary, {
+      staged,
+      ...targetFigures(plan, pass, deps.settings.targets[group.target]?.maxLength, deps.settings),
+    });
   else if (plan.outcome === 'distributed') summary.outcome = 'distributed';
   if (plan.createWith) {
     await createQueue(deps.openChannel, group.target, plan.createWith);
@@ -117,9 +122,20 @@ export async function refill(tools: TargetTools, stint: Stint, depths?: ConfirmC
 }
 
 /** The target's figures its first refill reports. */
-function targetFigures(plan: Exclude<TargetPlan, { outcome: 'target-missing' }>, pass: Pass): Partial<TargetSummary> {
+function targetFigures(
+  plan: Exclude<TargetPlan, { outcome: 'target-missing' }>,
+  pass: Pass,
+  configuredMaxLength: number | undefined,
+  settings: Pick<DistributorSettings, 'defaultMaxLength'>,
+): Partial<TargetSummary> {
+  const untuned = untunedMaxLength({
+    queueMaxLength: plan.limits.maxLength,
+    configuredMaxLength,
+    defaultMaxLength: settings.defaultMaxLength,
+  });
   return {
     maxLength: plan.maxLength,
+    untunedMaxLength: untuned,
     ...(plan.limits.maxLength === undefined ? {} : { lengthLimit: plan.limits.maxLength }),
     ...(plan.limits.maxLengthBytes === undefined ? {} : { maxLengthBytes: plan.limits.maxLengthBytes }),
     overflow: plan.limits.overflow,

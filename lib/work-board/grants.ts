@@ -56,8 +56,12 @@ export interface PassForGrant {
   /** Work left staged: the target's next pass is due. */
   dueInMs?: number;
   error?: string;
-  /** The target's soft capacity: the max length the pass filled it to. */
-  maxLength?: number;
+  /**
+   * The max length the target is filled to without a buffer or a tuned length. Not the buffer's
+   * depth: at light load the buffer keeps a target a few messages deep (its drain × 250 ms), below
+   * the direct depth, and a grant compared with it came only when a burst read a fast drain.
+   */
+  untunedMaxLength?: number;
   /** The target's effective broker limits (lib/rabbitmq/queue-policies.ts); `overflow` unknown: no grant. */
   lengthLimit?: number;
   maxLengthBytes?: number;
@@ -73,7 +77,7 @@ export interface PassForGrant {
 /**
  * Whether an execution grants the target after this pass: it ended normally with nothing left
  * staged, it does not withhold grants, no direct publish can make the target drop or refuse a
- * message (`directPublishesFit`), and the router's depth bound is below the target's soft capacity.
+ * message (`directPublishesFit`), and the router's depth bound is below the target's max length.
  */
 export function mayGrant(
   pass: PassForGrant,
@@ -84,7 +88,7 @@ export function mayGrant(
   if (pass.grantsWithheld !== false || pass.overflow === undefined) return false;
   const limits = { maxLength: pass.lengthLimit, maxLengthBytes: pass.maxLengthBytes, overflow: pass.overflow };
   if (!directPublishesFit(limits, settings)) return false;
-  return pass.maxLength !== undefined && settings.maxDepth < pass.maxLength;
+  return pass.untunedMaxLength !== undefined && settings.maxDepth < pass.untunedMaxLength;
 }
 
 /**

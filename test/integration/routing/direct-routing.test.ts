@@ -418,3 +418,34 @@ describe('direct routing under a grant: a drop-head max length that every router
     expect(b.recorded.failures).toEqual([]);
   }, 120_000);
 });
+
+describe('direct routing under a grant with the target buffer at its default (real RabbitMQ, dynalite)', () => {
+  let b: Awaited<ReturnType<typeof bed>>;
+  beforeAll(async () => {
+    // The default horizon (250 ms): at light load the buffer keeps a target about MIN_DEPTH (5) deep.
+    b = await bed(true, { DISTRIBUTOR_BUFFER_HORIZON_MS: '250' });
+  });
+  afterAll(() => b?.close());
+
+  it('(k) a target the buffer keeps shallow is granted again once a burst past the max depth is moved', async () => {
+    const target = 'buffered';
+    await b.declare(target);
+    const arrived: string[] = [];
+    await b.route(target, ['a', 'b'], 'first');
+    await b.lambda.idle();
+    expect((await b.board.read()).targets.get(target)?.grant).toBeGreaterThan(Date.now());
+    arrived.push(...(await b.drain(target)));
+    await sleep(READ_MS + 20);
+    // MAX_DEPTH direct, the rest staged: the execution revokes, waits, and moves them as the workers drain.
+    const burst = Array.from({ length: 9 }, (_, i) => ['a', 'b', 'c'][i % 3]!);
+    await b.route(target, burst, 'burst');
+    await eventually(async () => {
+      arrived.push(...(await b.drain(target)));
+      return arrived.length === 2 + burst.length || undefined;
+    }, 'the burst in the target');
+    await b.lambda.idle();
+    expect(b.executions.reduce((n, e) => n + e.revocations, 0)).toBeGreaterThanOrEqual(1);
+    // Nothing left staged: granted again, whatever depth the buffer keeps.
+    expect((await b.board.read()).targets.get(target)?.grant).toBeGreaterThan(Date.now());
+  }, 60_000);
+});
