@@ -101,7 +101,12 @@ describe('the grant rules (lib/work-board/grants.ts)', () => {
   });
 
   const granted = { ...directRoutingDefaults(), mode: 'granted' as const, routers: 10 };
-  const clean = { outcome: 'distributed', grantsWithheld: false, overflow: 'drop-head' as const, untunedMaxLength: 1_000 };
+  const clean = {
+    outcome: 'distributed',
+    grantsWithheld: false,
+    overflow: 'drop-head' as const,
+    untunedMaxLength: 1_000,
+  };
   it.each<[string, Parameters<typeof mayGrant>[0], boolean]>([
     ['a clean pass', clean, true],
     ['work left', { ...clean, dueInMs: 1_000 }, false],
@@ -111,7 +116,11 @@ describe('the grant rules (lib/work-board/grants.ts)', () => {
     ['withheld unknown', { outcome: 'distributed', overflow: 'drop-head', untunedMaxLength: 1_000 }, false],
     ['limits unknown', { outcome: 'distributed', grantsWithheld: false, untunedMaxLength: 1_000 }, false],
     ['a drop-head max length 1000 (10 routers × 20 fit)', { ...clean, lengthLimit: 1_000 }, true],
-    ['a drop-head max length 100 (10 routers × 20 do not fit)', { ...clean, lengthLimit: 100, untunedMaxLength: 100 }, false],
+    [
+      'a drop-head max length 100 (10 routers × 20 do not fit)',
+      { ...clean, lengthLimit: 100, untunedMaxLength: 100 },
+      false,
+    ],
     ['a drop-head byte limit', { ...clean, maxLengthBytes: 1e6 }, false],
     ['max length equal to the max depth', { ...clean, untunedMaxLength: 20 }, false],
     ['max length unknown', { ...clean, untunedMaxLength: undefined }, false],
