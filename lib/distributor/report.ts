@@ -106,6 +106,10 @@ export interface TargetSummary {
   outcome: TargetOutcome;
   created: boolean;
   maxLength?: number;
+  /** What the target is filled to without a buffer or a tuned length: its limit, configured or default max length. */
+  untunedMaxLength?: number;
+  /** The target's effective `max-length`, when it has one (its broker limit; `maxLength` is what the pass fills it to). */
+  lengthLimit?: number;
   /** The target's effective `max-length-bytes`, when it has one. */
   maxLengthBytes?: number;
   /** What the broker does at the target's limits (its effective `overflow`). */
@@ -131,11 +135,8 @@ export interface TargetSummary {
   busy?: boolean;
   /** The target's next pass is due this many ms after this one started (work left staged). */
   dueInMs?: number;
-  /**
-   * Routers may publish to it direct under a grant (lib/work-board/grants.ts): no broker limit of
-   * it drops or dead-letters a message, and no staging queue, seen or not yet, may weigh 0.
-   */
-  grantable?: boolean;
+  /** The pass granted no target: a staging queue may weigh 0, or the tenant controls were unreadable (lib/work-board/grants.ts). */
+  grantsWithheld?: boolean;
 }
 
 export interface PassSummary {

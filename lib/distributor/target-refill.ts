@@ -1,7 +1,6 @@
 import type { ConfirmChannel } from 'amqplib';
 import type { QueuePolicies } from '../rabbitmq/queue-policies';
 import { readyCounts, readyCountsOn } from '../rabbitmq/ready-counts';
-import { grantable } from '../work-board/grants';
 import type { DistributorSettings } from './config';
 import type { keptLengths, TuningDeps } from './kept-length';
 import type { ChannelSlots, OpenChannel } from './moving/channels';
@@ -10,6 +9,7 @@ import type { ByteBudget } from './moving/move-request';
 import { moveShares } from './moving/mover';
 import type { MoveCostModel } from './planning/budget';
 import { fitToBudget } from './planning/budget';
+import { untunedMaxLength } from './planning/capacity';
 import { planTarget, type TargetMeasurement, type TargetPlan, type TargetShares } from './planning/target-plan';
 import type { TargetGroup } from './planning/tenant-backlog';
 import { type QueueWeight, rotationAfterMoves, stagedDepth } from './planning/tenant-backlog';
@@ -100,7 +100,11 @@ export async function refill(tools: TargetTools, stint: Stint, depths?: ConfirmC
   const planned = planTarget({ ...measured, ...(length ? { kept: length } : {}) }, deps.settings, pass.weight);
   const plan = fitPlan(tools, planned, measured, pass);
   if (plan.outcome === 'target-missing') return 'target-missing';
-  if (first) Object.assign(summary, { staged, ...targetFigures(plan, pass) });
+  if (first)
+    Object.assign(summary, {
+      staged,
+      ...targetFigures(plan, pass, deps.settings.targets[group.target]?.maxLength, deps.settings),
+    });
   else if (plan.outcome === 'distributed') summary.outcome = 'distributed';
   if (plan.createWith) {
     await createQueue(deps.openChannel, group.target, plan.createWith);
@@ -116,14 +120,26 @@ export async function refill(tools: TargetTools, stint: Stint, depths?: ConfirmC
 }
 
 /** The target's figures its first refill reports. */
-function targetFigures(plan: Exclude<TargetPlan, { outcome: 'target-missing' }>, pass: Pass): Partial<TargetSummary> {
+function targetFigures(
+  plan: Exclude<TargetPlan, { outcome: 'target-missing' }>,
+  pass: Pass,
+  configuredMaxLength: number | undefined,
+  settings: Pick<DistributorSettings, 'defaultMaxLength'>,
+): Partial<TargetSummary> {
+  const untuned = untunedMaxLength({
+    queueMaxLength: plan.limits.maxLength,
+    configuredMaxLength,
+    defaultMaxLength: settings.defaultMaxLength,
+  });
   return {
     maxLength: plan.maxLength,
+    untunedMaxLength: untuned,
+    ...(plan.limits.maxLength === undefined ? {} : { lengthLimit: plan.limits.maxLength }),
     ...(plan.limits.maxLengthBytes === undefined ? {} : { maxLengthBytes: plan.limits.maxLengthBytes }),
     overflow: plan.limits.overflow,
     depth: plan.depth,
     capacity: plan.capacity,
-    grantable: grantable(plan.limits, pass.grantsWithheld),
+    grantsWithheld: pass.grantsWithheld,
     outcome: plan.outcome,
   };
 }

@@ -95,7 +95,7 @@ export const routerConfigSchema = z
       });
     }
     checkVhostRule(config, ctx);
-    if (config.DIRECT_ROUTING === 'granted' && config.DISTRIBUTOR_TABLE === undefined) {
+    if (config.DIRECT_ROUTING?.startsWith('granted') && config.DISTRIBUTOR_TABLE === undefined) {
       ctx.addIssue({
         code: 'custom',
         path: ['DISTRIBUTOR_TABLE'],

@@ -11,9 +11,9 @@ export const UNGRANTED_RECHECK_MS = 100;
 
 /**
  * A usable grant read is used for new decisions only this part of the read window: the rest is the
- * batch's headroom between its decision and its publish (priority checks, depth reads). Decided at
- * the window's edge, the publish found the read stale and staged the batch, whose pass request
- * revoked the grant (a light-load bench saw a revocation about every 15 s).
+ * batch's headroom between its decision and its publish (the depth reads). Decided at the window's
+ * edge, a slow depth read left the read stale and staged the batch, whose pass request revoked the
+ * grant (a light-load bench saw a revocation about every 15 s when the priority checks came between).
  */
 export const GRANT_REUSE_FRACTION = 0.5;
 

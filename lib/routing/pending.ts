@@ -14,11 +14,6 @@ export interface Pending {
   shortened?: StagingDestination['shortened'];
   priorityLevel?: number;
   amqpPriority?: number;
-  /**
-   * Published to its target under a grant (docs/router.md "Direct routing"): when the grant was
-   * read, and the staging destination it goes back to if the publish cannot start in time.
-   */
-  direct?: { readAt: number; staged: Pick<Pending, 'destination' | 'shortened'> };
 }
 
 /** The records a step could not take further, with the kind and cause of each failure. */

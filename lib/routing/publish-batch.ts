@@ -21,23 +21,33 @@ export interface Publisher {
 export interface Batch {
   pending: Pending[];
   failures: RecordFailure[];
+  /** Confirmed in their staging queue, or in a target that bypasses staging. */
   routed: Pending[];
+  /** Confirmed in their target under a grant (docs/router.md "Direct routing"): not staged, no pass asked for. */
+  direct: Pending[];
   /** The shared confirm channel; none when it could not be had (every pending record then failed). */
   channel?: ConfirmChannel;
 }
 
+/** How a publish goes: straight to each message's target under a grant, or to its destination. */
+export interface PublishMode {
+  /** A staged message returned (its queue reaped since this container declared it) is handed back instead of failed. */
+  retry: boolean;
+  /** To the target itself, unstamped, as a bypass: direct routing under a grant. */
+  direct?: boolean;
+  timeoutMs?: number;
+}
+
 /**
  * Publishes on the shared channel; puts it in doubt (closed, and not used again) when confirms are
- * still owed: they would answer the next batch. With `retry`, a staged message returned (its queue
- * reaped since this container declared it) is handed back instead of failed.
+ * still owed: they would answer the next batch.
  */
 export async function publish(
   publisher: Publisher,
   channel: ConfirmChannel,
   pending: Pending[],
   failures: RecordFailure[],
-  retry: boolean,
-  timeoutMs = publisher.confirmTimeoutMs,
+  { retry, direct = false, timeoutMs = publisher.confirmTimeoutMs }: PublishMode,
 ): Promise<{ routed: Pending[]; returned: Pending[] }> {
   const routed: Pending[] = [];
   const returned: Pending[] = [];
@@ -47,12 +57,12 @@ export async function publish(
       channel,
       () => publisher.amqp.openConfirmChannel(),
       pending.map(({ destination, message, amqpPriority, bypass }) => ({
-        queue: destination,
+        queue: direct ? message.target : destination,
         body: message.body,
         options: {
           ...message.properties,
           priority: amqpPriority,
-          ...(bypass ? {} : { headers: stagedHeaders(message.properties.headers, publisher.now()) }),
+          ...(bypass || direct ? {} : { headers: stagedHeaders(message.properties.headers, publisher.now()) }),
         },
       })),
       timeoutMs,
@@ -63,7 +73,7 @@ export async function publish(
         routed.push(item);
         return;
       }
-      publisher.stagingQueues.forget(item.destination);
+      if (!direct) publisher.stagingQueues.forget(item.destination);
       if (retry && outcome.reason === 'returned' && !item.bypass) returned.push(item);
       else failures.push(failureOf(item.record.messageId, 'BrokerFailures', outcome.error));
     });
@@ -74,21 +84,27 @@ export async function publish(
   return { routed, returned };
 }
 
-/** Publishes the staged messages, and once more those returned (their queue declared again, docs/router.md "Staging-queue lifecycle"). */
+/**
+ * Declares the batch's staging queues (once: the one place a batch's new queues are known), publishes
+ * its messages, and once more those returned, their queues declared again (docs/router.md
+ * "Staging-queue lifecycle").
+ */
 export async function publishStaged(publisher: Publisher, batch: Batch): Promise<void> {
-  const staged = batch.pending.filter((p) => !p.direct);
-  if (!batch.channel || staged.length === 0) return;
-  const first = await publish(publisher, batch.channel, staged, batch.failures, true);
+  batch.pending = await declareStaging(publisher, batch.pending, batch.failures);
+  if (!batch.channel || batch.pending.length === 0) return;
+  const first = await publish(publisher, batch.channel, batch.pending, batch.failures, { retry: true });
   batch.routed.push(...first.routed);
   if (first.returned.length === 0) return;
-  const again = dropFailed(
-    first.returned,
-    await ensureStagingQueues(publisher.stagingQueues, first.returned),
-    batch.failures,
-  );
+  const again = await declareStaging(publisher, first.returned, batch.failures);
   if (again.length === 0) return;
   const channel = await sharedChannel(publisher, again, batch.failures);
-  if (channel) batch.routed.push(...(await publish(publisher, channel, again, batch.failures, false)).routed);
+  if (channel)
+    batch.routed.push(...(await publish(publisher, channel, again, batch.failures, { retry: false })).routed);
+}
+
+/** The items whose staging queue is declared (a cache hit costs nothing); the items of one that fails fail. */
+async function declareStaging(publisher: Publisher, items: Pending[], failures: RecordFailure[]): Promise<Pending[]> {
+  return dropFailed(items, await ensureStagingQueues(publisher.stagingQueues, items), failures);
 }
 
 /** The shared confirm channel; none to be had: `items` fail (the rest of the batch goes on without them). */
@@ -106,7 +122,7 @@ export async function sharedChannel(
 }
 
 /** Declares the staging queues of the staged items (a cache hit costs nothing); each one that fails fails its items. */
-export async function ensureStagingQueues(stagingQueues: StagingQueues, pending: Pending[]): Promise<Failed> {
+async function ensureStagingQueues(stagingQueues: StagingQueues, pending: Pending[]): Promise<Failed> {
   const failed: Failed = new Map();
   const staged = pending.filter((p) => !p.bypass);
   const targetOf = [...new Map(staged.map((p) => [p.destination, p.message.target])).entries()];

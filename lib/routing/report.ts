@@ -45,28 +45,37 @@ export interface RouterReport extends StagingQueuesReport {
   directRoutingUnread(error: unknown): void;
 }
 
-/** Logs and counts what one batch did: each failure, each tenant's routed documents, the tenant-less ones, shortened names. */
+/**
+ * Logs and counts what one batch did: each failure, each tenant's routed documents, the tenant-less
+ * ones, shortened names. `direct`: those published straight to their target under a grant (no
+ * staging queue, so no shortened name).
+ */
 export function reportBatch(
   report: RouterReport,
-  routed: readonly Pending[],
-  failures: readonly RecordFailure[],
+  {
+    routed,
+    direct,
+    failures,
+  }: { routed: readonly Pending[]; direct: readonly Pending[]; failures: readonly RecordFailure[] },
 ): void {
   for (const failure of failures) report.failed(failure);
-  for (const [tenant, items] of byTenant(routed)) {
+  const all = [...routed, ...direct];
+  for (const [tenant, items] of byTenant(all)) {
     report.tenantRouted({ tenant, documents: items.length, priorityLevel: items.at(-1)!.priorityLevel! });
   }
-  const tenantless = routed.filter((item) => item.message.tenantId === undefined);
+  const tenantless = all.filter((item) => item.message.tenantId === undefined);
   if (tenantless.length > 0) {
     const destinations: Record<string, number> = {};
-    for (const item of tenantless) destinations[item.destination] = (destinations[item.destination] ?? 0) + 1;
+    const publishedTo = (item: Pending) => (direct.includes(item) ? item.message.target : item.destination);
+    for (const item of tenantless) destinations[publishedTo(item)] = (destinations[publishedTo(item)] ?? 0) + 1;
     report.tenantlessRouted({ documents: tenantless.length, destinations });
   }
   const shortened = routed.filter((item) => item.shortened !== undefined);
   for (const item of shortened) {
     report.nameShortened({ target: item.message.target, queue: item.destination, shortened: item.shortened! });
   }
-  report.counted('Routed', routed.length);
-  report.counted('RoutedDirect', routed.filter((item) => item.direct !== undefined).length);
+  report.counted('Routed', all.length);
+  report.counted('RoutedDirect', direct.length);
   report.counted('RoutedWithoutTenant', tenantless.length);
   report.counted('NamesShortened', shortened.length);
   for (const kind of failureKinds) report.counted(kind, failures.filter((f) => f.kind === kind).length);

@@ -12,7 +12,7 @@ import { dropFailed, type Pending } from './pending';
 import { checkPriorities } from './priorities';
 import type { TenantCounterStore } from './priority/counter-store';
 import { mappingFromTable } from './priority/rules';
-import { type Batch, ensureStagingQueues, type Publisher, publishStaged, sharedChannel } from './publish-batch';
+import { type Batch, type Publisher, publishStaged, sharedChannel } from './publish-batch';
 import { batchItemFailures, failureOf, failWholeBatch, type RecordFailure } from './record-failures';
 import { type RouterReport, reportBatch } from './report';
 import type { RoutableMessage } from './routable-message';
@@ -44,7 +44,7 @@ export function createRouter(deps: RouterDeps) {
   const now = deps.now ?? Date.now;
   const mutators = deps.mutators ?? defaultMutators;
   const publisher: Publisher = { ...deps, confirmTimeoutMs: settings.confirmTimeoutMs, now };
-  const direct = deps.direct ? directBatch(deps.direct, publisher, deps.report) : undefined;
+  const routeDirect = deps.direct ? directBatch(deps.direct, publisher, deps.report) : undefined;
   const priorityCheck = {
     counters: deps.counters,
     priorityOf: mappingFromTable(settings.amqpPriorities),
@@ -59,24 +59,17 @@ export function createRouter(deps: RouterDeps) {
       if (!batch.channel) batch.pending = [];
     }
     try {
-      await direct?.choose(batch);
-      batch.pending = dropFailed(
-        batch.pending,
-        await ensureStagingQueues(deps.stagingQueues, batch.pending),
-        batch.failures,
-      );
       batch.pending = dropFailed(
         batch.pending,
         await checkPriorities(priorityCheck, batch.pending, now()),
         batch.failures,
       );
-      await direct?.restageLate(batch);
     } catch (error) {
-      // Neither step rejects; should one, the channel is discarded rather than trusted.
+      // It does not reject; should it, the channel is discarded rather than trusted.
       if (batch.channel) putInDoubt(batch.channel);
       throw error;
     }
-    await direct?.publish(batch);
+    await routeDirect?.(batch);
     await publishStaged(publisher, batch);
     return answer(deps, event, batch);
   };
@@ -93,7 +86,7 @@ function prepareBatch(event: SQSEvent, prepareOne: (record: SQSRecord) => Pendin
       return [];
     }
   });
-  return { pending, failures, routed: [] };
+  return { pending, failures, routed: [], direct: [] };
 }
 
 /** The record as a message on its way to its destination; throws InvalidEventError for a bad event. */
@@ -111,12 +104,14 @@ function prepare(record: SQSRecord, settings: RouterSettings, mutators: readonly
 }
 
 /** Pass requests for the staged targets, the batch's report, and the records that failed. */
-async function answer(deps: RouterDeps, event: SQSEvent, { routed, failures }: Batch): Promise<SQSBatchResponse> {
+async function answer(deps: RouterDeps, event: SQSEvent, batch: Batch): Promise<SQSBatchResponse> {
+  const { routed, direct, failures } = batch;
   // Confirmed in staging: a failed request only leaves them to the schedule, so the records stand.
   if (deps.requestPass) await requestPasses(deps.requestPass, routed, deps.report);
-  reportBatch(deps.report, routed, failures);
+  reportBatch(deps.report, batch);
   failWholeBatch(event.Records.length, failures);
-  return { batchItemFailures: batchItemFailures(failures, new Set(routed.map((p) => p.record.messageId))) };
+  const confirmed = new Set([...routed, ...direct].map((p) => p.record.messageId));
+  return { batchItemFailures: batchItemFailures(failures, confirmed) };
 }
 
 /**

@@ -110,15 +110,29 @@ export const stagingLifecycleSettings = {
   STAGING_TABLE: setting.optionalText(),
 };
 
+/** `off`, `granted`, or either with the router's concurrency after a colon (what serverless.yml gives the distributor). */
+const DIRECT_ROUTING_VALUE = /^(off|granted)(?::([1-9]\d{0,5}))?$/;
+
 /**
  * Direct routing under a grant (docs/distributor.md "Direct routing under a grant"), read by the
  * router and the distributor alike.
  */
 export const directRoutingSettings = {
-  /** `off` (default): the router stages every message (SPEC §2). `granted`: it may publish to a target an execution granted. */
+  /**
+   * `granted` (the default wherever the work board is known): a router may publish straight to a
+   * target an execution granted. `off`: the router stages every message (SPEC §2). The distributor
+   * also reads `:<routers>`, the router function's reserved concurrency (serverless.yml derives it):
+   * without it, no target whose length limit drops or dead-letters is granted.
+   */
   DIRECT_ROUTING: z.preprocess(
     (value) => (value === '' ? undefined : value),
-    z.enum(['off', 'granted'], { error: 'must be one of off, granted' }).default('off'),
+    z
+      .string()
+      .regex(DIRECT_ROUTING_VALUE, {
+        error:
+          'must be off or granted, optionally followed by ":<routers>", the router function\'s reserved concurrency (a whole number from 1)',
+      })
+      .optional(),
   ),
 };
 
@@ -145,15 +159,26 @@ export type DirectRoutingWindows = typeof DIRECT_ROUTING_WINDOWS;
 export const SHARED_TUNING = { requestGraceMs: REQUEST_GRACE_MS, direct: DIRECT_ROUTING_WINDOWS };
 
 type DirectRoutingConfig = z.infer<z.ZodObject<typeof directRoutingSettings>> & {
+  readonly DISTRIBUTOR_TABLE?: string | undefined;
   readonly tuning: { readonly direct: DirectRoutingWindows };
 };
 
-/** Direct routing as both parts read it: the mode a deployment chose, the fixed windows. */
-export const directRoutingOf = (config: DirectRoutingConfig) => ({
-  mode: config.DIRECT_ROUTING,
-  ...config.tuning.direct,
-});
+/**
+ * Direct routing as both parts read it: the mode a deployment chose (unset: `granted` where the
+ * work board's table is known, else `off`), the routers' bound, the fixed windows.
+ */
+export const directRoutingOf = (config: DirectRoutingConfig) => {
+  const [, mode, routers] = DIRECT_ROUTING_VALUE.exec(config.DIRECT_ROUTING ?? '') ?? [];
+  return {
+    mode: (mode ?? (config.DISTRIBUTOR_TABLE === undefined ? 'off' : 'granted')) as 'off' | 'granted',
+    ...(routers === undefined ? {} : { routers: Number(routers) }),
+    ...config.tuning.direct,
+  };
+};
 
-/** Direct routing as an environment that sets none of it gets it: off, the fixed windows. */
+/** Direct routing as a part with the work board's table and no DIRECT_ROUTING gets it: granted, the routers unknown, the fixed windows. */
 export const directRoutingDefaults = () =>
-  directRoutingOf({ DIRECT_ROUTING: 'off', tuning: { direct: DIRECT_ROUTING_WINDOWS } });
+  directRoutingOf({
+    DISTRIBUTOR_TABLE: 'work board',
+    tuning: { direct: DIRECT_ROUTING_WINDOWS },
+  });

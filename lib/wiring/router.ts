@@ -46,7 +46,7 @@ export function routerSettings(config: RouterConfig): RouterSettings {
     ...(config.STAGING_TABLE === undefined ? {} : { stagingTable: config.STAGING_TABLE }),
     stagingTouchMs: config.tuning.stagingTouchMs,
     publisherUser: amqpUser(config.AMQP_URL),
-    ...(config.DIRECT_ROUTING === 'granted' ? { direct: directRoutingOf(config) } : {}),
+    ...(directRoutingOf(config).mode === 'granted' ? { direct: directRoutingOf(config) } : {}),
   };
 }
 

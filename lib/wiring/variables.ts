@@ -139,7 +139,7 @@ export const REMOVED_VARIABLES: Readonly<Record<string, string>> = {
   DISTRIBUTOR_REAP_AFTER_SECONDS:
     'an empty, unused staging queue untouched for a fixed hour is reaped (0, never, is no longer offered)',
   DISTRIBUTOR_REQUEST_GRACE_MS: 'a requested pass not started within a fixed 10 s is asked for again',
-  DIRECT_ROUTING_MAX_DEPTH: "direct routing's windows are now fixed (depth 20); DIRECT_ROUTING alone turns it on",
+  DIRECT_ROUTING_MAX_DEPTH: "direct routing's windows are now fixed (depth 20); DIRECT_ROUTING alone chooses",
   DIRECT_ROUTING_GRANT_SECONDS: "direct routing's windows are now fixed (a grant lasts 5 minutes)",
   DIRECT_ROUTING_READ_MS: "direct routing's windows are now fixed (a grant read serves 1 s)",
   DIRECT_ROUTING_PUBLISH_MS: "direct routing's windows are now fixed (a direct publish has 1 s to be confirmed)",

@@ -11,6 +11,12 @@ import type { LengthLimits } from '../rabbitmq/queue-policies';
 /** DIRECT_ROUTING…, translated once by each part's composition root. */
 export interface DirectRoutingSettings {
   mode: 'off' | 'granted';
+  /**
+   * Router batches at once at most: the router function's reserved concurrency, which serverless.yml
+   * gives the distributor in its DIRECT_ROUTING (`granted:<routers>`). Unknown: a target whose
+   * length limit drops or dead-letters is never granted (directPublishesFit).
+   */
+  routers?: number;
   /** The router publishes direct only while the target's ready depth and the batch's direct messages stay within this. */
   maxDepth: number;
   /** How long a grant lasts. */
@@ -44,50 +50,67 @@ export function readFresh(readAt: number, now: number, settings: Pick<DirectRout
   return now >= readAt && now - readAt <= settings.readMs;
 }
 
-/** What a target's pass tells the grant rule. */
+/** What a target's pass tells the grant rule (its TargetSummary): how it ended, and the target's limits it measured. */
 export interface PassForGrant {
   outcome: string;
   /** Work left staged: the target's next pass is due. */
   dueInMs?: number;
   error?: string;
-  /** The target's soft capacity: the max length the pass filled it to. */
-  maxLength?: number;
-  /** `grantable` of the target's limits and the pass's weights. */
-  grantable?: boolean;
+  /**
+   * The max length the target is filled to without a buffer or a tuned length. Not the buffer's
+   * depth: at light load the buffer keeps a target a few messages deep (its drain × 250 ms), below
+   * the direct depth, and a grant compared with it came only when a burst read a fast drain.
+   */
+  untunedMaxLength?: number;
+  /** The target's effective broker limits (lib/rabbitmq/queue-policies.ts); `overflow` unknown: no grant. */
+  lengthLimit?: number;
+  maxLengthBytes?: number;
+  overflow?: LengthLimits['overflow'];
+  /**
+   * The pass withholds grants: a staging queue, one not yet seen included, may weigh 0 (a paused
+   * tenant's messages must stay staged, and its first queue on the target may not exist when the
+   * pass measures it), or the controls could not be read. Unknown: no grant.
+   */
+  grantsWithheld?: boolean;
 }
 
 /**
  * Whether an execution grants the target after this pass: it ended normally with nothing left
- * staged, it is `grantable`, and the router's depth bound is below the target's soft capacity.
+ * staged, it does not withhold grants, no direct publish can make the target drop or refuse a
+ * message (`directPublishesFit`), and the router's depth bound is below the target's max length.
  */
-export function mayGrant(pass: PassForGrant, settings: Pick<DirectRoutingSettings, 'mode' | 'maxDepth'>): boolean {
+export function mayGrant(
+  pass: PassForGrant,
+  settings: Pick<DirectRoutingSettings, 'mode' | 'maxDepth' | 'routers'>,
+): boolean {
   if (settings.mode !== 'granted') return false;
   if (pass.outcome !== 'distributed' || pass.error !== undefined || pass.dueInMs !== undefined) return false;
-  if (pass.grantable !== true) return false;
-  return pass.maxLength !== undefined && settings.maxDepth < pass.maxLength;
+  if (pass.grantsWithheld !== false || pass.overflow === undefined) return false;
+  const limits = { maxLength: pass.lengthLimit, maxLengthBytes: pass.maxLengthBytes, overflow: pass.overflow };
+  if (!directPublishesFit(limits, settings)) return false;
+  return pass.untunedMaxLength !== undefined && settings.maxDepth < pass.untunedMaxLength;
 }
 
 /**
- * Whether a pass may grant the target at all: its limits keep every message, and the pass does not
- * withhold grants (a staging queue, one not yet seen included, may weigh 0: a paused tenant's
- * messages must stay staged, and its first queue on the target may not exist when the pass
- * measures it; or the controls could not be read).
+ * Whether no direct publish can lose a message to the target's limits. None set, or overflow
+ * `reject-publish` (the broker refuses the excess and SQS retries it): always. A count limit that
+ * drops the oldest (`drop-head`) or dead-letters the refused one (`reject-publish-dlx`): only while
+ * every router at once can add no more than it holds. `x-max-length` counts ready messages; a
+ * router publishes direct only while its fresh ready-depth read plus its batch's direct messages
+ * stay within `maxDepth`; a router container runs one batch at a time, and at most `routers` run at
+ * once (the router function's reserved concurrency); while a target is granted no execution moves
+ * into it. So the ready count never passes `routers` × `maxDepth` (docs/router.md "Direct routing"
+ * proves it), and within the limit nothing is dropped. A byte limit is not bounded that way (a
+ * message's size is the producer's): never. `routers` unknown: never.
  */
-export function grantable(
+export function directPublishesFit(
   limits: Pick<LengthLimits, 'maxLength' | 'maxLengthBytes' | 'overflow'>,
-  grantsWithheld: boolean,
-): boolean {
-  return limitsKeepEveryMessage(limits) && !grantsWithheld;
-}
-
-/**
- * Whether a target's effective limits keep every message published to it: none set, or overflow
- * `reject-publish` (the broker refuses the excess and the publisher retries). `drop-head` drops the
- * oldest and `reject-publish-dlx` dead-letters the refused one, which SQS would then deliver again.
- */
-export function limitsKeepEveryMessage(
-  limits: Pick<LengthLimits, 'maxLength' | 'maxLengthBytes' | 'overflow'>,
+  settings: Pick<DirectRoutingSettings, 'maxDepth' | 'routers'>,
 ): boolean {
   if (limits.maxLength === undefined && limits.maxLengthBytes === undefined) return true;
-  return limits.overflow === 'reject-publish';
+  if (limits.overflow === 'reject-publish') return true;
+  if (limits.maxLengthBytes !== undefined || limits.maxLength === undefined || settings.routers === undefined) {
+    return false;
+  }
+  return settings.routers * settings.maxDepth <= limits.maxLength;
 }

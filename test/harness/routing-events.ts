@@ -86,6 +86,8 @@ export function routerConfig(
       RABBITMQ_VHOST: rabbit.vhost,
       TENANT_TABLE: 'TenantCountersTable',
       DYNAMODB_ENDPOINT: dynamo.endpoint,
+      // Every message staged unless a test turns direct routing on (routing/direct-routing.test.ts).
+      DIRECT_ROUTING: 'off',
       ...extra,
     },
     tuning,

@@ -85,6 +85,8 @@ export async function distributorFixture(): Promise<DistributorFixture> {
     // max length, with no buffer and no quiet reserve (the seed's division).
     DISTRIBUTOR_BUFFER_HORIZON_MS: '0',
     DISTRIBUTOR_MOVE_PRIORITY: 'keep',
+    // No grants unless a test turns them on: a granted target's next pass waits out a revocation.
+    DIRECT_ROUTING: 'off',
   };
   const config = (overrides: Record<string, string> = {}, tuning: Partial<DistributorTuning> = {}) =>
     loadDistributorConfig({ ...env, ...overrides }, tuning);

@@ -130,7 +130,8 @@ function onDemand(
   const run = invocationRunner({
     board,
     distributor,
-    direct: directRoutingDefaults(),
+    // No grants: these tests count executions and passes, which a revocation's wait would delay.
+    direct: { ...directRoutingDefaults(), mode: 'off' },
     settings: runModel,
     graceMs: config.tuning.requestGraceMs,
     report,

@@ -55,20 +55,23 @@ async function bed(runExecutions: boolean, distributorEnv: Record<string, string
     if (distributor) executions.push(await distributor.run(parseDistributorEvent(e), 60_000));
   });
   const recorded = recordingReport();
-  const router = createRouterService(
-    routerConfig(
-      rabbit,
-      dynamo,
-      {
-        DISTRIBUTOR_FUNCTION_NAME: 'fairway-test-distributor',
-        DISTRIBUTOR_TABLE: TABLE,
-        LAMBDA_ENDPOINT: lambda.endpoint,
-        ...direct,
-      },
-      { direct: windows },
-    ),
-    recorded.report,
-  );
+  /** A router container of its own (its own connection and grant cache), as Lambda runs them side by side. */
+  const newRouter = () =>
+    createRouterService(
+      routerConfig(
+        rabbit,
+        dynamo,
+        {
+          DISTRIBUTOR_FUNCTION_NAME: 'fairway-test-distributor',
+          DISTRIBUTOR_TABLE: TABLE,
+          LAMBDA_ENDPOINT: lambda.endpoint,
+          ...direct,
+        },
+        { direct: windows },
+      ),
+      recorded.report,
+    );
+  const router = newRouter();
   const board = new DynamoWorkBoard(dynamo.doc, TABLE);
   return {
     dynamo,
@@ -79,8 +82,9 @@ async function bed(runExecutions: boolean, distributorEnv: Record<string, string
     recorded,
     executions,
     warnings,
-    route: (target: string, tenants: readonly string[], prefix: string) =>
-      router.route(sqsEvent(tenants.map((tenant, i) => sqsRecord(event(target, tenant, `${prefix}-${i}`))))),
+    newRouter,
+    route: (target: string, tenants: readonly string[], prefix: string, by = router) =>
+      by.route(sqsEvent(tenants.map((tenant, i) => sqsRecord(event(target, tenant, `${prefix}-${i}`))))),
     declare: (queue: string, args: Record<string, unknown> = {}) =>
       channel.assertQueue(queue, { durable: true, arguments: args }),
     depth: async (queue: string) => (await channel.checkQueue(queue)).messageCount,
@@ -246,7 +250,7 @@ describe('direct routing under a grant: a full cycle with the distributor (real 
     expect(b.recorded.failures).toEqual([]);
   }, 60_000);
 
-  it('(e) a target with a broker max-length and the default drop-head overflow never gets a grant', async () => {
+  it('(e) a target with a broker max-length and the default drop-head overflow never gets a grant while the routers are unknown (no ":<routers>")', async () => {
     const target = 'dropping';
     await b.declare(target, { 'x-max-length': 100 });
     for (const round of ['one', 'two']) {
@@ -298,4 +302,150 @@ describe('direct routing under a grant: a full cycle with the distributor (real 
       await b.dynamo.doc.send(new DeleteCommand({ TableName: TABLE, Key: { pk: TENANT_CONTROLS_KEY } }));
     }
   }, 30_000);
+});
+
+describe('direct routing under a grant: a drop-head max length that every router at once cannot fill (real RabbitMQ, dynalite)', () => {
+  // 4 routers × the max depth 5 = 20 ready messages at most in a granted target (lib/work-board/grants.ts).
+  const ROUTERS = 4;
+  const DROPPED = 'dropped';
+  let b: Awaited<ReturnType<typeof bed>>;
+  beforeAll(async () => {
+    b = await bed(true, { DIRECT_ROUTING: `granted:${ROUTERS}` });
+    const channel = await b.model.createChannel();
+    await channel.assertExchange(DROPPED, 'fanout', { durable: true });
+    await channel.assertQueue(DROPPED, { durable: true });
+    await channel.bindQueue(DROPPED, DROPPED, '');
+    await channel.close();
+  });
+  afterAll(() => b?.close());
+  const directNow = () => b.recorded.counts.RoutedDirect ?? 0;
+
+  /** Routes a batch, waits for the execution it asks for, and says whether the target is granted after it. */
+  async function stagedThenGranted(target: string): Promise<boolean> {
+    await b.route(target, ['a', 'b'], `${target}-staged`);
+    await b.lambda.idle();
+    return ((await b.board.read()).targets.get(target)?.grant ?? 0) > Date.now();
+  }
+
+  it('(h) a drop-head max length of 20 (4 routers × 5) is granted, and the next batch goes direct', async () => {
+    const target = 'drop-head-fits';
+    await b.declare(target, { 'x-max-length': 20 });
+    expect(await stagedThenGranted(target)).toBe(true);
+    await sleep(READ_MS + 20); // the router's cached "no grant" lapses
+    const before = directNow();
+    await b.route(target, ['a', 'b', 'c'], 'direct');
+    expect(directNow() - before).toBe(3);
+    expect((await b.drain(target)).sort()).toEqual(
+      ['direct-0', 'direct-1', 'direct-2', `${target}-staged-0`, `${target}-staged-1`].sort(),
+    );
+  }, 30_000);
+
+  it.each<[string, Record<string, unknown>]>([
+    ['a drop-head max length of 19, below 4 routers × 5', { 'x-max-length': 19 }],
+    ['a reject-publish-dlx max length of 19', { 'x-max-length': 19, 'x-overflow': 'reject-publish-dlx' }],
+    ['a drop-head byte limit (a message size is not bounded)', { 'x-max-length-bytes': 1_000_000 }],
+  ])(
+    '(i) never granted: %s',
+    async (_, args) => {
+      const target = `never-${Object.values(args).join('-')}`;
+      await b.declare(target, args);
+      expect(await stagedThenGranted(target)).toBe(false);
+    },
+    30_000,
+  );
+
+  it('(j) 4 routers at once under a grant on a drop-head max length of 20: nothing dropped, each message once', async () => {
+    const target = 'race';
+    await b.declare(target, { 'x-max-length': 20, 'x-dead-letter-exchange': DROPPED });
+    // The count can fail: 5 published into a max length of 3 dead-letter the 2 oldest.
+    const control = await b.model.createConfirmChannel();
+    await control.assertQueue('race-control', { arguments: { 'x-max-length': 3, 'x-dead-letter-exchange': DROPPED } });
+    for (let i = 0; i < 5; i++) control.sendToQueue('race-control', Buffer.from(`control-${i}`));
+    await control.waitForConfirms();
+    await control.close();
+    await eventually(async () => (await b.drain(DROPPED)).length === 2 || undefined, 'the control dead-lettered 2');
+
+    expect(await stagedThenGranted(target)).toBe(true);
+    const arrived = await b.drain(target);
+    await sleep(READ_MS + 20);
+    const routers = [b.newRouter(), b.newRouter(), b.newRouter(), b.newRouter()];
+    const before = directNow();
+    let routing = true;
+    // A worker that takes a message every 10 ms makes room while the routers race for it.
+    const taker = await b.model.createChannel();
+    const worker = (async () => {
+      while (routing) {
+        const message = await taker.get(target, { noAck: true });
+        if (message) arrived.push(message.content.toString());
+        await sleep(10);
+      }
+    })();
+    const batches = 8;
+    const size = 7;
+    await Promise.all(
+      routers.map(async (router, r) => {
+        for (let n = 0; n < batches; n++) {
+          const tenants = Array.from({ length: size }, (_, i) => ['a', 'b', 'c'][(i + n) % 3]!);
+          expect(await b.route(target, tenants, `r${r}-b${n}`, router)).toEqual({ batchItemFailures: [] });
+        }
+      }),
+    );
+    routing = false;
+    await worker;
+    await taker.close();
+    await Promise.all(routers.map((router) => router.close()));
+    const sent = routers.length * batches * size;
+    // What was staged is moved by the executions the routers asked for; the workers take it all.
+    await eventually(
+      async () => {
+        arrived.push(...(await b.drain(target)));
+        return arrived.length >= sent + 2 || undefined;
+      },
+      'every routed message in the target',
+      60_000,
+    );
+    await b.lambda.idle();
+    expect(directNow() - before).toBeGreaterThan(0);
+    expect(await b.drain(DROPPED)).toEqual([]);
+    const expected = [
+      `${target}-staged-0`,
+      `${target}-staged-1`,
+      ...routers.flatMap((_, r) =>
+        Array.from({ length: batches }, (_, n) => Array.from({ length: size }, (_, i) => `r${r}-b${n}-${i}`)).flat(),
+      ),
+    ];
+    expect([...arrived].sort()).toEqual(expected.sort());
+    expect(b.recorded.failures).toEqual([]);
+  }, 120_000);
+});
+
+describe('direct routing under a grant with the target buffer at its default (real RabbitMQ, dynalite)', () => {
+  let b: Awaited<ReturnType<typeof bed>>;
+  beforeAll(async () => {
+    // The default horizon (250 ms): at light load the buffer keeps a target about MIN_DEPTH (5) deep.
+    b = await bed(true, { DISTRIBUTOR_BUFFER_HORIZON_MS: '250' });
+  });
+  afterAll(() => b?.close());
+
+  it('(k) a target the buffer keeps shallow is granted again once a burst past the max depth is moved', async () => {
+    const target = 'buffered';
+    await b.declare(target);
+    const arrived: string[] = [];
+    await b.route(target, ['a', 'b'], 'first');
+    await b.lambda.idle();
+    expect((await b.board.read()).targets.get(target)?.grant).toBeGreaterThan(Date.now());
+    arrived.push(...(await b.drain(target)));
+    await sleep(READ_MS + 20);
+    // MAX_DEPTH direct, the rest staged: the execution revokes, waits, and moves them as the workers drain.
+    const burst = Array.from({ length: 9 }, (_, i) => ['a', 'b', 'c'][i % 3]!);
+    await b.route(target, burst, 'burst');
+    await eventually(async () => {
+      arrived.push(...(await b.drain(target)));
+      return arrived.length === 2 + burst.length || undefined;
+    }, 'the burst in the target');
+    await b.lambda.idle();
+    expect(b.executions.reduce((n, e) => n + e.revocations, 0)).toBeGreaterThanOrEqual(1);
+    // Nothing left staged: granted again, whatever depth the buffer keeps.
+    expect((await b.board.read()).targets.get(target)?.grant).toBeGreaterThan(Date.now());
+  }, 60_000);
 });

@@ -316,7 +316,7 @@ describe('runExecution: grants for direct routing (docs/distributor.md "Direct r
     readMs: 1_000,
     publishMs: 1_000,
   };
-  const grantable: Partial<TargetSummary> = { grantable: true, maxLength: 1_000 };
+  const grantable: Partial<TargetSummary> = { grantsWithheld: false, overflow: 'drop-head', untunedMaxLength: 1_000 };
 
   it("grants a target its pass left with nothing staged, in the round's one write", async () => {
     const w = world({ direct });
@@ -333,10 +333,11 @@ describe('runExecution: grants for direct routing (docs/distributor.md "Direct r
 
   it.each<[string, Partial<TargetSummary>, DirectRoutingSettings]>([
     ['work left staged', { ...grantable, dueInMs: 1_000 }, direct],
-    ['a target whose limits may drop a message', { ...grantable, grantable: false }, direct],
+    ['a target whose limits may drop a message', { ...grantable, lengthLimit: 100 }, direct],
+    ['grants withheld by the pass', { ...grantable, grantsWithheld: true }, direct],
     ['a failed pass', { ...grantable, outcome: 'failed', error: 'boom' }, direct],
     ['below the refill threshold', { ...grantable, outcome: 'below-threshold' }, direct],
-    ['a soft capacity not above the max depth', { ...grantable, maxLength: 20 }, direct],
+    ['a max length not above the max depth', { ...grantable, untunedMaxLength: 20 }, direct],
     ['direct routing off', grantable, { ...direct, mode: 'off' }],
   ])('no grant, and any grant removed: %s', async (_, outcome, settings) => {
     const w = world({ direct: settings });

@@ -2,7 +2,7 @@ import { controlledWeight, someQueueMayWeighZero } from '../../../lib/distributo
 import { DirectGrants, GRANT_REUSE_FRACTION, UNGRANTED_RECHECK_MS } from '../../../lib/routing/direct-grants';
 import { directChoice, type GrantRead, grantedTargets } from '../../../lib/routing/direct-routes';
 import { directRoutingDefaults } from '../../../lib/settings/common';
-import { grantable, grantUsable, limitsKeepEveryMessage, mayGrant, readFresh } from '../../../lib/work-board/grants';
+import { directPublishesFit, grantUsable, mayGrant, readFresh } from '../../../lib/work-board/grants';
 
 const windows = { readMs: 1_000, publishMs: 1_000 };
 const NOW = 100_000;
@@ -71,54 +71,77 @@ describe('the grant rules (lib/work-board/grants.ts)', () => {
     expect(grantUsable({ until: undefined, readAt: NOW }, NOW, windows)).toBe(false);
   });
 
-  it.each<[string, Parameters<typeof limitsKeepEveryMessage>[0], boolean]>([
-    ['no limits', { overflow: 'drop-head' }, true],
-    ['max-length, drop-head', { maxLength: 100, overflow: 'drop-head' }, false],
-    ['max-length-bytes, drop-head', { maxLengthBytes: 100, overflow: 'drop-head' }, false],
-    ['max-length, reject-publish', { maxLength: 100, overflow: 'reject-publish' }, true],
+  // 10 routers × depth 20 = 200 messages at most in a granted target (docs/router.md "Direct routing").
+  const bound = { maxDepth: 20, routers: 10 };
+  it.each<[string, Parameters<typeof directPublishesFit>[0], Parameters<typeof directPublishesFit>[1], boolean]>([
+    ['no limits', { overflow: 'drop-head' }, bound, true],
+    ['no limits, routers unknown', { overflow: 'drop-head' }, { maxDepth: 20 }, true],
+    ['max-length 1000, drop-head, 10 routers', { maxLength: 1_000, overflow: 'drop-head' }, bound, true],
+    ['max-length 200, drop-head: exactly the bound', { maxLength: 200, overflow: 'drop-head' }, bound, true],
+    ['max-length 199, drop-head: one short of the bound', { maxLength: 199, overflow: 'drop-head' }, bound, false],
     [
-      'max-length, reject-publish-dlx (dead-letters the refused)',
-      { maxLength: 100, overflow: 'reject-publish-dlx' },
+      'max-length 1000, drop-head, routers unknown',
+      { maxLength: 1_000, overflow: 'drop-head' },
+      { maxDepth: 20 },
       false,
     ],
-  ])('limitsKeepEveryMessage: %s → %s', (_, limits, keeps) => {
-    expect(limitsKeepEveryMessage(limits)).toBe(keeps);
+    [
+      'max-length 1000, reject-publish-dlx, 10 routers',
+      { maxLength: 1_000, overflow: 'reject-publish-dlx' },
+      bound,
+      true,
+    ],
+    ['max-length 100, reject-publish-dlx', { maxLength: 100, overflow: 'reject-publish-dlx' }, bound, false],
+    ['max-length 100, reject-publish (refused, retried)', { maxLength: 100, overflow: 'reject-publish' }, bound, true],
+    ['max-length-bytes, drop-head', { maxLengthBytes: 1e9, overflow: 'drop-head' }, bound, false],
+    ['both limits, drop-head', { maxLength: 1_000, maxLengthBytes: 1e9, overflow: 'drop-head' }, bound, false],
+    ['max-length-bytes, reject-publish', { maxLengthBytes: 100, overflow: 'reject-publish' }, bound, true],
+  ])('directPublishesFit: %s → %s', (_, limits, settings, fits) => {
+    expect(directPublishesFit(limits, settings)).toBe(fits);
   });
 
-  const granted = { ...directRoutingDefaults(), mode: 'granted' as const };
-  const clean = { outcome: 'distributed', grantable: true, maxLength: 1_000 };
+  const granted = { ...directRoutingDefaults(), mode: 'granted' as const, routers: 10 };
+  const clean = {
+    outcome: 'distributed',
+    grantsWithheld: false,
+    overflow: 'drop-head' as const,
+    untunedMaxLength: 1_000,
+  };
   it.each<[string, Parameters<typeof mayGrant>[0], boolean]>([
     ['a clean pass', clean, true],
     ['work left', { ...clean, dueInMs: 1_000 }, false],
     ['failed', { ...clean, outcome: 'failed', error: 'x' }, false],
     ['below threshold', { ...clean, outcome: 'below-threshold' }, false],
-    ['not grantable', { ...clean, grantable: false }, false],
-    ['grantable unknown', { outcome: 'distributed', maxLength: 1_000 }, false],
-    ['max length equal to the max depth', { ...clean, maxLength: 20 }, false],
-    ['max length just above the max depth', { ...clean, maxLength: 21 }, true],
+    ['grants withheld', { ...clean, grantsWithheld: true }, false],
+    ['withheld unknown', { outcome: 'distributed', overflow: 'drop-head', untunedMaxLength: 1_000 }, false],
+    ['limits unknown', { outcome: 'distributed', grantsWithheld: false, untunedMaxLength: 1_000 }, false],
+    ['a drop-head max length 1000 (10 routers × 20 fit)', { ...clean, lengthLimit: 1_000 }, true],
+    [
+      'a drop-head max length 100 (10 routers × 20 do not fit)',
+      { ...clean, lengthLimit: 100, untunedMaxLength: 100 },
+      false,
+    ],
+    ['a drop-head byte limit', { ...clean, maxLengthBytes: 1e6 }, false],
+    ['max length equal to the max depth', { ...clean, untunedMaxLength: 20 }, false],
+    ['max length unknown', { ...clean, untunedMaxLength: undefined }, false],
+    ['max length just above the max depth', { ...clean, untunedMaxLength: 21 }, true],
   ])('mayGrant: %s → %s', (_, pass, grants) => {
     expect(mayGrant(pass, granted)).toBe(grants);
-    expect(mayGrant(pass, directRoutingDefaults())).toBe(false);
+    expect(mayGrant(pass, { ...granted, mode: 'off' })).toBe(false);
   });
 
-  it.each<[string, Parameters<typeof grantable>[0], boolean, boolean]>([
-    ['limits that keep every message, no queue may weigh 0', { overflow: 'drop-head' }, false, true],
-    ['limits that keep every message, some queue may weigh 0', { overflow: 'drop-head' }, true, false],
-    ['limits that may drop a message', { maxLength: 100, overflow: 'drop-head' }, false, false],
-  ])('grantable: %s → %s', (_, limits, mayWeighZero, expected) => {
-    expect(grantable(limits, mayWeighZero)).toBe(expected);
+  it('a drop-head max length with the routers unknown: no grant (fails closed)', () => {
+    const { routers: _, ...unknown } = granted;
+    expect(mayGrant({ ...clean, lengthLimit: 1_000 }, unknown)).toBe(false);
+    expect(mayGrant(clean, unknown)).toBe(true);
   });
 
   it('a tenant paused before it has a staging queue on the target: every queue the pass sees weighs > 0, yet no grant', () => {
     const controls = { late: { paused: true } };
     const staging = ['scan»/early/w']; // `late` has no staging queue on scan yet
     expect(staging.every((name) => controlledWeight(() => 1, controls)(name) > 0)).toBe(true);
-    const pass = {
-      outcome: 'distributed',
-      maxLength: 1_000,
-      grantable: grantable({ overflow: 'drop-head' }, someQueueMayWeighZero([], controls)),
-    };
-    expect(pass.grantable).toBe(false);
+    const pass = { ...clean, grantsWithheld: someQueueMayWeighZero([], controls) };
+    expect(pass.grantsWithheld).toBe(true);
     expect(mayGrant(pass, granted)).toBe(false);
   });
 });

@@ -55,6 +55,7 @@ function routerWith(store: TenantCounterStore, direct?: DirectGrants) {
   const unread: unknown[] = [];
   const tenants: TenantRouted[] = [];
   const counts: Record<string, number> = {};
+  const declared: string[] = [];
   const route = createRouter({
     settings: {
       // Bypass staging so that each record's queue is its target, named by the test.
@@ -73,7 +74,12 @@ function routerWith(store: TenantCounterStore, direct?: DirectGrants) {
       sharedConfirmChannel: async () => channel as unknown as ConfirmChannel,
       openConfirmChannel: async () => channel as unknown as ConfirmChannel,
     },
-    stagingQueues: { ensure: async () => undefined, forget: () => undefined },
+    stagingQueues: {
+      ensure: async (queue: string) => {
+        declared.push(queue);
+      },
+      forget: () => undefined,
+    },
     report: {
       failed: (failure) => failures.push(failure),
       stagingQueueKept: () => undefined,
@@ -89,7 +95,7 @@ function routerWith(store: TenantCounterStore, direct?: DirectGrants) {
   });
   const invoke = (records: ReturnType<typeof record>[]) =>
     route({ Records: records.map((r) => ({ ...r, attributes: {}, messageAttributes: {} })) } as unknown as SQSEvent);
-  return { invoke, channel, failures, tenants, counts, unread };
+  return { invoke, channel, failures, tenants, counts, unread, declared };
 }
 
 describe('createRouter when a step fails for one record', () => {
@@ -156,5 +162,28 @@ describe('createRouter when a step fails for one record', () => {
     expect(router.channel.published.map((p) => [p.queue, p.body])).toEqual([['staged»/t1', 'to stage']]);
     expect(router.unread).toEqual([unreachable]);
     expect(router.counts).toMatchObject({ Routed: 1, RoutedDirect: 0 });
+  });
+
+  it('decides direct routing once, after the priority checks: declares only what it stages, each queue once', async () => {
+    const direct = new DirectGrants({
+      settings: { ...directRoutingDefaults(), mode: 'granted', maxDepth: 1 },
+      grants: async (targets) => new Map(targets.map((t) => [t, Date.now() + 60_000])),
+      depths: async (targets) => new Map(targets.map((t) => [t, 0])),
+    });
+    const router = routerWith(counters({}), direct);
+    const result = await router.invoke([
+      record('staged', 't1', 'first'),
+      record('staged', 't1', 'second'),
+      record('staged', 't2', 'third'),
+    ]);
+    expect(result).toEqual({ batchItemFailures: [] });
+    // Room for one (max depth 1, depth 0): the first goes to the target, unstamped; the rest are staged.
+    expect(router.channel.published.map((p) => [p.queue, p.body])).toEqual([
+      ['staged', 'first'],
+      ['staged»/t1', 'second'],
+      ['staged»/t2', 'third'],
+    ]);
+    expect(router.declared).toEqual(['staged»/t1', 'staged»/t2']);
+    expect(router.counts).toMatchObject({ Routed: 3, RoutedDirect: 1 });
   });
 });
