@@ -100,7 +100,7 @@ export function changeControl(
 /**
  * Revokes every live grant on the work board, as an execution does (DynamoWorkBoard.revoke): routers
  * stage from then on, and each target is due once no router can still be publishing on a grant it
- * read, when its pass sees the new control and grants nothing (a pause stands: grants.ts `grantable`).
+ * read, when its pass sees the new control and grants nothing (a pause stands: grants.ts `mayGrant`, `grantsWithheld`).
  * The board's version is raised first (a request for no target): a grant an execution decided on
  * controls read before the change is written only while the version is the one it read before them,
  * so it is refused, or already on the board this reads. Answers how many grants it revoked.
