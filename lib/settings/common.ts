@@ -74,7 +74,7 @@ export type PassRequestConfig = DynamoConfig & {
   DISTRIBUTOR_TABLE?: string;
 } & z.infer<z.ZodObject<typeof passRequestSettings>>;
 
-/** The pass-request settings (lib/work-board/settings.ts) from a function's configuration. */
+/** The pass-request settings (lib/work-board/pass-trigger.ts) from a function's configuration. */
 export const passRequestSettingsOf = (config: PassRequestConfig, graceMs = REQUEST_GRACE_MS) => ({
   table: config.DISTRIBUTOR_TABLE,
   functionName: config.DISTRIBUTOR_FUNCTION_NAME,

@@ -28,8 +28,12 @@ import { ManagementClient, type QueueInfo } from '../rabbitmq/management';
 import type { QueuePolicies } from '../rabbitmq/queue-policies';
 import { directRoutingOf, dynamoClientSettings, passRequestSettingsOf } from '../settings/common';
 import { DynamoStagingRegistry, type StagingRegistry } from '../staging/staging-registry';
-import { lambdaPassTrigger } from '../work-board/lambda-pass-trigger';
-import { type DistributorEvent, type PassTrigger, parseDistributorEvent } from '../work-board/pass-trigger';
+import {
+  type DistributorEvent,
+  lambdaPassTrigger,
+  type PassTrigger,
+  parseDistributorEvent,
+} from '../work-board/pass-trigger';
 import { DynamoWorkBoard } from '../work-board/work-board-store';
 import { powertoolsDistributorReport, type Warn, warningReport } from './distributor-report';
 import type { FunctionDefinition } from './lambda-function';

@@ -19,7 +19,7 @@ import { CachedStagingQueues } from '../routing/staging-queues';
 import { directRoutingOf, dynamoClientSettings, passRequestSettingsOf } from '../settings/common';
 import { DynamoStagingRegistry } from '../staging/staging-registry';
 import { passRequests } from '../work-board/adapters';
-import { lambdaPassTrigger } from '../work-board/lambda-pass-trigger';
+import { lambdaPassTrigger } from '../work-board/pass-trigger';
 import { DynamoWorkBoard } from '../work-board/work-board-store';
 import type { FunctionDefinition, Observability } from './lambda-function';
 

@@ -1,7 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { PassTrigger } from './pass-trigger';
+import type { PassRequestSettings, PassTrigger } from './pass-trigger';
 import { type RequestWork, schedulesOnly, workRequester } from './requester';
-import type { PassRequestSettings } from './settings';
 import { DynamoWorkBoard } from './work-board-store';
 
 // The pass-request adapters the router's and the distributor's composition roots build from the

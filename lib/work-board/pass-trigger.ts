@@ -1,5 +1,8 @@
+import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { z } from 'zod';
-import { InvalidEventError } from '../platform/errors';
+import { namingFailures } from '../platform/aws';
+import { FairwayError, InvalidEventError } from '../platform/errors';
+import { awsCallBoundMs, awsClientOptions, LAMBDA_INVOKE_BOUNDS } from '../platform/network-bounds';
 
 /** The event that starts a distributor execution on demand (docs/distributor.md "Run model"). */
 export interface WorkEvent {
@@ -49,4 +52,68 @@ export function parseDistributorEvent(event: unknown): DistributorEvent | undefi
   throw new InvalidEventError(
     parsed.error.issues.map((issue) => ({ field: issue.path.join('.') || '(event)', reason: issue.message })),
   );
+}
+
+/** How a function asks for passes, translated once from its configuration (lib/settings/common.ts). */
+export interface PassRequestSettings {
+  /** The distributor's table, whose lease items record requested passes; unset: passes run on the schedule alone. */
+  readonly table: string | undefined;
+  /** The distributor function invoked asynchronously for a pass on demand; unset: schedule alone. */
+  readonly functionName: string | undefined;
+  /** A requested pass not started this long after it was due is presumed lost and asked for again. */
+  readonly graceMs: number;
+  readonly region: string;
+  /** A Lambda endpoint URL, only for the local stack and the benches. */
+  readonly lambdaEndpoint: string | undefined;
+}
+
+/** The longest a start can take before it fails: every try timing out (LAMBDA_INVOKE_BOUNDS). */
+export const PASS_TRIGGER_BOUND_MS = awsCallBoundMs(LAMBDA_INVOKE_BOUNDS);
+
+/** Starts an execution with an asynchronous invoke of the distributor function (InvocationType Event). */
+export class LambdaPassTrigger implements PassTrigger {
+  private readonly client: LambdaClient;
+
+  constructor(
+    private readonly functionName: string,
+    options: { region: string; endpoint?: string },
+  ) {
+    this.client = namingFailures(
+      new LambdaClient({
+        region: options.region,
+        endpoint: options.endpoint,
+        ...awsClientOptions(LAMBDA_INVOKE_BOUNDS),
+      }),
+      'Lambda',
+      LAMBDA_INVOKE_BOUNDS,
+    );
+  }
+
+  async start(event: WorkEvent): Promise<void> {
+    try {
+      const answer = await this.client.send(
+        new InvokeCommand({
+          FunctionName: this.functionName,
+          InvocationType: 'Event',
+          Payload: Buffer.from(JSON.stringify(event)),
+        }),
+      );
+      if (answer.StatusCode !== 202) throw new Error(`Lambda answered ${answer.StatusCode} instead of 202`);
+    } catch (error) {
+      throw new FairwayError(
+        `Could not start a distributor execution (async invoke of ${this.functionName}); the schedule's next pass covers it. Check the lambda:InvokeFunction permission and that the function's network reaches the Lambda API (at most ${PASS_TRIGGER_BOUND_MS} ms are spent trying).`,
+        { cause: error },
+      );
+    }
+  }
+
+  destroy(): void {
+    this.client.destroy();
+  }
+}
+
+/** The async invoke of the distributor function, if one is configured. */
+export function lambdaPassTrigger(settings: PassRequestSettings): LambdaPassTrigger | undefined {
+  if (settings.functionName === undefined) return undefined;
+  return new LambdaPassTrigger(settings.functionName, { region: settings.region, endpoint: settings.lambdaEndpoint });
 }

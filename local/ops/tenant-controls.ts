@@ -22,7 +22,7 @@ import {
 } from '../../lib/staging/staging-names';
 import type { DirectRoutingSettings } from '../../lib/work-board/grants';
 import { revocationWaitMs } from '../../lib/work-board/grants';
-import { lambdaPassTrigger } from '../../lib/work-board/lambda-pass-trigger';
+import { lambdaPassTrigger } from '../../lib/work-board/pass-trigger';
 import { workRequester } from '../../lib/work-board/requester';
 import { liveGrant, revokedDueAt } from '../../lib/work-board/work-board';
 import { DynamoWorkBoard } from '../../lib/work-board/work-board-store';

@@ -1,7 +1,7 @@
 import { createServer, type Socket } from 'node:net';
 import { errorText, FairwayError } from '../../../lib/platform/errors';
 import { createRouterService } from '../../../lib/wiring/router';
-import { LambdaPassTrigger, PASS_TRIGGER_BOUND_MS } from '../../../lib/work-board/lambda-pass-trigger';
+import { LambdaPassTrigger, PASS_TRIGGER_BOUND_MS } from '../../../lib/work-board/pass-trigger';
 import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
 import { createTestVhost, type TestVhost } from '../../harness/rabbit';
 import { event, recordingReport, routerConfig, sqsEvent, sqsRecord } from '../../harness/routing-events';

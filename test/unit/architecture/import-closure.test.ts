@@ -6,11 +6,10 @@ const root = join(__dirname, '../../..');
 /**
  * The files of a pass's bundle: functions/distributor.ts and what it imports, transitively (type
  * imports included: a reader follows them too). Issue 35 aims at 50. 100 before the folds of one
- * concept split over several files (docs/DESIGN.md "Files: one per concept"); 55 after. What keeps
- * it above 50 are files under other work at the time (the work board's seven, the buffer beside
- * kept-length) and files at the 300-line cap. It may shrink, not grow.
+ * concept split over several files (docs/DESIGN.md "Files: one per concept"); 55 after, 53 once the
+ * pass trigger's event, settings and Lambda adapter became one file. It may shrink, not grow.
  */
-const CEILING = 55;
+const CEILING = 53;
 
 function closure(graph: ReadonlyMap<string, readonly string[]>, start: string): Set<string> {
   const seen = new Set<string>();
