@@ -2,7 +2,7 @@ import type { ConfirmChannel, Message, MessageProperties, Options } from 'amqpli
 import { channelAnswer } from '../../rabbitmq/answer-within';
 import { brokerError } from '../../rabbitmq/broker-error';
 import type { ConfirmOutcome } from '../../rabbitmq/confirms';
-import { parkingQueueName } from '../../staging/parking-names';
+import { parkingQueueName } from '../../staging/side-queues';
 import { takeStagedAt } from '../../staging/staged-at';
 import type { ChannelPair } from './channel-pair';
 import type { MoveRequest } from './move-request';

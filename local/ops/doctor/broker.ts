@@ -7,7 +7,7 @@ import { answeredWithin, channelAnswer } from '../../../lib/rabbitmq/answer-with
 import { managementPath } from '../../../lib/rabbitmq/api-path';
 import { closeWithin } from '../../../lib/rabbitmq/close';
 import { redactUrl } from '../../../lib/rabbitmq/redact';
-import { parkingQueueName } from '../../../lib/staging/parking-names';
+import { doorbellName, parkingQueueName } from '../../../lib/staging/side-queues';
 import { STAGING_SEPARATOR } from '../../../lib/staging/staging-names';
 import { type Check, fail, ok, skipped } from './check';
 import { managementGet } from './management';
@@ -24,9 +24,9 @@ const MANAGEMENT_TAGS = ['management', 'policymaker', 'monitoring', 'administrat
 
 /** The permissions Fairway's broker user needs, as an operator grants them (printed by doctor and setup). */
 export const brokerPermissions = {
-  configure: `^(.+${STAGING_SEPARATOR}.*|fairway-parked:.+)$`,
+  configure: `^(.+${STAGING_SEPARATOR}.*|fairway-parked:.+|fairway-doorbell:.+)$`,
   write: '^amq\\.default$',
-  read: `^(.+${STAGING_SEPARATOR}.*|fairway-parked:.+)$`,
+  read: `^(.+${STAGING_SEPARATOR}.*|fairway-parked:.+|fairway-doorbell:.+)$`,
 };
 
 export const setPermissionsCommand = (vhost: string, user: string) =>
@@ -139,10 +139,18 @@ async function allowed(connection: ChannelModel, operation: (channel: ConfirmCha
 async function checkPermissions(connection: ChannelModel, vhost: string, user: string): Promise<Check> {
   const probe = `fairway-doctor${STAGING_SEPARATOR}/probe-${randomUUID()}`;
   const parked = parkingQueueName(`fairway-doctor-probe-${randomUUID()}`);
+  const doorbell = doorbellName(`fairway-doctor-probe-${randomUUID()}`)!;
   const needs: [string, (channel: ConfirmChannel) => Promise<unknown>][] = [
     ['configure staging queues (the router declares them)', (ch) => ch.deleteQueue(probe)],
     ['read staging queues (the distributor takes from them)', (ch) => ch.get(probe, { noAck: false })],
     ['configure parking queues (the distributor declares fairway-parked:<target>)', (ch) => ch.deleteQueue(parked)],
+    [
+      'configure and read doorbells (the distributor declares and reads fairway-doorbell:<target>)',
+      async (ch) => {
+        await ch.deleteQueue(doorbell);
+        await ch.get(doorbell, { noAck: true });
+      },
+    ],
     [
       'write to the default exchange (both publish through it)',
       async (ch) => {
@@ -159,5 +167,8 @@ async function checkPermissions(connection: ChannelModel, vhost: string, user: s
       `${user} may not ${refused.join('; ')} in vhost ${JSON.stringify(vhost)}: ${setPermissionsCommand(vhost, user)}`,
     );
   }
-  return ok('broker: permissions', `${user} may configure and read staging and parking queues, and publish`);
+  return ok(
+    'broker: permissions',
+    `${user} may configure and read staging and parking queues and doorbells, and publish`,
+  );
 }

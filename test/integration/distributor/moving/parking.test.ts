@@ -1,6 +1,6 @@
 import { managementPath } from '../../../../lib/rabbitmq/api-path';
 import { AmqpSession } from '../../../../lib/rabbitmq/connection';
-import { parkingQueueName } from '../../../../lib/staging/parking-names';
+import { parkingQueueName } from '../../../../lib/staging/side-queues';
 import { uniqueName } from '../../../harness/services';
 import { type DistributorFixture, distributorFixture } from '../fixture';
 
