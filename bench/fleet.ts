@@ -18,6 +18,7 @@ import {
 } from './lib/fleet-deployment';
 import {
   addUsage,
+  costParts,
   dynamoRequestDollars,
   executionEndings,
   IdleWhileStaged,
@@ -770,7 +771,7 @@ async function busyFleet(stack: Stack, flags: Record<Flags, number>, progress: (
         {
           goal: `US$ a month per backlogged target (distributor invocations, GB-s, DynamoDB; ${targets.length} targets)`,
           target: '≤ $2',
-          measured: `$${monthly.toFixed(2)}`,
+          measured: `$${monthly.toFixed(2)} (${costParts(usage.distributor, elapsed, targets.length)})`,
           met: monthly <= 2,
         },
       ] satisfies Goal[],
