@@ -117,7 +117,7 @@ describe('the target buffer (real RabbitMQ, dynalite)', () => {
     "a staging queue the router declares while an execution refills the target is served within that stint (the target's doorbell), nothing lost, no overfill",
     async (f) => {
       await f.stage(target, { 'x-max-length': 1000 }, { [staging]: 5000 });
-      const { distributor } = counted(f);
+      const { distributor, requests } = counted(f);
       // About 1,000 a second: the noisy backlog outlasts the stint (REFILL_STINT_MS).
       const busy = await workers(f, 10, 10);
       const largest = sampleDepth(f);
@@ -144,6 +144,8 @@ describe('the target buffer (real RabbitMQ, dynalite)', () => {
       // The pass took its staging queues before the quiet one existed: only a ring could bring it in.
       expect(pass.targets[0]!.queues.find((q) => q.name === quiet)).toMatchObject({ moved: 1 });
       expect(busy.ids).toContain('quiet-0');
+      // The doorbell is read over AMQP: the pass's handful of DynamoDB requests, none per refill.
+      expect(requests.count).toBeLessThanOrEqual(8);
       expect(depthSeen).toBeLessThanOrEqual(1000);
       const rest = [...(await f.drain(target)), ...(await f.drain(staging)), ...(await f.drain(quiet))];
       expect(tally([...busy.ids, ...rest]).unique.size).toBe(5001);
