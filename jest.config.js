@@ -45,6 +45,8 @@ const rabbitmq4Suites = [
   'distributor/moving/depth-reads',
   'distributor/moving/parking',
   'distributor/reaping/reaper',
+  'distributor/target-buffer',
+  'staging/doorbell',
 ];
 
 /**

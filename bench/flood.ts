@@ -16,6 +16,7 @@ import {
 } from './lib/flood-metrics';
 import { type BatchSettings, DepthReader, drainIds, RateWorkers, SqsBatches, sleep } from './lib/flood-traffic';
 import { startDelayedServices } from './lib/hops';
+import { plainDrainRate } from './lib/plain-drain';
 import { type Goal, goalsTable, median, type Row, type Table } from './lib/report';
 import { parseEnvFlag, parseListFlag } from './lib/text-flags';
 
@@ -77,6 +78,8 @@ interface RunResult {
   /** Quiet messages' wait in the after-process queue (sent → handed to a router), and sent → a worker starts them. */
   ingressWait: { p50Ms: number; p99Ms: number; fromSentP99Ms: number };
   noisyRatio: number;
+  /** The baseline of noisyRatio: the same workers draining a plain queue of the target's type, msg/s. */
+  workersRate: number;
   /** Jain's index per window after the first (five-noisy only). */
   jain: number[];
   idle: { share: number | undefined; samples: number };
@@ -201,14 +204,21 @@ export async function runFlood(
     const results: RunResult[] = [];
     let runIndex = 0;
     for (const scenario of scenarios)
-      for (const targetType of options.targetTypes)
+      for (const targetType of options.targetTypes) {
+        const shape = { consumers: flags.consumers, prefetch: flags.prefetch };
+        const plain = `flood-plain-${scenario.name}-${targetType}`;
+        const workersRate = await plainDrainRate(model, plain, targetArguments[targetType], scenario.workers, shape);
+        progress(
+          `${scenario.name}, ${targetType}: the workers alone drain a plain queue at ${workersRate.toFixed(1)} msg/s (nominal ${scenario.workers})`,
+        );
         for (const ingress of options.ingress)
           for (let round = 0; round < flags.rounds; round++) {
             const start = round % options.deliveries.length;
             const order = [...options.deliveries.slice(start), ...options.deliveries.slice(0, start)];
             for (const delivery of order) {
               progress(`${scenario.name}, ${targetType}, ${ingress} ingress, round ${round + 1}: ${delivery}`);
-              const result = await runOnce(context, scenario, { delivery, targetType, ingress }, round, runIndex++);
+              const how = { delivery, targetType, ingress, workersRate };
+              const result = await runOnce(context, scenario, how, round, runIndex++);
               results.push(result);
               progress(
                 `  quiet p50 ${result.quiet.p50} p99 ${result.quiet.p99}, ingress p99 ${(result.ingressWait.p99Ms / 1000).toFixed(3)} s, noisy ${result.noisyRatio.toFixed(3)} ×, ` +
@@ -218,6 +228,7 @@ export async function runFlood(
               );
             }
           }
+      }
     return report(results, scenarios, flags, batches, options);
   } finally {
     for (const close of closers) await close().catch(() => undefined);
@@ -237,7 +248,12 @@ interface RunContext {
 async function runOnce(
   { model, baseEnv, flags, options, batches, progress }: RunContext,
   scenario: Scenario,
-  { delivery, targetType, ingress }: { delivery: DeliveryName; targetType: TargetType; ingress: Ingress },
+  {
+    delivery,
+    targetType,
+    ingress,
+    workersRate,
+  }: { delivery: DeliveryName; targetType: TargetType; ingress: Ingress; workersRate: number },
   round: number,
   run: number,
 ): Promise<RunResult> {
@@ -405,7 +421,8 @@ async function runOnce(
       p99Ms: quantile(ingressWaits, 0.99),
       fromSentP99Ms: quantile(fromSent, 0.99),
     },
-    noisyRatio: noisyRate / scenario.workers,
+    noisyRatio: noisyRate / workersRate,
+    workersRate,
     jain,
     idle: idleWhileStaged(samples),
     overfill: fairway ? overfilled(samples, flags['max-length']) : undefined,
@@ -440,6 +457,7 @@ function report(
     'quiet ingress wait p99': inSeconds(r.ingressWait.p99Ms),
     'quiet p99 from sent': inSeconds(r.ingressWait.fromSentP99Ms),
     'noisy ÷ workers': r.noisyRatio,
+    'workers alone, msg/s': Number(r.workersRate.toFixed(1)),
     'Jain min (windows after 1st)': r.jain.length ? Math.min(...r.jain) : '–',
     'target idle while staged': percent(r.idle.share),
     'overfill samples': r.overfill ?? '–',
@@ -501,7 +519,7 @@ function report(
         met: p99 <= 1_000 && flood.every((r) => r.quiet.censored === 0),
       },
       {
-        goal: "flood: noisy tenant's throughput ÷ the workers' rate",
+        goal: "flood: noisy tenant's throughput ÷ the same workers' on a plain queue",
         target: '≥ 0.95',
         measured: `${noisy.toFixed(3)} (worst round)`,
         met: noisy >= 0.95,
@@ -524,10 +542,14 @@ function report(
   const slow = onDemand('slow');
   if (slow.length) {
     const p99 = worst(slow.map((r) => r.quiet.p99Ms));
+    // What the workers hold delivered, unstarted, before a new message: Fairway cannot shorten that wait.
+    const heldMs = (1000 * flags.consumers * flags.prefetch) / flags['slow-workers'];
+    const bound =
+      heldMs > 2_000 ? `; out of reach by construction: the workers' prefetch holds ${inSeconds(heldMs)}` : '';
     goals.push({
       goal: `slow workers (${flags['slow-workers']} msg/s): quiet p99`,
       target: '≤ 2 s',
-      measured: `${(p99 / 1000).toFixed(3)} s (worst round)`,
+      measured: `${(p99 / 1000).toFixed(3)} s (worst round)${bound}`,
       met: p99 <= 2_000 && slow.every((r) => r.quiet.censored === 0),
     });
   }
@@ -606,7 +628,9 @@ function report(
       rows,
       notes: [
         "noisy ÷ workers: the noisy tenants' acks per second from the warm-up (5 s) until the quiet phase ends (or the " +
-          "noisy tenants run out), ÷ the workers' rate. Jain: the noisy tenants' acks per window of the quiet phase, windows " +
+          "noisy tenants run out), ÷ the same workers' rate draining a plain queue of the target's type, kept full, " +
+          'measured before each scenario and type (workers alone, msg/s; at prefetch 1 a consumer waits a round trip ' +
+          "per message and stays under the nominal rate). Jain: the noisy tenants' acks per window of the quiet phase, windows " +
           "after the first, among the noisy tenants still backlogged at the window's end (at least two). Target idle while " +
           'staged: of the samples (every 200 ms) with work in staging, those with 0 ready in the target and none in the ' +
           "workers' hands. Overfill: samples above x-max-length (the default overflow drops the head, which shows as lost). " +

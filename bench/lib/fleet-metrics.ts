@@ -52,6 +52,16 @@ export function monthlyPerTarget(usage: Usage, windowMs: number, targets: number
   return monthlyPerTargetOf(dollars(usage), windowMs, targets);
 }
 
+/** Where `monthlyPerTarget` goes: GB-s, DynamoDB and invocations, each a month per target. */
+export function costParts(usage: Usage, windowMs: number, targets: number): string {
+  const part = (of: Partial<Usage>) => `$${monthlyPerTarget({ ...noUsage, ...of }, windowMs, targets).toFixed(2)}`;
+  return [
+    `GB-s ${part({ gbSeconds: usage.gbSeconds })}`,
+    `DynamoDB ${part({ dynamoWrites: usage.dynamoWrites, dynamoReads: usage.dynamoReads })}`,
+    `invocations ${part({ invocations: usage.invocations })}`,
+  ].join(', ');
+}
+
 /** US$ a 30-day month, for each of `targets`, at the rate of `dollarsInWindow` over `windowMs`. */
 export function monthlyPerTargetOf(dollarsInWindow: number, windowMs: number, targets: number): number {
   return windowMs <= 0 || targets <= 0 ? 0 : (dollarsInWindow * (30 * 86_400_000)) / windowMs / targets;

@@ -11,7 +11,7 @@ import {
   SHARED_TUNING,
   stagingLifecycleSettings,
 } from '../settings/common';
-import type { BufferSettings } from './planning/buffer';
+import type { BufferSettings } from './planning/capacity';
 import type { FollowUpSettings } from './planning/follow-up';
 import type { TargetPlanSettings } from './planning/target-plan';
 import { fairByError, WEIGHT_DECIMALS, type WeightRule } from './planning/weights';
@@ -260,7 +260,7 @@ export interface DistributorSettings extends TargetPlanSettings, FollowUpSetting
   idleStopMs: number;
   /** Targets a pass works on at once (each takes its lease first, so lease requests are bounded too). */
   targetConcurrency: number;
-  /** The target buffer (planning/buffer.ts), for every target whose settings do not turn it off. */
+  /** The target buffer (bufferDepth in planning/capacity.ts), for every target whose settings do not turn it off. */
   buffer: BufferSettings;
 }
 

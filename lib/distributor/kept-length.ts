@@ -1,6 +1,5 @@
 import type { DistributorSettings } from './config';
-import { bufferDepth, type Drain, nextDrain } from './planning/buffer';
-import { tuneLength, untunedMaxLength } from './planning/capacity';
+import { bufferDepth, type Drain, nextDrain, tuneLength, untunedMaxLength } from './planning/capacity';
 import { type TargetMeasurement, targetLimits } from './planning/target-plan';
 import type { DistributorReport } from './report';
 import type { TunedLengthStore } from './stores/rotation-store';
@@ -15,7 +14,7 @@ export interface TuningDeps {
 export type Kept = NonNullable<TargetMeasurement['kept']>;
 
 /**
- * The length a pass keeps each target at: its buffer (planning/buffer.ts) from the drain this
+ * The length a pass keeps each target at: its buffer (bufferDepth in planning/capacity.ts) from the drain this
  * container measures over AMQP, or for a target with `tunedLength` the tuned length (which then
  * replaces the buffer); none for a target whose buffer is turned off.
  */

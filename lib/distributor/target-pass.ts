@@ -1,6 +1,8 @@
 import type { ConfirmChannel } from 'amqplib';
 import { errorText } from '../platform/errors';
 import { closeWithin } from '../rabbitmq/connection';
+import { readyCounts } from '../rabbitmq/ready-counts';
+import { type Doorbell, openDoorbell } from '../staging/doorbell';
 import { keptLengths } from './kept-length';
 import type { MoveCostModel } from './planning/budget';
 import type { TargetGroup } from './planning/tenant-backlog';
@@ -114,18 +116,56 @@ async function refillWhileBusy(tools: StintTools, stint: Stint, first: Refilled)
   let step = first;
   // One channel for the stint's depth reads: opening them per refill costs more than the reads.
   let depths: ConfirmChannel | undefined;
+  // Undefined until the first refill after the first; null when the target has none this stint.
+  let bell: Doorbell | null | undefined;
   try {
     while (step !== 'target-missing' && step.busy && now() < stintEnds && pass.deadline - now() > REFILL_MIN_MS) {
       await tools.sleep(tools.refillPollMs);
       // Lost (it lapsed, and another execution took it): stop moving.
       if (!pass.held.has(group.target)) break;
       depths ??= await deps.openChannel();
+      if (bell === undefined) bell = await doorbellOf(deps, group.target);
+      if (bell && !(await answerRings(deps, stint, bell))) bell = null;
       step = await refill(tools, stint, depths);
     }
   } finally {
     if (depths) await closeWithin(depths);
+    if (bell) await bell.close();
   }
   return step;
+}
+
+/** The target's doorbell on a channel of its own, or null when it cannot be had (a refusal closes only that channel). */
+async function doorbellOf(deps: TargetPassDeps, target: string): Promise<Doorbell | null> {
+  let channel: ConfirmChannel | undefined;
+  try {
+    channel = await deps.openChannel();
+    const bell = await openDoorbell(channel, target);
+    if (bell) return bell;
+  } catch {
+    // Hints only: without them a new staging queue waits for the next round, as it always could.
+  }
+  if (channel) await closeWithin(channel);
+  return null;
+}
+
+/**
+ * Adds the staging queues rung since the last refill to the stint's group, those that exist (a
+ * passive declare each, on channels of their own: one since reaped would close the depth reads').
+ * False when the doorbell failed: the stint goes on without it.
+ */
+async function answerRings(deps: TargetPassDeps, stint: Stint, bell: Doorbell): Promise<boolean> {
+  try {
+    const rung = (await bell.rung()).filter((name) => !stint.group.staging.includes(name));
+    if (rung.length === 0) return true;
+    const depths = await readyCounts(deps.openChannel, rung);
+    const found = rung.filter((name) => depths.get(name) !== undefined);
+    if (found.length > 0) stint.group = { ...stint.group, staging: [...stint.group.staging, ...found].sort() };
+    return true;
+  } catch {
+    await bell.close();
+    return false;
+  }
 }
 
 /** Writes the rotation the stint moved on, once (an unchanged one needs no write). */

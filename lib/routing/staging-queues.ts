@@ -5,6 +5,7 @@ import { channelAnswer, closeWithin } from '../rabbitmq/connection';
 import type { ManagementClient, QueueInfo } from '../rabbitmq/management';
 import type { QueueToResolve } from '../rabbitmq/queue-policies';
 import { brokerError, ReplyCode } from '../rabbitmq/reply-codes';
+import { ringDoorbell } from '../staging/doorbell';
 import type { StagingRegistry } from '../staging/staging-registry';
 import type { StagingPriorities, TargetSettings } from './settings';
 import { STAGING_OVERFLOW, StagingLimits } from './staging-limits';
@@ -170,6 +171,11 @@ export class CachedStagingQueues implements StagingQueues {
     const { queue, kept } = await this.declareOrKeep(staging, target);
     this.limits.check(queue, kept, await policies);
     this.remember(staging);
+    // A hint to an execution refilling the target: never awaited, and its failure fails nothing.
+    void this.session
+      .sharedChannel()
+      .then((channel) => ringDoorbell(channel, target, staging))
+      .catch(() => undefined);
   }
 
   /** The queue as the limits check reads it: as declared, or as it exists with other arguments (kept). */

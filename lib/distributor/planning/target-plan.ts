@@ -25,7 +25,7 @@ export interface TargetSettings {
   arguments?: Record<string, unknown>;
   /** Tune the target's length to a processing-time goal (off when absent; the buffer is then off too). */
   tunedLength?: TunedTargetSettings;
-  /** `false`: no target buffer (planning/buffer.ts): filled to its max length, a throughput-only queue. */
+  /** `false`: no target buffer (bufferDepth in planning/capacity.ts): filled to its max length, a throughput-only queue. */
   buffer?: boolean;
 }
 

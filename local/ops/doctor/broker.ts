@@ -5,6 +5,7 @@ import { errorText } from '../../../lib/platform/errors';
 import { AMQP_BOUNDS } from '../../../lib/platform/network-bounds';
 import { answeredWithin, channelAnswer, closeWithin } from '../../../lib/rabbitmq/connection';
 import { managementPath } from '../../../lib/rabbitmq/management';
+import { doorbellName } from '../../../lib/staging/doorbell';
 import { parkingQueueName, STAGING_SEPARATOR } from '../../../lib/staging/staging-names';
 import { type Check, fail, ok, skipped } from './check';
 import { managementGet } from './management';
@@ -21,9 +22,9 @@ const MANAGEMENT_TAGS = ['management', 'policymaker', 'monitoring', 'administrat
 
 /** The permissions Fairway's broker user needs, as an operator grants them (printed by doctor and setup). */
 export const brokerPermissions = {
-  configure: `^(.+${STAGING_SEPARATOR}.*|fairway-parked:.+)$`,
+  configure: `^(.+${STAGING_SEPARATOR}.*|fairway-parked:.+|fairway-doorbell:.+)$`,
   write: '^amq\\.default$',
-  read: `^(.+${STAGING_SEPARATOR}.*|fairway-parked:.+)$`,
+  read: `^(.+${STAGING_SEPARATOR}.*|fairway-parked:.+|fairway-doorbell:.+)$`,
 };
 
 export const setPermissionsCommand = (vhost: string, user: string) =>
@@ -136,10 +137,18 @@ async function allowed(connection: ChannelModel, operation: (channel: ConfirmCha
 async function checkPermissions(connection: ChannelModel, vhost: string, user: string): Promise<Check> {
   const probe = `fairway-doctor${STAGING_SEPARATOR}/probe-${randomUUID()}`;
   const parked = parkingQueueName(`fairway-doctor-probe-${randomUUID()}`);
+  const doorbell = doorbellName(`fairway-doctor-probe-${randomUUID()}`)!;
   const needs: [string, (channel: ConfirmChannel) => Promise<unknown>][] = [
     ['configure staging queues (the router declares them)', (ch) => ch.deleteQueue(probe)],
     ['read staging queues (the distributor takes from them)', (ch) => ch.get(probe, { noAck: false })],
     ['configure parking queues (the distributor declares fairway-parked:<target>)', (ch) => ch.deleteQueue(parked)],
+    [
+      'configure and read doorbells (the distributor declares and reads fairway-doorbell:<target>)',
+      async (ch) => {
+        await ch.deleteQueue(doorbell);
+        await ch.get(doorbell, { noAck: true });
+      },
+    ],
     [
       'write to the default exchange (both publish through it)',
       async (ch) => {
@@ -156,5 +165,8 @@ async function checkPermissions(connection: ChannelModel, vhost: string, user: s
       `${user} may not ${refused.join('; ')} in vhost ${JSON.stringify(vhost)}: ${setPermissionsCommand(vhost, user)}`,
     );
   }
-  return ok('broker: permissions', `${user} may configure and read staging and parking queues, and publish`);
+  return ok(
+    'broker: permissions',
+    `${user} may configure and read staging and parking queues and doorbells, and publish`,
+  );
 }

@@ -1,8 +1,10 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type Channel, type ChannelModel, connect } from 'amqplib';
-import { START_DEPTH } from '../../../lib/distributor/planning/buffer';
+import { START_DEPTH } from '../../../lib/distributor/planning/capacity';
 import { ManagementClient } from '../../../lib/rabbitmq/management';
+import { CachedStagingQueues } from '../../../lib/routing/staging-queues';
 import { buildDistributor, warningReport } from '../../../lib/wiring/distributor';
+import { eventually } from '../../harness/eventually';
 import { type DistributorFixture, scenario, tally } from './fixture';
 
 const target = 'work';
@@ -108,6 +110,45 @@ describe('the target buffer (real RabbitMQ, dynalite)', () => {
       // Only what the workers held unacked when they stopped comes back (requeued) a second time.
       expect(duplicates).toBeLessThanOrEqual(10);
       expect(unique.size).toBe(2000);
+    },
+  );
+
+  scenario(
+    "a staging queue the router declares while an execution refills the target is served within that stint (the target's doorbell), nothing lost, no overfill",
+    async (f) => {
+      await f.stage(target, { 'x-max-length': 1000 }, { [staging]: 5000 });
+      const { distributor, requests } = counted(f);
+      // About 1,000 a second: the noisy backlog outlasts the stint (REFILL_STINT_MS).
+      const busy = await workers(f, 10, 10);
+      const largest = sampleDepth(f);
+      let passEnded = false;
+      const running = distributor.runPass(60_000).finally(() => {
+        passEnded = true;
+      });
+      // The stint is refilling (a refill after the first moved): the new queue appears now.
+      await eventually(async () => busy.ids.length > START_DEPTH + 20 || undefined, 'a refill after the first', 30_000);
+      expect(passEnded).toBe(false);
+      const router = new CachedStagingQueues(
+        f.session,
+        new ManagementClient(f.rabbit.managementUrl, f.rabbit.vhost),
+        {},
+        60_000,
+        { stagingQueueKept: () => undefined },
+      );
+      const quiet = `${target}»/quiet`;
+      await router.ensure(quiet, target);
+      await f.publish(quiet, 1, 'quiet');
+      const pass = await running;
+      const depthSeen = await largest();
+      await busy.stop();
+      // The pass took its staging queues before the quiet one existed: only a ring could bring it in.
+      expect(pass.targets[0]!.queues.find((q) => q.name === quiet)).toMatchObject({ moved: 1 });
+      expect(busy.ids).toContain('quiet-0');
+      // The doorbell is read over AMQP: the pass's handful of DynamoDB requests, none per refill.
+      expect(requests.count).toBeLessThanOrEqual(8);
+      expect(depthSeen).toBeLessThanOrEqual(1000);
+      const rest = [...(await f.drain(target)), ...(await f.drain(staging)), ...(await f.drain(quiet))];
+      expect(tally([...busy.ids, ...rest]).unique.size).toBe(5001);
     },
   );
 

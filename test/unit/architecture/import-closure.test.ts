@@ -7,7 +7,8 @@ const root = join(__dirname, '../../..');
  * The files of a pass's bundle: functions/distributor.ts and what it imports, transitively (type
  * imports included: a reader follows them too). Issue 35 aims at 50. 100 before the folds of one
  * concept split over several files (docs/DESIGN.md "Files: one per concept"); 55 after, 53 once the
- * pass trigger's event, settings and Lambda adapter became one file. It may shrink, not grow.
+ * pass trigger's event, settings and Lambda adapter became one file and the target buffer's depth
+ * joined capacity.ts (the doorbell, staging/doorbell.ts, added one). It may shrink, not grow.
  */
 const CEILING = 53;
 

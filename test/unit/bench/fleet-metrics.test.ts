@@ -1,5 +1,6 @@
 import {
   addUsage,
+  costParts,
   dollars,
   dynamoRequestKind,
   gbSeconds,
@@ -41,6 +42,20 @@ describe('list prices', () => {
     // One minute's cost, for 2 targets: × 43,200 minutes in 30 days ÷ 2.
     expect(monthlyPerTarget(usage, 60_000, 2)).toBeCloseTo((dollars(usage) * 43_200) / 2, 9);
     expect(monthlyPerTarget(usage, 0, 2)).toBe(0);
+  });
+
+  it('splits a target-month into GB-s, DynamoDB and invocations (SQS is the router path)', () => {
+    // 1,000 s of a 30-day month (2,592,000 s) for 1 target: × 2,592.
+    const usage = {
+      ...noUsage,
+      gbSeconds: 10,
+      dynamoWrites: 1_000,
+      dynamoReads: 4_000,
+      invocations: 500,
+      sqsRequests: 9,
+    };
+    // GB-s 10 × $0.0000166667; DynamoDB 1,000 × $0.625 + 4,000 × $0.125 per million; 500 × $0.20 per million.
+    expect(costParts(usage, 1_000_000, 1)).toBe('GB-s $0.43, DynamoDB $2.92, invocations $0.26');
   });
 
   it('adds usages field by field', () => {

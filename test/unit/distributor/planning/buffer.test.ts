@@ -1,4 +1,4 @@
-import { bufferDepth, MIN_DEPTH, nextDrain, START_DEPTH } from '../../../../lib/distributor/planning/buffer';
+import { bufferDepth, MIN_DEPTH, nextDrain, START_DEPTH } from '../../../../lib/distributor/planning/capacity';
 
 const horizon = { horizonMs: 250 };
 
