@@ -1,3 +1,6 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { connect } from 'amqplib';
 import { Client } from 'pg';
 import { managementApi } from '../../local/management-api';
@@ -29,6 +32,9 @@ export default async function checkServices(): Promise<void> {
   ]);
   const missing = [...problems.filter((problem): problem is Error => problem !== undefined), ...tlsProblems];
   if (missing.length > 0) throw new Error(missing.map((error) => error.message).join('\n'));
+  // Test files run in parallel and several run bin/fairway, which rebuilds dist/fairway.cjs when a
+  // source is newer: built here once, so no file reads a build another one is writing.
+  await promisify(execFile)(process.execPath, [join(__dirname, '../../bin/fairway'), '--help']);
 }
 
 async function probe(service: ServiceName, check: () => Promise<unknown>) {

@@ -3,10 +3,13 @@ import { createObservability, lambdaHandler } from '../../../lib/wiring/lambda-f
 import { createRouterService } from '../../../lib/wiring/router';
 import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
 import { eventually } from '../../harness/eventually';
+import { holdOwnNode } from '../../harness/own-node-holds';
 import type { TestVhost } from '../../harness/rabbit';
 import { event, lambdaContext, recordingReport, routerConfig, sqsEvent, sqsRecord } from '../../harness/routing-events';
 import { services } from '../../harness/services';
 import { createOwnNodeVhost, restartOwnNode } from '../../harness/tls';
+
+holdOwnNode('alone');
 
 // Restarts the tests' own RabbitMQ node (.ci/services.sh), never the machine-wide one: a test restarts only what it started.
 describe('router across a RabbitMQ restart', () => {

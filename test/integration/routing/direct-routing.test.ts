@@ -14,8 +14,10 @@ import { createTestVhost } from '../../harness/rabbit';
 import { event, recordingReport, routerConfig, sqsEvent, sqsRecord } from '../../harness/routing-events';
 
 const TABLE = 'DistributorStateTable';
-const READ_MS = 200;
-const PUBLISH_MS = 300;
+// Wide enough for a loaded machine: at 200 ms a router's board read was often stale by the time it
+// published (everything staged), and a confirm could take over 300 ms.
+const READ_MS = 2_000;
+const PUBLISH_MS = 2_000;
 const MAX_DEPTH = 5;
 const CONTROLS_UNREADABLE =
   'Could not read the tenant controls; distributed with the last ones read, and granted no target';

@@ -1,4 +1,7 @@
+import { holdOwnNode } from '../../harness/own-node-holds';
 import { type TlsBroker, tlsBroker } from './fixture';
+
+holdOwnNode('shared');
 
 // A distribution pass as Lambda runs it against Amazon MQ: listing over HTTPS, moving over AMQPS,
 // the broker's CA given to Node by NODE_EXTRA_CA_CERTS.

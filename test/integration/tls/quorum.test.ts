@@ -1,4 +1,7 @@
+import { holdOwnNode } from '../../harness/own-node-holds';
 import { afterProcessEvent, type TlsBroker, tlsBroker } from './fixture';
+
+holdOwnNode('shared');
 
 interface QueueListing {
   name: string;

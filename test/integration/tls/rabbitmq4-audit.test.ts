@@ -12,11 +12,14 @@ import { managementApi } from '../../../local/management-api';
 import type { Vhost } from '../../../local/vhost';
 import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
 import { eventually } from '../../harness/eventually';
+import { holdOwnNode } from '../../harness/own-node-holds';
 import { refusedBy43 } from '../../harness/rabbitmq-4-rules';
 import { type RecordedCall, recordBrokerCalls } from '../../harness/rabbitmq-call-recorder';
 import { tlsServices } from '../../harness/services';
 import { createOwnNodeVhost } from '../../harness/tls';
 import { afterProcessEvent } from './fixture';
+
+holdOwnNode('shared');
 
 const root = join(__dirname, '..', '..', '..');
 const context = { functionName: 'audit', awsRequestId: 'audit', getRemainingTimeInMillis: () => 30_000 } as Context;

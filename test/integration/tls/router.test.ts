@@ -1,4 +1,7 @@
+import { holdOwnNode } from '../../harness/own-node-holds';
 import { afterProcessEvent, type TlsBroker, tlsBroker } from './fixture';
+
+holdOwnNode('shared');
 
 // The router as Lambda runs it against Amazon MQ: AMQPS and HTTPS management only, the broker's CA
 // given to Node by NODE_EXTRA_CA_CERTS, certificates verified (amqplib and fetch never skip it).

@@ -1,8 +1,11 @@
 import { type EmbeddedDynamo, startDynamo } from '../../harness/dynamo';
 import { lambdaNode } from '../../harness/lambda-node';
+import { holdOwnNode } from '../../harness/own-node-holds';
 import { tlsServices } from '../../harness/services';
 import { createTlsSchema, type TlsSchema } from '../../harness/tls';
 import { afterProcessEvent, type TlsBroker, tlsBroker } from './fixture';
+
+holdOwnNode('shared');
 
 /** Node's words for a server certificate that does not chain to a trusted CA. */
 const untrusted =
