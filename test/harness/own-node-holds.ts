@@ -20,15 +20,22 @@ export type Mode = 'shared' | 'alone';
 
 /** Holds the tests' own RabbitMQ node for this test file: call at the file's top level, before its describe blocks. */
 export function holdOwnNode(mode: Mode): void {
+  holdForFile(mode, HOLDS_DIR, OWN_NODE);
+}
+
+/** Holds what `dir`'s holders share for the whole test file: call at its top level, before any other hook. */
+export function holdForFile(mode: Mode, dir: string, what: string): void {
   let release: (() => void) | undefined;
   beforeAll(async () => {
-    release = await acquireHold(mode);
+    release = await acquireHold(mode, dir, what);
   }, HOLD_WAIT_MS + 10_000);
   afterAll(() => release?.());
 }
 
+const OWN_NODE = "the tests' own RabbitMQ node";
+
 /** Takes a hold in `dir` once the others allow it; returns its release. */
-export async function acquireHold(mode: Mode, dir = HOLDS_DIR): Promise<() => void> {
+export async function acquireHold(mode: Mode, dir = HOLDS_DIR, what = OWN_NODE): Promise<() => void> {
   mkdirSync(dir, { recursive: true });
   const own = mode === ALONE ? ALONE : `shared-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
   const path = join(dir, own);
@@ -37,7 +44,7 @@ export async function acquireHold(mode: Mode, dir = HOLDS_DIR): Promise<() => vo
   const waitedOut = (holding: boolean) => {
     const holders = others(dir, own).join(', ');
     if (holding) release();
-    return new Error(`Waited ${HOLD_WAIT_MS / 60_000} min for the tests' own RabbitMQ node, held by ${holders}`);
+    return new Error(`Waited ${HOLD_WAIT_MS / 60_000} min for ${what}, held by ${holders}`);
   };
   if (mode === 'alone') {
     while (!announce(path, true)) {

@@ -1,4 +1,6 @@
-import { paramArgs, runPackage, startableParams } from './package';
+import { paramArgs, runPackage, startableParams, takeTurnsPackaging } from './package';
+
+takeTurnsPackaging();
 
 /** The message serverless printed when it refused to package `params` over `base` (a stage that starts), or undefined. */
 function refusal(params: Record<string, string>, base: Readonly<Record<string, string>> = startableParams) {

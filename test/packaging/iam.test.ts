@@ -5,7 +5,9 @@ import { passRequestSettingsOf } from '../../lib/settings/common';
 import { passRequests } from '../../lib/work-board/adapters';
 import { documentedDeployParams } from '../harness/documented-deploy';
 import { type EmbeddedDynamo, startDynamo } from '../harness/dynamo';
-import { ofType, packageTemplate, ref, root, type Template } from './package';
+import { ofType, packageTemplate, ref, root, type Template, takeTurnsPackaging } from './package';
+
+takeTurnsPackaging();
 
 /**
  * Issue 23, item 8: each role may do what its function does and no more. In a VPC a role gets the

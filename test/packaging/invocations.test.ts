@@ -1,4 +1,6 @@
-import { ofType, packageTemplate, ref, startableParams, type Template } from './package';
+import { ofType, packageTemplate, ref, startableParams, type Template, takeTurnsPackaging } from './package';
+
+takeTurnsPackaging();
 
 /**
  * Issue 38, item 4: how an invocation ends. Lambda retried a failed asynchronous invocation twice

@@ -3,7 +3,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { paramArgs, root, runPackage, startableParams, type Template } from './package';
+import { paramArgs, root, runPackage, startableParams, type Template, takeTurnsPackaging } from './package';
+
+takeTurnsPackaging();
 
 const serverless = parse(readFileSync(join(root, 'serverless.yml'), 'utf8'));
 const packageJson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));

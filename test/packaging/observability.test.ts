@@ -1,5 +1,7 @@
 import { specProblems } from './cfn-spec';
-import { ofType, packageTemplate, ref, startableParams, type Template } from './package';
+import { ofType, packageTemplate, ref, startableParams, type Template, takeTurnsPackaging } from './package';
+
+takeTurnsPackaging();
 
 const scheduled = [
   ['DistributorLambdaFunction', 'DistributorHeartbeatAlarm', 'distributorRate', 'distributorEnabled'],

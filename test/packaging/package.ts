@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { holdForFile } from '../harness/own-node-holds';
 
 export type Resource = {
   Type: string;
@@ -14,6 +15,15 @@ export type Resource = {
 export type Template = { Resources: Record<string, Resource>; Conditions?: Record<string, any> };
 
 export const root = join(__dirname, '../..');
+
+/**
+ * serverless-esbuild bundles in the working copy's `.esbuild/`: two `serverless package` runs at
+ * once (test files run in parallel, jest.config.js) break each other's bundle, and one hung for
+ * 15 minutes. So the files that package take turns: call at the file's top level, before its hooks.
+ */
+export function takeTurnsPackaging(): void {
+  holdForFile('alone', join(tmpdir(), 'fairway-packaging-holds'), 'serverless package in another test file');
+}
 
 /**
  * The params a stage needs to start at all (packaging refuses an empty URL or time-based rule):

@@ -1,7 +1,9 @@
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { documentedDeployParams } from '../harness/documented-deploy';
-import { paramArgs, ref, root, runPackage, type Template } from './package';
+import { paramArgs, ref, root, runPackage, type Template, takeTurnsPackaging } from './package';
+
+takeTurnsPackaging();
 
 const PASSWORD = 'Recognisable-Pa55word-7f3a';
 const outputs = ['.serverless', '.esbuild'].map((dir) => join(root, dir));

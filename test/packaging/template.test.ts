@@ -1,7 +1,9 @@
 import { DISTRIBUTOR_TUNING } from '../../lib/distributor/config';
 import { documentedDeployParams, documentedGoLiveParams } from '../harness/documented-deploy';
 import { specProblems } from './cfn-spec';
-import { ofType, packageTemplate, ref, startableParams, type Template } from './package';
+import { ofType, packageTemplate, ref, startableParams, type Template, takeTurnsPackaging } from './package';
+
+takeTurnsPackaging();
 
 /** The prod deployment docs/deploying.md shows, with every optional part switched on. */
 const documentedProdParams = documentedDeployParams();

@@ -5,6 +5,7 @@ import { ConfigError } from '../../../lib/platform/errors';
 import { managementPath } from '../../../lib/rabbitmq/management';
 import { readyCountsOn } from '../../../lib/rabbitmq/ready-counts';
 import { loadRouterConfig } from '../../../lib/routing/config';
+import { openDoorbell } from '../../../lib/staging/doorbell';
 import { distributorFunction } from '../../../lib/wiring/distributor';
 import { lambdaFunction } from '../../../lib/wiring/lambda-function';
 import { routerFunction } from '../../../lib/wiring/router';
@@ -134,6 +135,10 @@ describe('RabbitMQ 4 audit: every queue declare and qos call Fairway makes', () 
         const depths = await model.createConfirmChannel();
         expect((await readyCountsOn(depths, ['classic-target'])).get('classic-target')).toBeGreaterThan(0);
         await depths.close();
+        // So is the target's doorbell, which a busy stint declares (target-pass.ts).
+        const doorbell = await openDoorbell(await model.createChannel(), 'classic-target');
+        expect(await doorbell?.rung()).toEqual([]);
+        await doorbell?.close();
       } finally {
         await model.close();
       }
