@@ -1,10 +1,9 @@
-import type { DirectRoutingSettings } from '../work-board/grants';
+import { type DirectRoutingSettings, roundGrants } from '../work-board/grants';
 import { type DistributorEvent, type PassTrigger, WORK_EVENT } from '../work-board/pass-trigger';
 import { type Board, dueTargets, isDue, liveSlots, nextDueAt, type Served } from '../work-board/work-board';
 import type { DynamoWorkBoard } from '../work-board/work-board-store';
 import { type BackstopDeps, runBackstop } from './backstop';
 import type { RunModelSettings } from './config';
-import { roundGrants } from './execution-grants';
 import type { Distributor, DistributorSession } from './pass';
 import { lingerMs } from './planning/follow-up';
 import type { DistributorReport, ExecutionSummary, PassSummary } from './report';

@@ -1,7 +1,6 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type DocumentPort, isConditionFailure, retryingThrottled } from '../platform/aws';
-import { TargetClauses } from './target-clauses';
-import { type Board, MAX_SLOTS, parseBoard, type Served, WORK_BOARD_KEY } from './work-board';
+import { type Board, MAX_SLOTS, parseBoard, type Served, TargetClauses, WORK_BOARD_KEY } from './work-board';
 
 /**
  * The condition that the board's version is still `version`: a board no router has written yet has
