@@ -121,7 +121,11 @@ export function directPublishesFit(
  * routers may be publishing to under a grant is revoked before the pass, each target served may be
  * granted, and one granted by another execution meanwhile is revoked in the same write.
  */
-export function roundGrants(direct: DirectRoutingSettings, board: { revoke(targets: readonly string[], due: number): Promise<Board> }, at: number) {
+export function roundGrants(
+  direct: DirectRoutingSettings,
+  board: { revoke(targets: readonly string[], due: number): Promise<Board> },
+  at: number,
+) {
   const waitMs = revocationWaitMs(direct);
   return {
     /**
