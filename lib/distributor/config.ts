@@ -11,8 +11,8 @@ import {
   SHARED_TUNING,
   stagingLifecycleSettings,
 } from '../settings/common';
+import type { FollowUpSettings } from './planning/budget';
 import type { BufferSettings } from './planning/capacity';
-import type { FollowUpSettings } from './planning/follow-up';
 import type { TargetPlanSettings } from './planning/target-plan';
 import { fairByError, WEIGHT_DECIMALS, type WeightRule } from './planning/weights';
 

@@ -5,7 +5,7 @@ import type { DynamoWorkBoard } from '../work-board/work-board-store';
 import { type BackstopDeps, runBackstop } from './backstop';
 import type { RunModelSettings } from './config';
 import type { Distributor, DistributorSession } from './pass';
-import { lingerMs } from './planning/follow-up';
+import { lingerMs } from './planning/budget';
 import type { DistributorReport, ExecutionSummary, PassSummary } from './report';
 import { LEASE_MS, LEASE_RENEW_MS } from './stores/lease-store';
 
@@ -59,7 +59,7 @@ interface Run {
  * One distributor execution (docs/distributor.md "Run model"): claims a slot (none free: ends at
  * once), then serves every due target of the work board, least recently served first, round after
  * round, until nothing is due within the wait bound (nor a request within what leaving would cost
- * its leases, lingerMs in planning/follow-up.ts) or its time runs out; it leaves only when no request can be
+ * its leases, lingerMs in planning/budget.ts) or its time runs out; it leaves only when no request can be
  * stranded. Leases are held for the execution's life.
  */
 export async function runExecution(deps: ExecutionDeps, remainingMs: number): Promise<ExecutionSummary> {

@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { QueueInfo } from '../rabbitmq/management';
 import type { QueuePolicies } from '../rabbitmq/queue-policies';
 import { channelSlots, concurrencyLimit } from './moving/channels';
-import { moveCostModel } from './planning/budget';
-import { followUpDelay } from './planning/follow-up';
+import { followUpDelay, moveCostModel } from './planning/budget';
 import { groupByTarget, type TargetGroup } from './planning/tenant-backlog';
 import {
   controlledWeights,

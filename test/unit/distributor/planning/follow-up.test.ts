@@ -1,4 +1,4 @@
-import { followUpDelay, type TargetEnd } from '../../../../lib/distributor/planning/follow-up';
+import { followUpDelay, type TargetEnd } from '../../../../lib/distributor/planning/budget';
 
 const settings = { followUpDelayMs: 1_000, followUpMaxDelayMs: 20_000, refillThresholdPercent: 10 };
 const end = (over: Partial<TargetEnd>): TargetEnd => ({ outcome: 'distributed', staged: 0, moved: 0, ...over });

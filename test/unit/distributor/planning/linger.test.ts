@@ -1,4 +1,4 @@
-import { lingerMs } from '../../../../lib/distributor/planning/follow-up';
+import { lingerMs } from '../../../../lib/distributor/planning/budget';
 
 describe('lingerMs: how long an execution with nothing due stays for the next request', () => {
   it.each<[string, number, number, number]>([
