@@ -224,7 +224,7 @@ function quietFirstEnv() {
   return {
     /**
      * `keep`: a moved message keeps the router's priority (SPEC §1). `backlog`: on a target with
-     * `x-max-priority`, its priority comes from its staging queue's backlog, and quiet queues may fill the reserve.
+     * `x-max-priority`, its priority comes from its staging queue's backlog, and quiet queues are moved first.
      */
     DISTRIBUTOR_MOVE_PRIORITY: choice(['keep', 'backlog'] as const, 'backlog'),
   };

@@ -135,10 +135,13 @@ export interface BufferSettings {
   horizonMs: number;
 }
 
-/** A target with no drain measured yet starts this shallow: its first pass never fills it to its max length. */
-export const START_DEPTH = 20;
 /** The buffer never plans below this: a drain measured over a few ms can read 0 while workers are busy. */
 export const MIN_DEPTH = 5;
+/**
+ * A target with no drain measured yet starts as shallow as the buffer ever keeps it: its first pass
+ * never fills it to its max length, and the next readings deepen it within a few refills.
+ */
+export const START_DEPTH = MIN_DEPTH;
 /** Weight of a new drain reading in the smoothed rate (about the last 5 readings count). */
 const SMOOTHING = 0.2;
 

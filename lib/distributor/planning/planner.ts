@@ -138,28 +138,19 @@ export const reservePercent = (settings: QuietFirstSettings): number =>
   settings.movePriority === 'backlog' ? settings.reservePercent : 0;
 
 /**
- * Tops up the shares of quiet tenants' queues (weight > 0, tenant's backlog ≤ quietBacklog) from `room` left after the
- * fair plan (the reserve, and room below the refill threshold): they get the rest of what they hold,
- * water-filled among them when it does not all fit. Never more than `room` in all. Pure.
+ * Quiet tenants first (backlog mode): quiet tenants' queues (weight > 0, tenant's backlog ≤
+ * quietBacklog) take what they hold from the whole `room` (the reserve and the room below the
+ * refill threshold too) before the fair plan shares the rest, water-filled among them when it does
+ * not all fit. Served before, not after: in a buffer a few messages deep the reserve rounds to
+ * nothing, and a quiet queue's fair share of one free slot left it waiting seconds (issue 36). Pure.
  */
-export function topUpQuiet(
+export function quietShares(
   queues: readonly (PlanQueue & { backlog: number })[],
-  shares: readonly { name: string; share: number }[],
   room: number,
   quietBacklog: number,
   rotationCursor?: string,
-): { shares: { name: string; share: number }[]; rotationCursor?: string } {
-  const planned = new Map(shares.map((s) => [s.name, s.share]));
-  const left = room - shares.reduce((n, s) => n + s.share, 0);
-  const wanting = queues
-    .filter((q) => q.weight > 0 && q.backlog <= quietBacklog)
-    .map((q) => ({ ...q, depth: q.depth - (planned.get(q.name) ?? 0) }))
-    .filter((q) => q.depth > 0);
-  if (left <= 0 || wanting.length === 0) return { shares: [...shares], rotationCursor };
-  const extra = planShares({ capacity: left, queues: wanting, mode: 'queue', rotationCursor });
-  for (const { name, share } of extra.shares) planned.set(name, (planned.get(name) ?? 0) + share);
-  return {
-    shares: [...planned].map(([name, share]) => ({ name, share })).sort((a, b) => (a.name < b.name ? -1 : 1)),
-    rotationCursor: extra.rotationCursor,
-  };
+): Plan {
+  const wanting = queues.filter((q) => q.weight > 0 && q.backlog <= quietBacklog && q.depth > 0);
+  if (room <= 0 || wanting.length === 0) return { shares: [], ...(rotationCursor ? { rotationCursor } : {}) };
+  return planShares({ capacity: room, queues: wanting, mode: 'queue', rotationCursor });
 }

@@ -9,9 +9,9 @@ import {
   type PlanQueue,
   planShares,
   type QuietFirstSettings,
+  quietShares,
   reservePercent,
   targetTopPriority,
-  topUpQuiet,
 } from './planner';
 import { stagedQueues } from './tenant-backlog';
 import type { QueueWeight } from './weights';
@@ -141,23 +141,30 @@ export function planTarget(
   if (capacity.capacity === 0 && !(backlog && capacity.quietCapacity > 0)) return plan;
 
   plan.queues = stagedQueues(measured.staging, { ...settings, ...measured }, weight);
+  const quiet = backlog
+    ? quietShares(plan.queues, capacity.quietCapacity, quietFirst.quietBacklog, measured.rotationCursor)
+    : { shares: [] };
+  const quietTaken = new Map(quiet.shares.map((s) => [s.name, s.share]));
+  const taken = quiet.shares.reduce((n, s) => n + s.share, 0);
+  // The fair plan shares what quiet queues left of its capacity, never past the room.
+  const fairCapacity = Math.max(0, Math.min(capacity.capacity, capacity.quietCapacity - taken));
   const planned = planShares({
-    capacity: capacity.capacity,
-    queues: plan.queues,
+    capacity: fairCapacity,
+    queues: plan.queues.map((q) => ({ ...q, depth: q.depth - (quietTaken.get(q.name) ?? 0) })),
     mode: settings.planner,
     rotationCursor: measured.rotationCursor,
     ...(measured.innerCursors ? { innerCursors: measured.innerCursors } : {}),
     ...(byWork(settings.fairBy) ? { fairBy: 'work', deficits: measured.deficits ?? {} } : {}),
   });
-  const shares = backlog
-    ? quietFirstShares(plan, planned, capacity.quietCapacity, quietFirst, movePriorityTop(measured, createWith))
-    : planned;
-  plan.shares = shares.shares;
+  const merged = planned.shares.map((s) => ({ name: s.name, share: s.share + (quietTaken.get(s.name) ?? 0) }));
+  if (merged.some((s) => s.share > 0)) plan.outcome = 'distributed';
+  const top = backlog ? movePriorityTop(measured, createWith) : undefined;
+  plan.shares = top === undefined ? merged : stampQuietFirst(plan, merged, top, quietFirst.quietBacklog);
   if (planned.innerCursors) plan.innerCursors = planned.innerCursors;
   if (planned.deficits) plan.deficits = planned.deficits;
-  if (shares.rotationCursor !== undefined && shares.rotationCursor !== measured.rotationCursor) {
-    plan.rotationCursor = shares.rotationCursor;
-  }
+  // A fair plan with nothing to share leaves the rotation where the quiet queues' took it.
+  const cursor = fairCapacity > 0 ? planned.rotationCursor : (quiet.rotationCursor ?? planned.rotationCursor);
+  if (cursor !== undefined && cursor !== measured.rotationCursor) plan.rotationCursor = cursor;
   return plan;
 }
 
@@ -195,29 +202,15 @@ function targetRoom(
   return { plan, capacity };
 }
 
-/**
- * Quiet tenants first (backlog mode): quiet queues may also fill the reserve and the room below the
- * refill threshold (their messages enter now), and with a priority top every moved message gets its
- * tenant's backlog priority (stamped on `plan.queues` too).
- */
-function quietFirstShares(
+/** With a priority top, every moved message gets its tenant's backlog priority (stamped on `plan.queues` too). */
+function stampQuietFirst(
   plan: TargetShares,
-  planned: { shares: PlannedShare[]; rotationCursor?: string },
-  quietCapacity: number,
-  quietFirst: QuietFirstSettings,
-  top: number | undefined,
-): { shares: PlannedShare[]; rotationCursor?: string } {
-  const shares = topUpQuiet(
-    plan.queues,
-    planned.shares,
-    quietCapacity,
-    quietFirst.quietBacklog,
-    planned.rotationCursor,
-  );
-  if (shares.shares.some((s) => s.share > 0)) plan.outcome = 'distributed';
-  if (top === undefined) return shares;
-  plan.queues = plan.queues.map((q) => ({ ...q, priority: backlogPriority(q.backlog, top, quietFirst.quietBacklog) }));
-  return { ...shares, shares: stampBacklog(shares.shares, plan.queues) };
+  shares: readonly PlannedShare[],
+  top: number,
+  quietBacklog: number,
+): PlannedShare[] {
+  plan.queues = plan.queues.map((q) => ({ ...q, priority: backlogPriority(q.backlog, top, quietBacklog) }));
+  return stampBacklog(shares, plan.queues);
 }
 
 /**

@@ -5,7 +5,12 @@ const horizon = { horizonMs: 250 };
 describe('the target buffer', () => {
   it('starts shallow without a rate, never above the max length', () => {
     expect(bufferDepth(undefined, 1000, horizon)).toBe(START_DEPTH);
-    expect(bufferDepth(undefined, 8, horizon)).toBe(8);
+    expect(bufferDepth(undefined, 3, horizon)).toBe(3);
+  });
+
+  it('starts no deeper than it ever keeps: 20 at first held a quiet message 2 s behind workers at 10 msg/s', () => {
+    expect(START_DEPTH).toBe(MIN_DEPTH);
+    expect(bufferDepth(undefined, 1000, horizon)).toBe(bufferDepth(0, 1000, horizon));
   });
 
   it('keeps rate × horizon, at least MIN_DEPTH, at most the max length', () => {

@@ -7,8 +7,8 @@ import { targetCapacity } from '../../../../lib/distributor/planning/capacity';
 import {
   backlogPriority,
   type QuietFirstSettings,
+  quietShares,
   targetTopPriority,
-  topUpQuiet,
 } from '../../../../lib/distributor/planning/planner';
 import {
   planTarget,
@@ -69,26 +69,19 @@ describe('targetTopPriority', () => {
   ])('%j → %s', (args, top) => expect(targetTopPriority(args)).toBe(top));
 });
 
-describe('topUpQuiet (the reserve goes to quiet queues only)', () => {
+describe('quietShares (quiet queues first, from the whole room)', () => {
   const q = (name: string, depth: number, weight = 1) => ({ name, depth, weight, backlog: depth });
-  it.each<[string, ReturnType<typeof q>[], number[], number, number[]]>([
-    ['quiet queues get what the fair plan left them, from the room', [q('a', 3), q('b', 5000)], [0, 0], 10, [3, 0]],
-    ['a noisy queue (above quietBacklog) gets nothing more', [q('a', 11), q('b', 5000)], [0, 0], 100, [0, 0]],
-    ['only the room left after the plan', [q('a', 5), q('b', 5000)], [2, 6], 10, [4, 6]],
-    [
-      'quiet queues share a room too small for all, fairly',
-      [q('a', 8), q('b', 8), q('c', 5000)],
-      [0, 0, 0],
-      6,
-      [3, 3, 0],
-    ],
-    ['a paused quiet queue (weight 0) stays', [q('a', 3, 0), q('b', 3)], [0, 0], 10, [0, 3]],
-    ['no room: unchanged', [q('a', 3)], [0], 0, [0]],
-    ['a quiet queue planned in full: unchanged', [q('a', 3)], [3], 10, [3]],
-  ])('%s', (_name, queues, planned, room, expected) => {
-    const shares = queues.map((queue, i) => ({ name: queue.name, share: planned[i]! }));
-    const result = topUpQuiet(queues, shares, room, 10);
-    expect(result.shares.map((s) => s.share)).toEqual(expected);
+  it.each<[string, ReturnType<typeof q>[], number, Record<string, number>]>([
+    ['a quiet queue takes what it holds', [q('a', 3), q('b', 5000)], 10, { a: 3 }],
+    ['a noisy queue (above quietBacklog) takes nothing here', [q('a', 11), q('b', 5000)], 100, {}],
+    ['quiet queues share a room too small for all, fairly', [q('a', 8), q('b', 8), q('c', 5000)], 6, { a: 3, b: 3 }],
+    ['one free slot goes to a quiet queue, not to the flood', [q('a', 1), q('b', 5000)], 1, { a: 1 }],
+    ['a paused quiet queue (weight 0) stays', [q('a', 3, 0), q('b', 3)], 10, { b: 3 }],
+    ['no room: nothing', [q('a', 3)], 0, {}],
+  ])('%s', (_name, queues, room, expected) => {
+    const result = quietShares(queues, room, 10);
+    const moving = Object.fromEntries(result.shares.filter((s) => s.share > 0).map((s) => [s.name, s.share]));
+    expect(moving).toEqual(expected);
     expect(result.shares.reduce((n, s) => n + s.share, 0)).toBeLessThanOrEqual(Math.max(room, 0));
   });
 });
@@ -147,7 +140,7 @@ describe('planTarget, quiet tenants first', () => {
     const stamped = plan(backlog, measured(0, priorityTarget));
     expect(stamped).toMatchObject({ outcome: 'distributed', capacity: 950 });
     expect(stamped.shares).toEqual([
-      { name: noisy, share: 947, priority: 8 },
+      { name: noisy, share: 950, priority: 8 },
       { name: quiet, share: 3, priority: 10 },
     ]);
     // The pass's log shows each queue's stamped priority beside its depth.
@@ -184,7 +177,7 @@ describe('planTarget, quiet tenants first', () => {
     ]);
     const emptier = plan(backlog, measured(0, { 'x-max-length': 1000, 'x-queue-type': 'quorum' }));
     expect(emptier.shares).toEqual([
-      { name: noisy, share: 947, priority: 3 },
+      { name: noisy, share: 950, priority: 3 },
       { name: quiet, share: 3, priority: 5 },
     ]);
   });
@@ -203,6 +196,17 @@ describe('planTarget, quiet tenants first', () => {
       { name: noisy, share: 947, priority: 8 },
       { name: quiet, share: 3, priority: 9 },
     ]);
+  });
+
+  it('backlog, a buffer a few messages deep: its one free slot goes to the quiet queue, whatever the rotation', () => {
+    // Kept at 5 (the buffer at 10 msg/s): the reserve rounds to 0; a fair share gave the slot by rotation.
+    const shallow = { ...measured(4, priorityTarget, [1, 5000]), kept: { length: 5, from: 'buffer' as const } };
+    for (const rotationCursor of [quiet, noisy]) {
+      expect(plan(backlog, { ...shallow, rotationCursor }).shares).toEqual([
+        { name: noisy, share: 0 },
+        { name: quiet, share: 1, priority: 10 },
+      ]);
+    }
   });
 
   it('backlog with a 0 % reserve: the noisy queue may fill the whole room', () => {
