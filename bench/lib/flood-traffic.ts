@@ -131,6 +131,8 @@ export class RateWorkers {
   readonly deliveries: string[] = [];
   /** When a worker first started each message (not its arrival in the consumer's prefetch buffer). */
   readonly firstStart = new Map<string, number>();
+  /** When each message first reached a worker's prefetch buffer: start − arrival is the workers' own wait. */
+  readonly firstArrival = new Map<string, number>();
   readonly acks: Arrival[] = [];
   private readonly channels: Channel[] = [];
   private readonly pending = new Map<NodeJS.Timeout, { channel: Channel; message: ConsumeMessage }>();
@@ -165,7 +167,10 @@ export class RateWorkers {
           const startsAt = Math.max(now, free);
           free = startsAt + perMessageMs;
           const startedAt = Date.now() + (startsAt - now);
-          if (!this.firstStart.has(id)) this.firstStart.set(id, startedAt);
+          if (!this.firstStart.has(id)) {
+            this.firstStart.set(id, startedAt);
+            this.firstArrival.set(id, Date.now());
+          }
           const timer = setTimeout(() => {
             this.pending.delete(timer);
             channel.ack(message);
