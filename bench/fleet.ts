@@ -185,7 +185,13 @@ async function inStack<T>(name: string, delay: number, work: (stack: Stack) => P
     const model = await connect(direct.amqpUrl, { noDelay: true });
     closers.unshift(() => model.close().catch(() => undefined));
     const deploy: Stack['deploy'] = async (options, progress) => {
-      const fleet = await deployFleet({ vhost: delayed, dynamoEndpoint: dynamo.endpoint, progress, ...options });
+      const fleet = await deployFleet({
+        vhost: delayed,
+        dynamoEndpoint: dynamo.endpoint,
+        routers: ROUTER_CONCURRENCY,
+        progress,
+        ...options,
+      });
       closers.unshift(() => fleet.stop());
       return fleet;
     };
@@ -365,6 +371,8 @@ async function routerWrites(flags: Record<Flags, number>, progress: (line: strin
       dynamoEndpoint: dynamo.endpoint,
       schedule: false,
       passes: 'skip',
+      // This run routes its batches one at a time.
+      routers: 1,
       progress,
     });
     try {
@@ -494,8 +502,6 @@ async function steadyWrites(
 const LIGHT_WARM_UP_SECONDS = 20;
 /** The seed's behaviour (SPEC §2: every message staged), the light load's second run (docs/router.md "Direct routing"). */
 const OFF_ENV = { DIRECT_ROUTING: 'off' };
-/** What serverless.yml gives the distributor by default: the param's mode and the router's concurrency (here the bench's). */
-const AS_DEPLOYED_DISTRIBUTOR_ENV = { DIRECT_ROUTING: `${param('directRouting')}:${ROUTER_CONCURRENCY}` };
 
 /**
  * 10 msg/s from 5 tenants: US$ per million messages beside the plain path, run twice on the same
@@ -615,9 +621,8 @@ async function lightRun(
   await workers.start();
   try {
     await stack.dynamo.reset();
-    const routerEnv = mode === 'off' ? OFF_ENV : {};
-    const distributorEnv = mode === 'off' ? OFF_ENV : AS_DEPLOYED_DISTRIBUTOR_ENV;
-    const fleet = await stack.deploy({ schedule: true, routerEnv, distributorEnv }, progress);
+    const settings = mode === 'off' ? OFF_ENV : {};
+    const fleet = await stack.deploy({ schedule: true, routerEnv: settings, distributorEnv: settings }, progress);
     const tenants = Array.from({ length: 5 }, (_, i) => `light${i}`);
     let next = 0;
     const perWindow = Math.round((10 * WINDOW_MS) / 1000);

@@ -2,7 +2,7 @@ import type { ChannelModel } from 'amqplib';
 import { stagingQueueName } from '../lib/staging/staging-names';
 import { routerEventSource } from '../local/sqs/settings';
 import { type Benchmark, textFlag } from './lib/benchmark';
-import { checkSettings, deploy, stackEnv } from './lib/fairway-deploy';
+import { asDeployedDistributorEnv, checkSettings, deploy, stackEnv } from './lib/fairway-deploy';
 import {
   type Accounting,
   account,
@@ -210,7 +210,11 @@ export async function runFlood(
     model.on('error', (error) => progress(`bench connection: ${String(error)}`));
     const baseEnv = stackEnv(delayed, dynamo);
 
-    checkSettings({ env: baseEnv, routerEnv: options.routerEnv, distributorEnv: options.distributorEnv });
+    checkSettings({
+      env: baseEnv,
+      routerEnv: options.routerEnv,
+      distributor: { env: options.distributorEnv, routers: flags.routers },
+    });
     const context: RunContext = { model, baseEnv, flags, options, batches, progress };
 
     const results: RunResult[] = [];
@@ -295,7 +299,9 @@ async function runOnce(
           ROUTER_TARGETS: JSON.stringify({ [target]: { bypassStaging: true } }),
           ...(delivery === 'fifo' ? { TENANT_PRIORITY_AMQP_PRIORITIES: samePriority } : {}),
         },
-    ...(fairway ? { distributor: { onDemand: delivery === 'on-demand', env: options.distributorEnv } } : {}),
+    ...(fairway
+      ? { distributor: { onDemand: delivery === 'on-demand', env: options.distributorEnv, routers: flags.routers } }
+      : {}),
     progress,
   });
   const sqs = new SqsBatches(deployment.route, { ...batches, ingress }, (error) =>
@@ -637,7 +643,10 @@ function report(
           '"≥" marks a figure that includes quiet messages not delivered by the end, counted with their wait so far. ' +
           'Both Fairway deliveries run the distributor schedule of serverless.yml (every minute, the first pass at deploy, ' +
           'before the flood): a phase shorter than a minute gives "schedule only" no pass that moves anything.' +
-          env('Distributor settings:', options.distributorEnv) +
+          env(
+            'Distributor settings:',
+            asDeployedDistributorEnv({ env: options.distributorEnv, routers: flags.routers }),
+          ) +
           env('Router settings:', options.routerEnv),
       ],
     },

@@ -4,7 +4,7 @@ import { stagingQueueName } from '../lib/staging/staging-names';
 import { memoryStagingRegistry } from '../test/harness/staging-registry';
 import { publishConfirmed } from './lib/amqp';
 import type { Benchmark } from './lib/benchmark';
-import { type Deployment, deploy, stackEnv } from './lib/fairway-deploy';
+import { asDeployedDistributorEnv, type Deployment, deploy, stackEnv } from './lib/fairway-deploy';
 import { TargetWorkers } from './lib/fleet-workers';
 import { quantile } from './lib/flood-metrics';
 import { DepthReader, SqsBatches, sleep } from './lib/flood-traffic';
@@ -61,7 +61,12 @@ export const latencyBench: Benchmark<Flags> = {
 
       /** The deployed pair for one phase: on demand (async invokes through the local endpoint) or schedule only. */
       const deployPair = (onDemand: boolean) =>
-        deploy({ env: baseEnv, routerEnv: {}, distributor: { onDemand, env: {}, registry }, progress });
+        deploy({
+          env: baseEnv,
+          routerEnv: {},
+          distributor: { onDemand, env: {}, routers: maxRouterConcurrency, registry },
+          progress,
+        });
 
       /**
        * Router invocations of `size` records every `everyMs` through the after-process queue's event source
@@ -234,6 +239,8 @@ export const latencyBench: Benchmark<Flags> = {
           rows: costRows,
           notes: [
             '"busy s/min" is the distributor\'s Lambda time (an execution waits inside its invocation for a target due within its wait bound, 6 s).',
+            `The distributor runs with DIRECT_ROUTING ${asDeployedDistributorEnv({ env: {}, routers: maxRouterConcurrency }).DIRECT_ROUTING} ` +
+              `(serverless.yml's, with the bench's ${maxRouterConcurrency} router invocations at once for the router's reserved concurrency).`,
           ],
         },
       ];

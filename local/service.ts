@@ -18,7 +18,11 @@ interface ServerlessFile {
   provider: { timeout?: number };
   functions: Record<
     string,
-    { timeout?: number | string; events?: Array<{ schedule?: { rate: string; enabled?: unknown } }> }
+    {
+      timeout?: number | string;
+      events?: Array<{ schedule?: { rate: string; enabled?: unknown } }>;
+      environment?: Record<string, unknown>;
+    }
   >;
 }
 
@@ -31,6 +35,27 @@ export function paramResolver(stage = 'dev'): (value: unknown) => string {
       if (!(name in params)) throw new Error(`serverless.yml refers to \${param:${name}}, which has no value`);
       return String(params[name]);
     });
+}
+
+/** The router count serverless.yml appends to the distributor's DIRECT_ROUTING: the router function's reserved concurrency. */
+const ROUTER_COUNT_PARAM = `$\{param:routerReservedConcurrency}`;
+
+/**
+ * The distributor's DIRECT_ROUTING as serverless.yml gives it on `stage`, but with `routers` for the
+ * router's reserved concurrency it appends: the most router invocations that run at once where the
+ * caller runs them (a bench's concurrency, the local poller's one), the bound the grant rule relies on
+ * (lib/work-board/grants.ts directPublishesFit).
+ */
+export function distributorDirectRouting(stage: string, routers: number): string {
+  const file = parse(readFileSync(join(projectRoot(), 'serverless.yml'), 'utf8'), { merge: true }) as ServerlessFile;
+  const value = file.functions.distributor?.environment?.DIRECT_ROUTING;
+  if (typeof value !== 'string' || !value.endsWith(`:${ROUTER_COUNT_PARAM}`)) {
+    throw new Error(
+      `serverless.yml gives the distributor DIRECT_ROUTING ${JSON.stringify(value)}, not "<mode>:${ROUTER_COUNT_PARAM}": ` +
+        'make local/service.ts distributorDirectRouting derive what it now gives',
+    );
+  }
+  return paramResolver(stage)(value.replace(ROUTER_COUNT_PARAM, String(routers)));
 }
 
 /** Reads serverless.yml's functions with `${param:…}` resolved for `stage` (its block over `default`). */
@@ -71,7 +96,6 @@ export function stageEnvironment(stage = 'dev'): Record<string, string> {
   const root = projectRoot();
   const file = parse(readFileSync(join(root, 'serverless.yml'), 'utf8'), { merge: true }) as ServerlessFile & {
     provider: { environment?: Record<string, unknown> };
-    functions: Record<string, { environment?: Record<string, unknown> }>;
   };
   const tables = parse(readFileSync(join(root, 'infra/dynamodb.yml'), 'utf8')) as {
     Resources: Record<string, { Properties?: { TableName?: string } }>;

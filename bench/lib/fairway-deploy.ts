@@ -9,7 +9,7 @@ import { checkVariableNames } from '../../lib/wiring/variables';
 import type { DistributorEvent } from '../../lib/work-board/pass-trigger';
 import { lambdaContext, scheduledEvent } from '../../local/lambda-events';
 import { startLambdaInvokeServer } from '../../local/lambda-invoke-server';
-import { serviceFunctions } from '../../local/service';
+import { distributorDirectRouting, serviceFunctions } from '../../local/service';
 import { Scheduler } from '../../local/stack/scheduler';
 import type { BenchDynamo } from './hops';
 import type { BenchVhost } from './services';
@@ -17,7 +17,8 @@ import type { BenchVhost } from './services';
 /**
  * The flood and latency benches' one coupling to how Fairway is deployed and run (the run model may change
  * under it; this file follows): the router's and distributor's handler cores built from their
- * config loaders, the distributor's schedule from serverless.yml ('dev'), passes on demand through
+ * config loaders, the distributor's schedule and DIRECT_ROUTING from serverless.yml ('dev', with the
+ * bench's router count; the fleet bench's distributor gets it here too), passes on demand through
  * the real Lambda client against a local async-invoke endpoint.
  */
 
@@ -47,15 +48,25 @@ export interface Deployment {
   stop(): Promise<void>;
 }
 
+export interface DistributorSettings {
+  /** The bench's own settings, on top of those serverless.yml gives the distributor (a DIRECT_ROUTING here replaces its). */
+  env: Record<string, string>;
+  /**
+   * Router invocations the bench runs at once at most: serverless.yml appends the router's reserved
+   * concurrency to the distributor's DIRECT_ROUTING, and without it no target whose max length drops
+   * is granted direct routing (docs/router.md "Direct routing").
+   */
+  routers: number;
+}
+
 export interface DeployOptions {
   /** Connections and tables, for both functions. */
   env: Record<string, string>;
   /** The router's own settings on top (ROUTER_TARGETS, TENANT_PRIORITY_…). */
   routerEnv: Record<string, string>;
   /** Absent: the router alone, publishing straight to the target. */
-  distributor?: {
+  distributor?: DistributorSettings & {
     onDemand: boolean;
-    env: Record<string, string>;
     /**
      * A registry of the bench's, read instead of STAGING_TABLE's: the router then records nothing
      * (the backstop's listing does) and nothing is reaped. Absent: STAGING_TABLE, as deployed.
@@ -65,14 +76,24 @@ export interface DeployOptions {
   progress(line: string): void;
 }
 
+/** The distributor's own settings as deployed: serverless.yml's DIRECT_ROUTING with the bench's router count, the bench's on top. */
+export const asDeployedDistributorEnv = ({ env, routers }: DistributorSettings): Record<string, string> => ({
+  DIRECT_ROUTING: distributorDirectRouting('dev', routers),
+  ...env,
+});
+
+/** The distributor's configuration as its cold start reads it, with the stack's `env` under its own settings. */
+export const distributorConfig = (env: Record<string, string>, distributor: DistributorSettings) =>
+  loadDistributorConfig({ ...env, ...asDeployedDistributorEnv(distributor) });
+
 /** Loads both configurations once, so that a bad setting fails before a run rather than minutes into it. */
 export function checkSettings(
-  options: Pick<DeployOptions, 'env' | 'routerEnv'> & { distributorEnv: Record<string, string> },
+  options: Pick<DeployOptions, 'env' | 'routerEnv'> & { distributor: DistributorSettings },
 ) {
   const onDemand = { DISTRIBUTOR_FUNCTION_NAME: functionName, LAMBDA_ENDPOINT: 'http://127.0.0.1:9' };
   // As at cold start: a misspelled setting is refused, not ignored.
-  checkVariableNames({ ...options.distributorEnv, ...options.routerEnv });
-  loadDistributorConfig({ ...options.env, ...onDemand, ...options.distributorEnv });
+  checkVariableNames({ ...asDeployedDistributorEnv(options.distributor), ...options.routerEnv });
+  distributorConfig({ ...options.env, ...onDemand }, options.distributor);
   loadRouterConfig({ ...options.env, ...onDemand, ...options.routerEnv });
 }
 
@@ -100,7 +121,7 @@ export async function deploy(given: DeployOptions): Promise<Deployment> {
     if (options.distributor.onDemand)
       onDemandEnv = { DISTRIBUTOR_FUNCTION_NAME: functionName, LAMBDA_ENDPOINT: invokeServer.endpoint };
     const warn = warningReport((message, details) => progress(`distributor: ${message} ${JSON.stringify(details)}`));
-    const config = loadDistributorConfig({ ...options.env, ...onDemandEnv, ...options.distributor.env });
+    const config = distributorConfig({ ...options.env, ...onDemandEnv }, options.distributor);
     const service = createDistributorService(config, warn, registry ? { registry } : {});
     const invocation = distributorInvocation(service);
     runInvocation = async (event) => {

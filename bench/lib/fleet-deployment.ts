@@ -12,6 +12,7 @@ import { lambdaContext, scheduledEvent, sqsEvent } from '../../local/lambda-even
 import { startLambdaInvokeServer } from '../../local/lambda-invoke-server';
 import { serviceFunctions } from '../../local/service';
 import { Scheduler } from '../../local/stack/scheduler';
+import { asDeployedDistributorEnv } from './fairway-deploy';
 import { gbSeconds, InFlight, isVhostListing } from './fleet-metrics';
 import { callerEndpoint } from './hops';
 import type { BenchVhost } from './services';
@@ -103,6 +104,8 @@ export interface FleetOptions {
   /** Settings on top of the bench's, as flood's `--router-env` and `--distributor-env` give them (checked as at cold start). */
   routerEnv?: Record<string, string>;
   distributorEnv?: Record<string, string>;
+  /** Router invocations the bench runs at once at most: the distributor's DIRECT_ROUTING carries it, as deployed. */
+  routers: number;
   progress: (line: string) => void;
 }
 
@@ -111,7 +114,7 @@ export type FleetDeployment = Awaited<ReturnType<typeof deployFleet>>;
 export async function deployFleet(options: FleetOptions) {
   const { vhost, progress } = options;
   const routerEnv = options.routerEnv ?? {};
-  const distributorEnv = options.distributorEnv ?? {};
+  const distributorEnv = asDeployedDistributorEnv({ env: options.distributorEnv ?? {}, routers: options.routers });
   // As at cold start: a misspelled setting is refused, not ignored.
   checkVariableNames({ ...routerEnv, ...distributorEnv });
   const distributorFn = serviceFunctions('dev').find((fn) => fn.name === 'distributor')!;

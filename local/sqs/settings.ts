@@ -24,8 +24,13 @@ export interface AfterProcessQueueSettings {
   messageRetentionSeconds: number;
 }
 
+/**
+ * Router invocations the local poller runs at once (event-source.ts): its one loop awaits each batch's
+ * invocation before it gathers the next, which keeps within any `maximumConcurrency` (AWS allows 2 and up).
+ */
+export const POLLER_CONCURRENCY = 1;
+
 /** Keys of an `sqs` event that the local poller implements; any other would silently behave differently. */
-// The poller runs one invocation at a time, which keeps within any `maximumConcurrency` (AWS allows 2 and up).
 const supportedEventKeys = new Set([
   'arn',
   'batchSize',

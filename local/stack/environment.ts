@@ -1,3 +1,6 @@
+import { distributorDirectRouting } from '../service';
+import { POLLER_CONCURRENCY } from '../sqs/settings';
+
 /** Where the local stack's services listen. */
 export interface LocalEndpoints {
   dynamoEndpoint: string;
@@ -15,6 +18,16 @@ export const demoRetention = {
   'discharge-letter': { retentionDays: 5475 },
 } as const;
 
+export interface LocalStackSettings {
+  /** The serverless.yml stage whose params the functions follow. */
+  stage: string;
+  /** Time-based settings are divided by it with the schedules. */
+  speed: number;
+  documentTypes: readonly string[];
+  /** Passes on demand: the distributor's name and the local Lambda endpoint that runs it. */
+  distributor?: { functionName: string; endpoint: string };
+}
+
 /**
  * The environment every function gets on AWS (serverless.yml's provider and function blocks),
  * pointed at the local services. Time-based settings are divided by `speed` with the schedules,
@@ -22,9 +35,7 @@ export const demoRetention = {
  */
 export function functionEnvironment(
   endpoints: LocalEndpoints,
-  speed: number,
-  documentTypes: readonly string[],
-  distributor?: { functionName: string; endpoint: string },
+  { stage, speed, documentTypes, distributor }: LocalStackSettings,
 ): Record<string, string> {
   return {
     POWERTOOLS_SERVICE_NAME: 'fairway',
@@ -44,6 +55,11 @@ export function functionEnvironment(
     RABBITMQ_MANAGEMENT_URL: endpoints.managementUrl,
     RABBITMQ_VHOST: endpoints.vhost,
     TENANT_PRIORITY_RESET_SECONDS: String(Math.max(1, Math.round(1500 / speed))),
+    // The distributor's value as serverless.yml derives it, with the router count the grant rule bounds
+    // direct publishes by: here the poller's one invocation at a time, not the stage's reserved
+    // concurrency (10 × the direct depth 20 would exceed the demo target's max length, and it would
+    // never be granted). The router shares this environment and reads only the mode.
+    DIRECT_ROUTING: distributorDirectRouting(stage, POLLER_CONCURRENCY),
     // Passes on demand, through the local Lambda endpoint (docs/distributor.md).
     ...(distributor
       ? { DISTRIBUTOR_FUNCTION_NAME: distributor.functionName, LAMBDA_ENDPOINT: distributor.endpoint }

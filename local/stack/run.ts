@@ -158,9 +158,12 @@ async function start(options: LocalStackOptions) {
   cleanups.push(['the Lambda invoke endpoint', () => lambda.close()]);
   const env = functionEnvironment(
     { dynamoEndpoint: dynamo.endpoint, amqpUrl: vhost.amqpUrl, managementUrl, vhost: vhost.vhost, ...registry.urls },
-    speed,
-    registry.documentTypes,
-    { functionName: distributorFn.deployedName, endpoint: lambda.endpoint },
+    {
+      stage: options.stage,
+      speed,
+      documentTypes: registry.documentTypes,
+      distributor: { functionName: distributorFn.deployedName, endpoint: lambda.endpoint },
+    },
   );
   Object.assign(process.env, env);
 

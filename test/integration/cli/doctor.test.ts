@@ -59,8 +59,7 @@ describe('fairway doctor', () => {
         vhost: vhost.vhost,
         ...registry.urls,
       },
-      300,
-      registry.documentTypes,
+      { stage: 'dev', speed: 300, documentTypes: registry.documentTypes },
     );
     // As npm start declares its worker's target, and as the router stages a tenant's document.
     const connection = await connect(vhost.amqpUrl);

@@ -1,6 +1,6 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { type BatchOutcome, SqsEventSource } from '../../../local/sqs/event-source';
-import { afterProcessQueues, routerEventSource } from '../../../local/sqs/settings';
+import { afterProcessQueues, POLLER_CONCURRENCY, routerEventSource } from '../../../local/sqs/settings';
 import { eventually } from '../../harness/eventually';
 import { queueDepth, sendBodies, startTestQueues } from '../../harness/sqs';
 
@@ -87,6 +87,25 @@ describe('the local SQS event source behaves like Lambda’s (fauxqs)', () => {
     expect(invocations.every((i) => i.records.length <= 4)).toBe(true);
     expect(invocations[0]!.records).toHaveLength(4);
     expect(delivered().sort()).toEqual(bodies(25).sort());
+  });
+
+  it('runs one invocation at a time (POLLER_CONCURRENCY: the router count npm start gives the distributor)', async () => {
+    await sendBodies(queues.client, queues.queue.url, bodies(12));
+    let running = 0;
+    let most = 0;
+    run(
+      async () => {
+        most = Math.max(most, ++running);
+        // Long enough for a second batch to be received meanwhile, were the poller to gather one.
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        running--;
+        return { batchItemFailures: [] };
+      },
+      { batchSize: 3 },
+    );
+    await eventually(async () => (delivered().length >= 12 ? true : undefined), '12 deliveries');
+    expect(invocations.length).toBeGreaterThan(1);
+    expect(most).toBe(POLLER_CONCURRENCY);
   });
 
   it('gathers records for the batching window before invoking with fewer than batchSize', async () => {

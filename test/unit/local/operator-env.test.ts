@@ -13,8 +13,7 @@ it('the printed environment, pasted into a shell, gives a command every variable
       nxrgUrl: 'postgres://u:p@127.0.0.1:5433/nxrg',
       openxdsUrl: 'postgres://u:p@127.0.0.1:5434/openxds',
     },
-    300,
-    ['referral', 'lab-result', 'discharge-letter'],
+    { stage: 'dev', speed: 300, documentTypes: ['referral', 'lab-result', 'discharge-letter'] },
   );
   const seen = JSON.parse(
     execFileSync('sh', ['-c', `${operatorEnv(env)} node -e 'process.stdout.write(JSON.stringify(process.env))'`], {

@@ -64,9 +64,7 @@ describe('checkVariableNames', () => {
         nxrgUrl: 'n',
         openxdsUrl: 'o',
       },
-      1,
-      ['referral'],
-      { functionName: 'f', endpoint: 'http://l' },
+      { stage: 'dev', speed: 1, documentTypes: ['referral'], distributor: { functionName: 'f', endpoint: 'http://l' } },
     );
     expect(problemsOf(Object.fromEntries([...deployed, ...Object.keys(local)].map((name) => [name, '1'])))).toEqual([]);
   });
