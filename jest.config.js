@@ -17,7 +17,8 @@ const common = {
 /**
  * The integration suites `integration-rabbitmq4` runs again on the RabbitMQ 4.0 node of
  * `.ci/services.sh` (issue 36): the ones whose outcome the broker decides (declares and their
- * refusals, policies, priorities, publishes and confirms, moves, depths, deletes). Not the ones about
+ * refusals, policies, priorities, publishes and confirms, moves, depths, deletes, the bench workers'
+ * acks on a quorum queue before a close). Not the ones about
  * Fairway's own handling of a broker that fails (black holes, lost connections, killed passes), about
  * DynamoDB or Lambda, nor the broker-restart test (it restarts the TLS node): they would add minutes
  * and test nothing of 4.0's. routing/direct-routing runs here since the router decides direct
@@ -47,6 +48,7 @@ const rabbitmq4Suites = [
   'distributor/reaping/reaper',
   'distributor/target-buffer',
   'staging/doorbell',
+  'bench/rate-workers',
 ];
 
 /**

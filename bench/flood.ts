@@ -661,8 +661,10 @@ function report(
           "after the first, among the noisy tenants still backlogged at the window's end (at least two). Target idle while " +
           'staged: of the samples (every 200 ms) with work in staging, those with 0 ready in the target and none in the ' +
           "workers' hands. Overfill: samples above x-max-length (the default overflow drops the head, which shows as lost). " +
-          'Lost: sent and found neither delivered nor in any queue at the end; duplicates: copies beyond the first, ' +
-          'delivered or queued. Router retries: records the router failed (a confirm timeout under load, say) and was ' +
+          'Lost: sent and found neither started by a worker nor in any queue at the end; duplicates: copies beyond the ' +
+          'first, started or queued (each one more time a worker would process the message). Stopping, the workers ' +
+          'finish what they started and put back what they hold unstarted: found queued, that is waiting, not a ' +
+          'duplicate. Router retries: records the router failed (a confirm timeout under load, say) and was ' +
           'handed again.',
         ...results.map(
           (r) => `Target depth, largest per 5 s, ${r.scenario} / ${r.delivery} / round ${r.round}: ${r.series}`,

@@ -92,11 +92,18 @@ export function depthSeries(samples: readonly DepthSample[], bucketMs: number): 
   return buckets.map((d) => (Number.isNaN(d) ? '·' : String(d))).join(' ');
 }
 
-/** Where every message sent ended up: delivered once or more, still queued, or nowhere (lost). */
+/** One delivery to a worker; `started` is false when the worker put it back before starting it. */
+export interface Delivery {
+  id: string;
+  started: boolean;
+}
+
+/** Where every message sent ended up: started by a worker once or more, still queued, or nowhere (lost). */
 export interface Accounting {
   sent: number;
+  /** Sent and started by a worker. */
   delivered: number;
-  /** Deliveries and queued copies beyond the first of a message. */
+  /** Starts and queued copies beyond the first of a message: each is one more time a worker would process it. */
   duplicates: number;
   /** Sent, not delivered, still in a queue (SQS, staging or the target). */
   waiting: number;
@@ -108,9 +115,11 @@ export interface Accounting {
 
 /**
  * `deliveries`: every delivery to a worker, in any order, repeats included; `queued`: every copy
- * still queued when the run stopped.
+ * still queued when the run stopped. A delivery the worker put back unstarted counts for nothing:
+ * the message is the queue's again, and found there it is waiting, not a duplicate (a worker takes
+ * it once). A started one that is also queued is a duplicate: a worker would start it again.
  */
-export function account(sent: Iterable<string>, deliveries: Iterable<string>, queued: Iterable<string>): Accounting {
+export function account(sent: Iterable<string>, deliveries: Iterable<Delivery>, queued: Iterable<string>): Accounting {
   const sentSet = new Set(sent);
   const seen = new Set<string>();
   const delivered = new Set<string>();
@@ -123,7 +132,7 @@ export function account(sent: Iterable<string>, deliveries: Iterable<string>, qu
     seen.add(id);
     into.add(id);
   };
-  for (const id of deliveries) note(id, delivered);
+  for (const { id, started } of deliveries) if (started) note(id, delivered);
   for (const id of queued) note(id, waiting);
   for (const id of delivered) waiting.delete(id);
   return {

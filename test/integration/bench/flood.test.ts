@@ -3,7 +3,7 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { floodBench, runFlood } from '../../../bench/flood';
 import { tinyFlags } from '../../../bench/lib/benchmark';
 import { account } from '../../../bench/lib/flood-metrics';
-import { DepthReader, drainIds, RateWorkers, SqsBatches, sleep } from '../../../bench/lib/flood-traffic';
+import { DepthReader, drainIds, SqsBatches, sleep } from '../../../bench/lib/flood-traffic';
 import { createTestVhost, type TestVhost } from '../../harness/rabbit';
 
 /**
@@ -35,22 +35,6 @@ describe('flood bench parts', () => {
     expect(queued).toEqual(['t#5', 't#6', 't#7', 't#8', 't#9']);
     expect(account(sent, [], queued)).toMatchObject({ sent: 10, delivered: 0, waiting: 5, lost: 5, duplicates: 0 });
     await expect(new DepthReader(model).depth('dropping')).resolves.toBe(0); // deleted, read as empty
-  });
-
-  it('has the workers record every delivery and ack what they hold when stopped', async () => {
-    const channel = await model.createConfirmChannel();
-    await channel.assertQueue('work');
-    for (let i = 0; i < 20; i++) channel.sendToQueue('work', Buffer.from('{}'), { messageId: `w#${i}` });
-    await channel.waitForConfirms();
-    const workers = new RateWorkers(model, 'work', 1, Date.now());
-    await workers.start();
-    while (workers.deliveries.length < 20) await sleep(10);
-    await workers.stop(); // at 1 msg/s nearly all are still held
-    expect(new Set(workers.deliveries).size).toBe(20);
-    expect(workers.acks.length).toBeLessThan(20);
-    expect((await channel.checkQueue('work')).messageCount).toBe(0); // acked, not requeued
-    await channel.deleteQueue('work');
-    await channel.close();
   });
 
   it('hands the router batches of at most batchSize, in order, and sends the records it fails again', async () => {

@@ -118,18 +118,19 @@ describe('overfill and the depth series', () => {
 });
 
 describe('accounting of every message sent', () => {
+  const started = (...ids: string[]) => ids.map((id) => ({ id, started: true }));
   it('tells delivered, duplicated, still queued and lost apart', () => {
-    expect(account(['a', 'b', 'c', 'd', 'e'], ['a', 'b', 'a'], ['c', 'b', 'x'])).toEqual({
+    expect(account(['a', 'b', 'c', 'd', 'e'], started('a', 'b', 'a'), ['c', 'b', 'x'])).toEqual({
       sent: 5,
       delivered: 2,
-      duplicates: 2, // a delivered twice; b delivered and still queued
+      duplicates: 2, // a started twice; b started and still queued
       waiting: 1, // c
       lost: 2, // d, e
       strangers: 1, // x
     });
   });
   it('finds nothing wrong when each was delivered once', () => {
-    expect(account(['a', 'b'], ['b', 'a'], [])).toEqual({
+    expect(account(['a', 'b'], started('b', 'a'), [])).toEqual({
       sent: 2,
       delivered: 2,
       duplicates: 0,
@@ -137,6 +138,25 @@ describe('accounting of every message sent', () => {
       lost: 0,
       strangers: 0,
     });
+  });
+  // The 16 "duplicates" of every quorum run: held unstarted when the workers stopped, back in the target.
+  it('counts a delivery put back unstarted as nothing: found queued, the message is waiting, not duplicated', () => {
+    const deliveries = [...started('a'), { id: 'b', started: false }, { id: 'c', started: false }];
+    expect(account(['a', 'b', 'c'], deliveries, ['b'])).toEqual({
+      sent: 3,
+      delivered: 1,
+      duplicates: 0,
+      waiting: 1, // b
+      lost: 1, // c: a worker never started it and no queue holds it
+      strangers: 0,
+    });
+  });
+  it('counts a message put back unstarted, then started, as delivered once', () => {
+    const deliveries = [{ id: 'a', started: false }, ...started('a')];
+    expect(account(['a'], deliveries, [])).toMatchObject({ delivered: 1, duplicates: 0, waiting: 0, lost: 0 });
+  });
+  it('counts every start and queued copy beyond the first as a duplicate', () => {
+    expect(account(['a'], started('a', 'a'), ['a'])).toMatchObject({ delivered: 1, duplicates: 2, waiting: 0 });
   });
 });
 
