@@ -214,7 +214,10 @@ export class RateWorkers {
       else {
         last.unstarted = held;
         held.delivery.started = false;
-        if (this.firstStart.get(held.delivery.id) === held.startsAt) this.firstStart.delete(held.delivery.id);
+        if (this.firstStart.get(held.delivery.id) === held.startsAt) {
+          this.firstStart.delete(held.delivery.id);
+          this.firstArrival.delete(held.delivery.id);
+        }
       }
       byChannel.set(held.channel, last);
     }
