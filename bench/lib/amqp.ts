@@ -73,7 +73,7 @@ async function pumpOne(
       const onDelivery = (message: ConsumeMessage | null) => {
         if (message === null) return reject(new Error(`queue ${source} was deleted while pumping`));
         const tag = message.fields.deliveryTag;
-        ledger.delivered(tag);
+        ledger.delivered(tag, message);
         if (received >= count) {
           consumer.nack(message, false, true);
           return ledger.nacked(tag);
@@ -81,7 +81,7 @@ async function pumpOne(
         received++;
         publisher.sendToQueue(target, message.content, { ...message.properties, mandatory: true }, (error) => {
           if (error) return reject(new Error(`broker nacked a publish to ${target}`));
-          ledger.confirmed(tag, message);
+          ledger.confirmed(tag);
           const upTo = ledger.take();
           if (upTo) consumer.ack(upTo, true);
           if (++acked === count) resolve();

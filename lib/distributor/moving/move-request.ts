@@ -68,8 +68,8 @@ export interface MoveResult {
   parked: number;
   stopReason: StopReason;
   /**
-   * Published, but no confirm came within DRAIN_TIMEOUT_MS of stopping: the staging copies go
-   * back when the channel closes, and may also have reached the target (duplicates, never losses).
+   * Published, but no confirm came within DRAIN_TIMEOUT_MS of stopping: the staging copies are put
+   * back, and may also have reached the target (duplicates, never losses).
    */
   unconfirmed?: number;
   error?: string;

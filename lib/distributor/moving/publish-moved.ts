@@ -109,16 +109,22 @@ export function publishOptions(p: MessageProperties): Options.Publish {
  * (RabbitMQ closes the channel on a `multiple` ack of a tag it no longer holds).
  */
 export interface AckLedger<T> {
-  /** A delivery taken, in delivery order: the first one fixes where the mover's tags start. */
-  delivered(tag: number): void;
-  /** The broker confirmed the publish of `tag`: `value` (its message) is to be acked. */
-  confirmed(tag: number, value: T): void;
+  /** A delivery taken (`value`, its message), in delivery order: the first one fixes where the mover's tags start. */
+  delivered(tag: number, value: T): void;
+  /** The broker confirmed the publish of `tag`: it is to be acked. */
+  confirmed(tag: number): void;
   /** `tag` was nacked (put back) already: it is settled, with nothing to ack. */
   nacked(tag: number): void;
   /** The message to ack with `multiple` now, if the settled run grew over a confirmed tag since the last call. */
   take(): T | undefined;
-  /** Confirmed messages that a tag still unsettled holds back (the mover stops waiting): ack them one by one. */
-  heldBack(): T[];
+  /**
+   * The mover stops waiting for confirms: the frames that settle every delivery left, in order, each
+   * `multiple` up to its message (acks for the confirmed, nacks with requeue for the rest). One frame
+   * per run, never an ack per message: a quorum queue applied the first 33 of 144 single acks sent
+   * just before the channel closed and put the other 111 back. So a confirmed message behind a
+   * missing confirm is acked in bulk once the gap is put back.
+   */
+  finish(): { ack: boolean; upTo: T }[];
 }
 
 /**
@@ -128,31 +134,45 @@ export interface AckLedger<T> {
 export function ackLedger<T>(): AckLedger<T> {
   /** Every tag up to here is settled and acked or nacked on the wire, or handed out by take. */
   let settledUpTo: number | undefined;
-  const settled = new Map<number, T | undefined>();
+  const deliveries = new Map<number, T>();
+  /** Settled tags above settledUpTo: true to ack, false already nacked. */
+  const settled = new Map<number, boolean>();
   return {
-    delivered(tag) {
+    delivered(tag, value) {
       settledUpTo ??= tag - 1;
+      deliveries.set(tag, value);
     },
-    confirmed(tag, value) {
-      settled.set(tag, value);
+    confirmed(tag) {
+      settled.set(tag, true);
     },
     nacked(tag) {
-      settled.set(tag, undefined);
+      settled.set(tag, false);
     },
     take() {
       if (settledUpTo === undefined) return undefined;
       let toAck: T | undefined;
       while (settled.has(settledUpTo + 1)) {
         settledUpTo++;
-        toAck = settled.get(settledUpTo) ?? toAck;
+        if (settled.get(settledUpTo)) toAck = deliveries.get(settledUpTo);
         settled.delete(settledUpTo);
+        deliveries.delete(settledUpTo);
       }
       return toAck;
     },
-    heldBack() {
-      const held = [...settled.values()].filter((value) => value !== undefined);
+    finish() {
+      const frames: { ack: boolean; upTo: T }[] = [];
+      for (const [tag, value] of deliveries) {
+        settledUpTo = tag;
+        const state = settled.get(tag);
+        // Already nacked: a multiple frame of either kind passes over it.
+        if (state === false) continue;
+        const ack = state === true;
+        if (frames.at(-1)?.ack === ack) frames.at(-1)!.upTo = value;
+        else frames.push({ ack, upTo: value });
+      }
+      deliveries.clear();
       settled.clear();
-      return held;
+      return frames;
     },
   };
 }

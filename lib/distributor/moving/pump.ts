@@ -38,7 +38,7 @@ interface PumpRun {
   stopReason?: StopReason;
   stopError?: string;
   cancel: { done: boolean; failed: boolean; settled: Promise<void> };
-  /** Set once the consumer stopped and the owed confirms came: acks then go one by one. */
+  /** Set once the consumer stopped and the wait for owed confirms ended: every delivery is settled, a late answer ignored. */
   ended: boolean;
   stopped: () => void;
   drained: () => void;
@@ -174,7 +174,7 @@ function onDelivery(run: PumpRun, message: ConsumeMessage | null): void {
     stop(run, 'source-missing'); // the broker cancelled us: the queue was deleted
     return;
   }
-  run.ledger.delivered(message.fields.deliveryTag);
+  run.ledger.delivered(message.fields.deliveryTag, message);
   if (run.now() >= request.deadline) stop(run, 'deadline');
   if (run.stopReason || counts.received >= request.count) {
     putBack(run, message); // arrived after we stopped
@@ -196,6 +196,8 @@ function onDelivery(run: PumpRun, message: ConsumeMessage | null): void {
 
 function onOutcome(run: PumpRun, message: ConsumeMessage, park: boolean, outcome: ConfirmOutcome, waitMs?: number) {
   const { counts } = run;
+  // Its staging copy was put back at the end of the drain (the late publish of a parked message).
+  if (run.ended) return;
   run.awaiting--;
   if (outcome.confirmed) {
     if (park) counts.parked++;
@@ -204,13 +206,10 @@ function onOutcome(run: PumpRun, message: ConsumeMessage, park: boolean, outcome
       if (run.request.workOf) run.work += run.request.workOf(message);
       if (waitMs !== undefined) run.waitsMs.push(waitMs);
     }
-    if (run.ended) settle(() => run.pair.consumer.ack(message));
-    else {
-      run.ledger.confirmed(message.fields.deliveryTag, message);
-      queueAcks(run);
-    }
+    run.ledger.confirmed(message.fields.deliveryTag);
+    queueAcks(run);
   } else if (outcome.reason === 'timeout') {
-    counts.unconfirmed++; // left unacked: closing the consumer puts it back
+    counts.unconfirmed++; // put back at the end of the drain
   } else {
     counts.requeued++;
     giveBytes(run.request.byteBudget, message.content.length);
@@ -221,8 +220,8 @@ function onOutcome(run: PumpRun, message: ConsumeMessage, park: boolean, outcome
 }
 
 /**
- * Confirms still owed, and the cancel, get DRAIN_TIMEOUT_MS; a publish still unanswered then stays
- * unacked (the caller closes the consumer, which puts it back). Then the confirmed are acked.
+ * Confirms still owed, and the cancel, get DRAIN_TIMEOUT_MS; a publish still unanswered then is put
+ * back (it may also have reached the target: a duplicate, never a loss). Then the confirmed are acked.
  */
 async function drain(run: PumpRun): Promise<void> {
   const drainedAll = new Promise<void>((resolve) => {
@@ -232,10 +231,10 @@ async function drain(run: PumpRun): Promise<void> {
   await waitAtMost(Promise.all([drainedAll, run.cancel.settled]), DRAIN_TIMEOUT_MS);
   await run.pair.confirms.settledWithin(0);
   run.counts.unconfirmed += run.awaiting; // parked publishes whose queue's declare never came back
-  // A confirm still missing holds back the bulk ack: the confirmed messages behind it are acked one by one.
   run.ended = true;
-  sendAcks(run);
-  for (const message of run.ledger.heldBack()) settle(() => run.pair.consumer.ack(message));
+  const { consumer } = run.pair;
+  for (const { ack, upTo } of run.ledger.finish())
+    settle(() => (ack ? consumer.ack(upTo, true) : consumer.nack(upTo, true, true)));
 }
 
 function resultOf(run: PumpRun): Moved {
