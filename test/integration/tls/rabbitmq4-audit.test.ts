@@ -122,6 +122,9 @@ describe('RabbitMQ 4 audit: every queue declare and qos call Fairway makes', () 
         ...env,
         AMQP_URL: url.toString(),
         DISTRIBUTOR_MISSING_TARGET: 'create',
+        // No workers drain these targets: with the buffer, each would take only its start depth (5)
+        // of the 7 staged for classic-target, and the message to park could be left behind.
+        DISTRIBUTOR_BUFFER_HORIZON_MS: '0',
       });
       try {
         expect(await distributor({} as never, context)).toMatchObject({ moved: 11, parked: 1 });
