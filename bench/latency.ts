@@ -67,17 +67,19 @@ export const latencyBench: Benchmark<Flags> = {
           progress,
         });
 
+      /** The after-process queue's event source: batches of `size` to at most `maxRouterConcurrency` routers at once. */
+      const afterProcessQueue = (route: Deployment['route'], size: number) =>
+        new SqsBatches(route, { batchSize: size, windowMs: 0, concurrency: maxRouterConcurrency }, (error) =>
+          progress(`router threw: ${String(error)}`),
+        );
+
       /**
        * Router invocations of `size` records every `everyMs` through the after-process queue's event source
        * (at most `maxRouterConcurrency` at once), tenants in turn; each message's id → the time a router was
        * handed it.
        */
       const traffic = (route: Deployment['route'], everyMs: number, size: number) => {
-        const sqs = new SqsBatches(
-          route,
-          { batchSize: size, windowMs: 0, concurrency: maxRouterConcurrency },
-          (error) => progress(`router threw: ${String(error)}`),
-        );
+        const sqs = afterProcessQueue(route, size);
         let next = 0;
         const timer = setInterval(() => {
           for (let i = 0; i < size; i++) {
@@ -143,11 +145,7 @@ export const latencyBench: Benchmark<Flags> = {
       // The backlog comes through the routers, as every staged message does when deployed: a router
       // that stages asks for a pass. Published behind their back, it waited for the backstop while
       // a target granted at light load took the routers' messages direct.
-      const seeding = new SqsBatches(
-        heavyPair.route,
-        { batchSize: 10, windowMs: 0, concurrency: maxRouterConcurrency },
-        (error) => progress(`router threw: ${String(error)}`),
-      );
+      const seeding = afterProcessQueue(heavyPair.route, 10);
       for (let i = 0; i < backlog; i++)
         for (const tenantId of tenants) {
           const message = { body: '{"task":"backlog"}', properties: { messageId: `backlog-${tenantId}-${i}` } };
