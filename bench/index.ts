@@ -2,11 +2,13 @@ import { spawn } from 'node:child_process';
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { managementApi } from '../local/management-api';
 import { projectRoot } from '../local/paths';
 import { benchmarks } from './benchmarks';
 import { type Benchmark, flagsFromArgv, textFlag } from './lib/benchmark';
 import { type Goal, goalRow, machineLine, printReport } from './lib/report';
-import { rewriteSection, sectionMarkdown } from './lib/sections';
+import { brokerRun, rewriteSection, sectionMarkdown } from './lib/sections';
+import { onRabbitmq4, services } from './lib/services';
 
 /**
  * `npm run bench [-- <name…>] [--<flag> N…] [--tiny | --full] [--write]`
@@ -48,7 +50,8 @@ async function main(): Promise<void> {
 async function runHere(bench: Benchmark): Promise<void> {
   const flags = flagsFromArgv(bench);
   console.log(`\n## ${bench.name}: ${bench.summary}\n`);
-  const machine = machineLine();
+  const broker = await brokerVersion();
+  const machine = `${machineLine()}, RabbitMQ ${broker}`;
   console.log(machine);
   const flagText = `${Object.entries(flags)
     .map(([k, v]) => `--${k} ${v}`)
@@ -65,15 +68,21 @@ async function runHere(bench: Benchmark): Promise<void> {
   if (process.argv.includes('--write')) {
     // run-ts.mjs sets argv[1] to this entry point, in the tree the run came from.
     const file = join(projectRoot(dirname(process.argv[1]!)), 'BENCHMARKS.md');
-    const command = `npm run bench -- ${bench.name} ${flagText}`.trim();
-    const section = sectionMarkdown({ bench: bench.name, summary: bench.summary, command, machine, tables });
-    writeFileSync(file, rewriteSection(readFileSync(file, 'utf8'), bench.name, section));
-    console.log(`\n(${bench.name}: its section of BENCHMARKS.md rewritten)`);
+    const run = brokerRun(bench.name, `npm run bench -- ${bench.name} ${flagText}`.trim(), onRabbitmq4);
+    const section = sectionMarkdown({ ...run, summary: bench.summary, machine, tables });
+    writeFileSync(file, rewriteSection(readFileSync(file, 'utf8'), run.bench, section));
+    console.log(`\n(${run.bench}: its section of BENCHMARKS.md rewritten)`);
   }
   const goals = tables.flatMap((table) => table.goals ?? []);
   if (process.env.FAIRWAY_BENCH_GOALS && goals.length > 0)
     appendFileSync(process.env.FAIRWAY_BENCH_GOALS, goals.map((goal) => `${JSON.stringify(goal)}\n`).join(''));
   console.log(`\n(${bench.name} took ${((Date.now() - started) / 1000).toFixed(0)} s)`);
+}
+
+/** The version of the RabbitMQ node the benches run on, as its management API says. */
+async function brokerVersion(): Promise<string> {
+  const overview = await managementApi(services.managementUrl)<{ rabbitmq_version: string }>('GET', '/api/overview');
+  return overview.rabbitmq_version;
 }
 
 /** Every goal of every bench in one table, last: what `npm run bench` answers to the issue. */

@@ -20,6 +20,14 @@ export interface SectionRun {
   tables: readonly Table[];
 }
 
+/**
+ * Where a run's section goes and the command that reproduces it: a run on the tests' RabbitMQ 4.0
+ * node (TEST_ON_RABBITMQ4=1, docs/testing.md) keeps a section of its own, beside the 3.10 one.
+ */
+export function brokerRun(bench: string, command: string, onRabbitmq4: boolean): { bench: string; command: string } {
+  return onRabbitmq4 ? { bench: `${bench}-rabbitmq4`, command: `TEST_ON_RABBITMQ4=1 ${command}` } : { bench, command };
+}
+
 /** A run as its section: the goals table when the bench has one (the verdicts), else every table it printed. */
 export function sectionMarkdown(run: SectionRun): string {
   const goals = run.tables.filter((table) => table.goals !== undefined);

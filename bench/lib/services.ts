@@ -1,13 +1,13 @@
 import { createTestSchema, type TestSchema } from '../../test/harness/postgres';
 import { createTestVhost, type TestVhost } from '../../test/harness/rabbit';
-import { services } from '../../test/harness/services';
+import { onRabbitmq4, services } from '../../test/harness/services';
 
 /**
  * Benchmarks reach the same services as the integration tests (TEST_* variables, or the
  * development machine's defaults) and isolate themselves the same way: a vhost or schema of
  * their own, removed at the end, named after the bench.
  */
-export { services };
+export { onRabbitmq4, services };
 
 export type BenchVhost = TestVhost;
 export type BenchSchema = TestSchema;

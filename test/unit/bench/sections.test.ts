@@ -1,5 +1,5 @@
 import { goalsTable } from '../../../bench/lib/report';
-import { rewriteSection, sectionMarkdown, sectionMarkers } from '../../../bench/lib/sections';
+import { brokerRun, rewriteSection, sectionMarkdown, sectionMarkers } from '../../../bench/lib/sections';
 
 const run = (bench: string, measured: string) => ({
   bench,
@@ -65,5 +65,19 @@ describe('a bench section of BENCHMARKS.md', () => {
     expect(() => rewriteSection(document.replace(end, ''), 'router', section)).toThrow(/not one/);
     expect(() => rewriteSection(document.replace(start, ''), 'router', section)).toThrow(/not one/);
     expect(() => rewriteSection(`${document}\n${start}\n`, 'router', section)).toThrow(/not one/);
+  });
+
+  it('keeps a run on the RabbitMQ 4.0 node in a section of its own, with the variable that reproduces it', () => {
+    const on4 = brokerRun('flood', 'npm run bench -- flood --full', true);
+    expect(on4).toEqual({ bench: 'flood-rabbitmq4', command: 'TEST_ON_RABBITMQ4=1 npm run bench -- flood --full' });
+    expect(brokerRun('flood', 'npm run bench -- flood --full', false)).toEqual({
+      bench: 'flood',
+      command: 'npm run bench -- flood --full',
+    });
+    const withFlood = rewriteSection(document, 'flood', sectionMarkdown({ ...run('flood', '1'), ...on4 }));
+    const rewritten = rewriteSection(withFlood, on4.bench, sectionMarkdown({ ...run('flood', '0.5'), ...on4 }));
+    expect(rewritten).toContain(sectionMarkers('router').start);
+    expect(rewritten.match(/<!-- bench:flood-rabbitmq4:start -->/g)).toHaveLength(1);
+    expect(rewritten).toContain('`TEST_ON_RABBITMQ4=1 npm run bench -- flood --full`');
   });
 });
