@@ -131,8 +131,9 @@ describe('router: staging queues copy an allow-list of their target arguments (r
     expect(recorded.failures[0]!.reason).toMatch(/406.*invalid arg 'x-queue-version'.*unsupported queue version/);
   });
 
-  // On RabbitMQ 4 a declare without x-queue-type takes the vhost's default type (3.10 ignores it).
-  (onRabbitmq4 ? it : it.skip)('declares staging queues classic on a vhost whose default type is quorum', async () => {
+  // On RabbitMQ 4 a declare without x-queue-type takes the vhost's default type (3.10 keeps the
+  // setting but declares classic): on both, a staging queue is classic.
+  it('declares staging queues classic on a vhost whose default type is quorum', async () => {
     await rabbit.api('PUT', `/api/vhosts/${encodeURIComponent(rabbit.vhost)}`, { default_queue_type: 'quorum' });
     await channel.assertQueue('defaulted-target', { durable: true });
     const typeOf = async (queue: string) =>
@@ -142,7 +143,7 @@ describe('router: staging queues copy an allow-list of their target arguments (r
           `/api/queues/${encodeURIComponent(rabbit.vhost)}/${encodeURIComponent(queue)}`,
         )
       ).type;
-    expect(await typeOf('defaulted-target')).toBe('quorum');
+    expect(await typeOf('defaulted-target')).toBe(onRabbitmq4 ? 'quorum' : 'classic');
     expect(await service.route(sqsEvent([sqsRecord(event('defaulted-target', 't1', 'x'))]))).toEqual({
       batchItemFailures: [],
     });
