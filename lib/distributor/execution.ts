@@ -13,6 +13,12 @@ import { LEASE_MS, LEASE_RENEW_MS } from './stores/lease-store';
 export const MIN_ROUND_MS = 2_000;
 /** The first wait for a lease another execution, now gone from the board, still holds. */
 const FIRST_RETRY_MS = 20;
+/**
+ * How often a round checks its slot: it is renewed within LEASE_RENEW_MS of its end. A round over
+ * many busy targets (each refilled for up to a stint) outlasts the slot's LEASE_MS, and a slot
+ * that lapsed mid-round let routers start another execution beside this one.
+ */
+export const SLOT_CHECK_MS = 500;
 
 export interface ExecutionDeps {
   board: Pick<
@@ -43,6 +49,10 @@ interface Run {
   slot: number;
   /** Until when the slot is held (renewed near its end). */
   slotUntil: number;
+  /** The renewal in flight: one at a time, since each is conditional on the until the last wrote. */
+  renewing?: Promise<boolean>;
+  /** Another execution took the slot (it lapsed unrenewed): this one ends after its round. */
+  slotLost: boolean;
   session: DistributorSession;
   /** The work board as last read or written. */
   board: Board;
@@ -80,6 +90,7 @@ export async function runExecution(deps: ExecutionDeps, remainingMs: number): Pr
     remainingMs,
     slot: claim.slot,
     slotUntil,
+    slotLost: false,
     session: deps.distributor.session(remainingMs),
     board: claim.board,
     left: false,
@@ -157,12 +168,37 @@ async function step(run: Run): Promise<Ending | undefined> {
 
 /** Renews the slot when near its end; false when another execution took it meanwhile. */
 async function keepSlot(run: Run): Promise<boolean> {
+  if (run.renewing) return run.renewing;
+  if (run.slotLost) return false;
   const at = run.now();
   if (run.slotUntil - at > LEASE_RENEW_MS) return true;
   const until = Math.min(at + LEASE_MS, run.startedAt + run.remainingMs);
-  if (!(await run.deps.board.renewSlot(run.slot, run.slotUntil, at, until))) return false;
-  run.slotUntil = until;
-  return true;
+  run.renewing = run.deps.board
+    .renewSlot(run.slot, run.slotUntil, at, until)
+    .then((kept) => {
+      if (kept) run.slotUntil = until;
+      else run.slotLost = true;
+      return kept;
+    })
+    .finally(() => {
+      run.renewing = undefined;
+    });
+  return run.renewing;
+}
+
+/**
+ * Runs a round's pass with its slot renewed as it goes (SLOT_CHECK_MS). A renewal that fails is
+ * tried again at the next check, and the step after the round tries once more before giving up.
+ * The last renewal is awaited, so none lands after the slot is given back.
+ */
+async function keepingSlot<T>(run: Run, work: () => Promise<T>): Promise<T> {
+  const check = setInterval(() => void keepSlot(run).catch(() => undefined), SLOT_CHECK_MS);
+  try {
+    return await work();
+  } finally {
+    clearInterval(check);
+    await run.renewing?.catch(() => undefined);
+  }
 }
 
 /** Sleeps a poll (at most `untilMs`) and reads the board. */
@@ -212,7 +248,9 @@ async function round(run: Run, due: readonly string[]): Promise<void> {
   if (passing.length === 0) return;
   const requests = new Map(passing.map((t) => [t, current.targets.get(t)?.req]));
   const served = new Map(passing.map((t) => [t, current.targets.get(t)?.served]));
-  const pass = await run.session.pass({ targets: passing, version: current.version, requests, served });
+  const pass = await keepingSlot(run, () =>
+    run.session.pass({ targets: passing, version: current.version, requests, served }),
+  );
   addPass(run.summary, pass);
   const byTarget = new Map(pass.targets.map((t) => [t.target, t]));
   const leasedElsewhere = new Set(pass.targets.filter((t) => t.outcome === 'leased-elsewhere').map((t) => t.target));

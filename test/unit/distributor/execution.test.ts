@@ -1,6 +1,7 @@
-import { type ExecutionDeps, MIN_ROUND_MS, runExecution } from '../../../lib/distributor/execution';
+import { type ExecutionDeps, MIN_ROUND_MS, runExecution, SLOT_CHECK_MS } from '../../../lib/distributor/execution';
 import type { PassOver } from '../../../lib/distributor/pass';
 import type { PassSummary, TargetSummary } from '../../../lib/distributor/report';
+import { LEASE_MS } from '../../../lib/distributor/stores/lease-store';
 import { directRoutingDefaults } from '../../../lib/settings/common';
 import type { DirectRoutingSettings } from '../../../lib/work-board/grants';
 import { type Board, EMPTY_BOARD, type Served } from '../../../lib/work-board/work-board';
@@ -168,6 +169,10 @@ function world(
     started,
     now: () => clock,
     holdSlot: (slot: number, until: number) => board.slots.set(slot, until),
+    /** Moves the clock on without anything happening (time spent inside a pass). */
+    advance: (ms: number) => {
+      clock += ms;
+    },
     script: (change: typeof script) => {
       script = change;
     },
@@ -274,6 +279,37 @@ describe('runExecution: one execution over the work board', () => {
     expect(w.started).toEqual([{ source: 'fairway.work' }]);
     expect(w.board().slots.size).toBe(0);
     expect(w.board().starting).toBe(w.now() + 10_000);
+  });
+
+  it('a round that outlasts its slot renews it as it goes: no other execution takes the slot meanwhile', async () => {
+    const w = world({ maxExecutions: 1 });
+    w.request(['a']);
+    const session = w.deps.distributor.session;
+    const claimsMeanwhile: boolean[] = [];
+    w.deps.distributor = {
+      session: (remainingMs) => {
+        const s = session(remainingMs);
+        const pass = s.pass.bind(s);
+        // A round over many busy targets: stints for 2.5 × LEASE_MS. The slot's checks run in real
+        // time: each step waits (a few checks at most) for the slot to be live, then another claims.
+        s.pass = async (over) => {
+          for (let i = 0; i < 5; i++) {
+            w.advance(LEASE_MS / 2);
+            const giveUpAt = Date.now() + 10 * SLOT_CHECK_MS;
+            while ((w.board().slots.get(0) ?? 0) <= w.now() && Date.now() < giveUpAt)
+              await new Promise((resolve) => setTimeout(resolve, 20));
+            const now = w.now();
+            claimsMeanwhile.push((await w.deps.board.claimSlot(1, now, now + LEASE_MS)) !== undefined);
+          }
+          return pass(over);
+        };
+        return s;
+      },
+    };
+    const summary = await w.run();
+    expect(claimsMeanwhile).toEqual([false, false, false, false, false]);
+    expect(summary).toMatchObject({ slot: 0, rounds: 1, ending: 'idle' });
+    expect(w.board().slots.size).toBe(0);
   });
 
   it('every slot held: it ends at once', async () => {
