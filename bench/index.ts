@@ -111,7 +111,10 @@ function runInChild(name: string, args: string[], goalsFile: string): Promise<nu
 
 function usage(): void {
   console.log('npm run bench [-- <name…>] [--<flag> N…] [--tiny | --full] [--write]\n');
-  console.log("--write  replaces each bench's section of BENCHMARKS.md with this run's\n");
+  console.log("--write  replaces each bench's section of BENCHMARKS.md with this run's");
+  console.log(
+    "TEST_ON_RABBITMQ4=1 runs on the tests' RabbitMQ 4.0 node; --write then keeps a <name>-rabbitmq4 section\n",
+  );
   for (const bench of benchmarks) {
     console.log(`${bench.name}: ${bench.summary}`);
     for (const [flag, spec] of Object.entries(bench.flags))
