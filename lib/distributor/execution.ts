@@ -4,21 +4,16 @@ import { type Board, dueTargets, isDue, liveSlots, nextDueAt, type Served } from
 import type { DynamoWorkBoard } from '../work-board/work-board-store';
 import { type BackstopDeps, runBackstop } from './backstop';
 import type { RunModelSettings } from './config';
+import { type SlotKeeper, slotKeeper } from './execution-slot';
 import type { Distributor, DistributorSession } from './pass';
 import { lingerMs } from './planning/budget';
 import type { DistributorReport, ExecutionSummary, PassSummary } from './report';
-import { LEASE_MS, LEASE_RENEW_MS } from './stores/lease-store';
+import { LEASE_MS } from './stores/lease-store';
 
 /** A round is not started with less time than this before the pass deadline: a successor takes it. */
 export const MIN_ROUND_MS = 2_000;
 /** The first wait for a lease another execution, now gone from the board, still holds. */
 const FIRST_RETRY_MS = 20;
-/**
- * How often a round checks its slot: it is renewed within LEASE_RENEW_MS of its end. A round over
- * many busy targets (each refilled for up to a stint) outlasts the slot's LEASE_MS, and a slot
- * that lapsed mid-round let routers start another execution beside this one.
- */
-export const SLOT_CHECK_MS = 500;
 
 export interface ExecutionDeps {
   board: Pick<
@@ -45,14 +40,9 @@ interface Run {
   sleep: (ms: number) => Promise<void>;
   summary: ExecutionSummary;
   startedAt: number;
-  remainingMs: number;
   slot: number;
-  /** Until when the slot is held (renewed near its end). */
-  slotUntil: number;
-  /** The renewal in flight: one at a time, since each is conditional on the until the last wrote. */
-  renewing?: Promise<boolean>;
-  /** Another execution took the slot (it lapsed unrenewed): this one ends after its round. */
-  slotLost: boolean;
+  /** Renews the slot near its end, through rounds too. */
+  keeper: SlotKeeper;
   session: DistributorSession;
   /** The work board as last read or written. */
   board: Board;
@@ -87,10 +77,8 @@ export async function runExecution(deps: ExecutionDeps, remainingMs: number): Pr
     sleep: deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))),
     summary,
     startedAt,
-    remainingMs,
     slot: claim.slot,
-    slotUntil,
-    slotLost: false,
+    keeper: slotKeeper({ board: deps.board, slot: claim.slot, until: slotUntil, endsAt: startedAt + remainingMs, now }),
     session: deps.distributor.session(remainingMs),
     board: claim.board,
     left: false,
@@ -135,7 +123,7 @@ async function serveBoard(run: Run): Promise<ExecutionSummary> {
 /** One step: a round over the due targets, a wait for the next due one or request, or leaving. */
 async function step(run: Run): Promise<Ending | undefined> {
   const { settings } = run.deps;
-  if (!(await keepSlot(run))) {
+  if (!(await run.keeper.keep())) {
     run.left = true; // the slot is another execution's now: not ours to free
     return 'board-failed';
   }
@@ -164,41 +152,6 @@ async function step(run: Run): Promise<Ending | undefined> {
     return undefined;
   }
   return leave(run);
-}
-
-/** Renews the slot when near its end; false when another execution took it meanwhile. */
-async function keepSlot(run: Run): Promise<boolean> {
-  if (run.renewing) return run.renewing;
-  if (run.slotLost) return false;
-  const at = run.now();
-  if (run.slotUntil - at > LEASE_RENEW_MS) return true;
-  const until = Math.min(at + LEASE_MS, run.startedAt + run.remainingMs);
-  run.renewing = run.deps.board
-    .renewSlot(run.slot, run.slotUntil, at, until)
-    .then((kept) => {
-      if (kept) run.slotUntil = until;
-      else run.slotLost = true;
-      return kept;
-    })
-    .finally(() => {
-      run.renewing = undefined;
-    });
-  return run.renewing;
-}
-
-/**
- * Runs a round's pass with its slot renewed as it goes (SLOT_CHECK_MS). A renewal that fails is
- * tried again at the next check, and the step after the round tries once more before giving up.
- * The last renewal is awaited, so none lands after the slot is given back.
- */
-async function keepingSlot<T>(run: Run, work: () => Promise<T>): Promise<T> {
-  const check = setInterval(() => void keepSlot(run).catch(() => undefined), SLOT_CHECK_MS);
-  try {
-    return await work();
-  } finally {
-    clearInterval(check);
-    await run.renewing?.catch(() => undefined);
-  }
 }
 
 /** Sleeps a poll (at most `untilMs`) and reads the board. */
@@ -248,7 +201,7 @@ async function round(run: Run, due: readonly string[]): Promise<void> {
   if (passing.length === 0) return;
   const requests = new Map(passing.map((t) => [t, current.targets.get(t)?.req]));
   const served = new Map(passing.map((t) => [t, current.targets.get(t)?.served]));
-  const pass = await keepingSlot(run, () =>
+  const pass = await run.keeper.during(() =>
     run.session.pass({ targets: passing, version: current.version, requests, served }),
   );
   addPass(run.summary, pass);

@@ -99,7 +99,17 @@ async function start(options: LocalStackOptions) {
   // Which distributor execution wrote a pass line: its own async context (the Logger's request id is the
   // last-started execution's while several run in this one process).
   const executions = new AsyncLocalStorage<string>();
-  const passTap = new PassTap((summary, at) => rates.addPass(summary, at, executions.getStore()));
+  // Passes on demand, counted as each is logged (an execution serving a busy target can run for its
+  // whole invocation): all of an invoked execution's, and a scheduled one's after its first (the schedule's pass).
+  const onDemand = { passes: 0 };
+  const running = new Map<string, { invokedOnDemand: boolean; passes: number }>();
+  const passTap = new PassTap((summary, at) => {
+    const requestId = executions.getStore();
+    rates.addPass(summary, at, requestId);
+    const execution = requestId === undefined ? undefined : running.get(requestId);
+    if (execution && (execution.invokedOnDemand || execution.passes > 0)) onDemand.passes++;
+    if (execution) execution.passes++;
+  });
   // The functions log to stdout as in Lambda; here their lines go to the log file, the view to the terminal.
   const log = createWriteStream(options.logFile, { flags: 'w' });
   const toLog = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
@@ -130,25 +140,17 @@ async function start(options: LocalStackOptions) {
 
   const functions = serviceFunctions(options.stage);
   const distributorFn = functions.find((f) => f.name === 'distributor')!;
-  // Counted as each execution ends (its summary says which of its passes were on demand).
-  const onDemand = { passes: 0 };
-  const recordPasses = (execution: ExecutionSummary, invokedOnDemand: boolean) => {
-    // A scheduled execution's first round is the schedule's pass; its later rounds follow requests and due times.
-    onDemand.passes += invokedOnDemand ? execution.summaries.length : Math.max(0, execution.summaries.length - 1);
-  };
   /** A distributor execution, known to the rates while it runs (its moves are logged pass by pass). */
   const runDistributor = async (event: unknown, invokedOnDemand: boolean) => {
     const handler = await loadHandler('distributor');
     const context = lambdaContext(distributorFn.deployedName, distributorFn.timeoutSeconds);
     rates.executionStarted(context.awsRequestId, Date.now());
+    running.set(context.awsRequestId, { invokedOnDemand, passes: 0 });
     try {
-      const execution = (await executions.run(context.awsRequestId, () =>
-        handler(event as never, context),
-      )) as ExecutionSummary;
-      recordPasses(execution, invokedOnDemand);
-      return execution;
+      return (await executions.run(context.awsRequestId, () => handler(event as never, context))) as ExecutionSummary;
     } finally {
       rates.executionEnded(context.awsRequestId);
+      running.delete(context.awsRequestId);
     }
   };
   // Passes on demand: the functions' Lambda client invokes the distributor here, as on AWS.

@@ -13,9 +13,16 @@ export interface ScheduleStats {
 }
 
 /**
+ * The distributor's schedule is its backstop: passes come on demand, started by routers when no
+ * execution is in flight. Divided by a demo's speed (every 100 ms at 600) a scheduled execution
+ * would always be in flight and serve every request itself, which a deployment never sees.
+ */
+export const DISTRIBUTOR_SCHEDULE_FLOOR_MS = 10_000;
+
+/**
  * Runs each scheduled function of serverless.yml on its rate divided by `speed`, as EventBridge
- * would. A tick that finds the previous invocation still running is skipped and counted, so a
- * slow step never piles up.
+ * would (the distributor's kept at least DISTRIBUTOR_SCHEDULE_FLOOR_MS apart). A tick that finds
+ * the previous invocation still running is skipped and counted, so a slow step never piles up.
  */
 export class Scheduler {
   readonly stats: Map<string, ScheduleStats>;
@@ -30,7 +37,7 @@ export class Scheduler {
     this.stats = new Map(
       functions.flatMap((fn) =>
         fn.schedule?.enabled
-          ? [[fn.name, { name: fn.name, everyMs: fn.schedule.everyMs / speed, invocations: 0, errors: 0, skipped: 0 }]]
+          ? [[fn.name, { name: fn.name, everyMs: scheduledEveryMs(fn, speed), invocations: 0, errors: 0, skipped: 0 }]]
           : [],
       ),
     );
@@ -72,4 +79,11 @@ export class Scheduler {
       run.finally(() => this.running.delete(fn.name)),
     );
   }
+}
+
+function scheduledEveryMs(fn: ServiceFunction, speed: number): number {
+  const everyMs = fn.schedule!.everyMs / speed;
+  return fn.name === 'distributor'
+    ? Math.max(everyMs, Math.min(fn.schedule!.everyMs, DISTRIBUTOR_SCHEDULE_FLOOR_MS))
+    : everyMs;
 }

@@ -1,4 +1,5 @@
-import { type ExecutionDeps, MIN_ROUND_MS, runExecution, SLOT_CHECK_MS } from '../../../lib/distributor/execution';
+import { type ExecutionDeps, MIN_ROUND_MS, runExecution } from '../../../lib/distributor/execution';
+import { SLOT_CHECK_MS } from '../../../lib/distributor/execution-slot';
 import type { PassOver } from '../../../lib/distributor/pass';
 import type { PassSummary, TargetSummary } from '../../../lib/distributor/report';
 import { LEASE_MS } from '../../../lib/distributor/stores/lease-store';
