@@ -4,11 +4,10 @@ import { type Board, dueTargets, isDue, liveSlots, nextDueAt, type Served } from
 import type { DynamoWorkBoard } from '../work-board/work-board-store';
 import { type BackstopDeps, runBackstop } from './backstop';
 import type { RunModelSettings } from './config';
-import { type SlotKeeper, slotKeeper } from './execution-slot';
 import type { Distributor, DistributorSession } from './pass';
 import { lingerMs } from './planning/budget';
 import type { DistributorReport, ExecutionSummary, PassSummary } from './report';
-import { LEASE_MS } from './stores/lease-store';
+import { LEASE_MS, type SlotKeeper, slotKeeper } from './stores/lease-store';
 
 /** A round is not started with less time than this before the pass deadline: a successor takes it. */
 export const MIN_ROUND_MS = 2_000;

@@ -1,8 +1,7 @@
 import { type ExecutionDeps, MIN_ROUND_MS, runExecution } from '../../../lib/distributor/execution';
-import { SLOT_CHECK_MS } from '../../../lib/distributor/execution-slot';
 import type { PassOver } from '../../../lib/distributor/pass';
 import type { PassSummary, TargetSummary } from '../../../lib/distributor/report';
-import { LEASE_MS } from '../../../lib/distributor/stores/lease-store';
+import { LEASE_MS, SLOT_CHECK_MS } from '../../../lib/distributor/stores/lease-store';
 import { directRoutingDefaults } from '../../../lib/settings/common';
 import type { DirectRoutingSettings } from '../../../lib/work-board/grants';
 import { type Board, EMPTY_BOARD, type Served } from '../../../lib/work-board/work-board';
