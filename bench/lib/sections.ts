@@ -22,7 +22,7 @@ export interface SectionRun {
 
 /**
  * Where a run's section goes and the command that reproduces it: a run on the tests' RabbitMQ 4.0
- * node (TEST_ON_RABBITMQ4=1, docs/testing.md) keeps a section of its own, beside the 3.10 one.
+ * node (TEST_ON_RABBITMQ4=1, docs/operating.md "Benchmarks") keeps a section of its own, beside the 3.10 one.
  */
 export function brokerRun(bench: string, command: string, onRabbitmq4: boolean): { bench: string; command: string } {
   return onRabbitmq4 ? { bench: `${bench}-rabbitmq4`, command: `TEST_ON_RABBITMQ4=1 ${command}` } : { bench, command };

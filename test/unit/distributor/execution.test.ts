@@ -1,7 +1,7 @@
 import { type ExecutionDeps, MIN_ROUND_MS, runExecution } from '../../../lib/distributor/execution';
 import type { PassOver } from '../../../lib/distributor/pass';
 import type { PassSummary, TargetSummary } from '../../../lib/distributor/report';
-import { LEASE_MS, SLOT_CHECK_MS } from '../../../lib/distributor/stores/lease-store';
+import { LEASE_MS } from '../../../lib/distributor/stores/lease-store';
 import { directRoutingDefaults } from '../../../lib/settings/common';
 import type { DirectRoutingSettings } from '../../../lib/work-board/grants';
 import { type Board, EMPTY_BOARD, type Served } from '../../../lib/work-board/work-board';
@@ -291,11 +291,12 @@ describe('runExecution: one execution over the work board', () => {
         const s = session(remainingMs);
         const pass = s.pass.bind(s);
         // A round over many busy targets: stints for 2.5 × LEASE_MS. The slot's checks run in real
-        // time: each step waits (a few checks at most) for the slot to be live, then another claims.
+        // time: each step waits for the slot to be live (a check or two; 20 s allows a loaded
+        // machine, and only old code that never renews waits it out), then another claims.
         s.pass = async (over) => {
           for (let i = 0; i < 5; i++) {
             w.advance(LEASE_MS / 2);
-            const giveUpAt = Date.now() + 10 * SLOT_CHECK_MS;
+            const giveUpAt = Date.now() + 20_000;
             while ((w.board().slots.get(0) ?? 0) <= w.now() && Date.now() < giveUpAt)
               await new Promise((resolve) => setTimeout(resolve, 20));
             const now = w.now();
